@@ -1,0 +1,134 @@
+#include "core/embeddings.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace poslab {
+
+EmbeddingTable::EmbeddingTable(std::vector<std::string> words, Matrix vectors, std::string source)
+    : words_(std::move(words)), vectors_(std::move(vectors)), source_(std::move(source)) {
+  index_.reserve(words_.size());
+  for (int i = 0; i < size(); ++i) {
+    if (!index_.emplace(words_[static_cast<std::size_t>(i)], i).second) ++duplicates_;
+  }
+  if (vectors_.size() > 0) {
+    const double mean = vectors_.cast<double>().mean();
+    const double var = (vectors_.cast<double>().array() - mean).square().mean();
+    component_std_ = static_cast<float>(std::sqrt(var));
+    if (!(component_std_ > 0.0f)) component_std_ = 1.0f;
+  }
+}
+
+int EmbeddingTable::find(const std::string& word) const {
+  auto it = index_.find(word);
+  return it == index_.end() ? -1 : it->second;
+}
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Splits a line into fields separated by spaces or tabs.
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && is_space(line[i])) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && !is_space(line[i])) ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+bool parse_float(std::string_view s, float& out) {
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, out);
+  return ec == std::errc() && ptr == end && std::isfinite(out);
+}
+
+bool parse_int(std::string_view s, long long& out) {
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, out);
+  return ec == std::errc() && ptr == end;
+}
+
+Error line_error(const std::string& name, long long line, const std::string& what) {
+  return Error{name + ":" + std::to_string(line) + ": " + what};
+}
+
+std::string shorten(std::string_view s) {
+  return s.size() > 40 ? std::string(s.substr(0, 40)) + "…" : std::string(s);
+}
+
+}  // namespace
+
+Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name) {
+  std::vector<std::string> words;
+  std::vector<float> values;
+  long long declared_count = -1;
+  int dim = -1;
+  long long line_no = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    auto fields = split_fields(line);
+    if (fields.empty()) continue;  // blank lines (a trailing newline, say) are harmless
+    if (line_no == 1 && fields.size() == 2) {
+      long long count = 0, d = 0;
+      if (parse_int(fields[0], count) && parse_int(fields[1], d)) {
+        if (count <= 0 || d <= 0 || d > 1'000'000)
+          return line_error(name, line_no, "word2vec header has an invalid count or dimension");
+        declared_count = count;
+        dim = static_cast<int>(d);
+        continue;
+      }
+    }
+    if (fields.size() < 2)
+      return line_error(name, line_no, "expected a word followed by numbers, found only \"" +
+                                           shorten(fields[0]) + "\"");
+    const int numbers = static_cast<int>(fields.size()) - 1;
+    if (dim < 0) dim = numbers;
+    if (numbers != dim)
+      return line_error(name, line_no,
+                        "expected " + std::to_string(dim) + " numbers after the word \"" +
+                            shorten(fields[0]) + "\", found " + std::to_string(numbers));
+    words.emplace_back(fields[0]);
+    for (int j = 1; j <= numbers; ++j) {
+      float v = 0.0f;
+      if (!parse_float(fields[static_cast<std::size_t>(j)], v))
+        return line_error(name, line_no,
+                          "\"" + shorten(fields[static_cast<std::size_t>(j)]) +
+                              "\" is not a finite number (column " + std::to_string(j + 1) + ")");
+      values.push_back(v);
+    }
+  }
+  if (words.empty()) return Error{name + ": no embeddings found (the file is empty)"};
+  if (declared_count >= 0 && declared_count != static_cast<long long>(words.size()))
+    return Error{name + ": the word2vec header announces " + std::to_string(declared_count) +
+                 " words but the file has " + std::to_string(words.size()) +
+                 " (truncated file?)"};
+  Matrix m = Eigen::Map<Matrix>(values.data(), static_cast<Eigen::Index>(words.size()), dim);
+  return EmbeddingTable(std::move(words), std::move(m), name);
+}
+
+Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Error{name + ": no such file"};
+  if (std::filesystem::is_directory(path, ec)) return Error{name + ": is a directory, not a file"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{name + ": cannot be opened for reading"};
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Error{name + ": read error"};
+  return parse_text_embeddings(buffer.str(), name);
+}
+
+}  // namespace poslab

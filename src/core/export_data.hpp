@@ -1,0 +1,25 @@
+#pragma once
+// Tidy CSV of the results, and atomic file writing shared by every exporter.
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "core/pipeline.hpp"
+
+namespace poslab {
+
+// header `head,query,key,query_token,key_token,score,weight`; one row per cell; masked cells
+// have score -inf and weight 0.
+void write_attention_csv(std::ostream& out, const Results& results);
+
+// A CSV field, quoted when it holds a comma, a quote or a line break.
+std::string csv_field(std::string_view text);
+
+// Shortest decimal text that reads back as the same float.
+std::string format_float(float v);
+
+// Writes to a temporary file beside `path`, then renames it over `path`: never half-written.
+Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+
+}  // namespace poslab

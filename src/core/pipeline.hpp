@@ -1,0 +1,59 @@
+#pragma once
+// State → Results: tokens → embeddings → additive encoding → projections → RoPE → attention →
+// output projection. The attention step runs on whichever backend the caller passes; the
+// results have the same type either way.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/attention.hpp"
+#include "core/embeddings.hpp"
+#include "core/state.hpp"
+#include "core/tokenizer.hpp"
+
+namespace poslab {
+
+struct Projections {
+  Matrix Wq, Wk, Wv, Wo;  // d × d; a row vector x maps to x·W
+};
+
+// Seeded N(0, σ²) matrices, or identity (head h then sees exactly its slice of the dimensions).
+Projections make_projections(int d, ProjectionKind kind, double sigma, std::uint64_t seed);
+
+struct PipelineInput {
+  std::vector<Token> tokens;  // the sentence's tokens, then any padding tokens
+  Matrix X;                   // T × d: embeddings plus the additive encoding, if any
+  AttentionInput attention;   // Q, K (rotated when RoPE), V and the masks
+  Matrix Wo;                  // d × d output projection
+};
+
+// Everything before the attention kernel. Fails only on settings that do not fit the table.
+Result<PipelineInput> prepare_input(const ModelSettings& settings, const EmbeddingTable& table);
+
+struct Results {
+  std::vector<Token> tokens;
+  AttentionInput input;
+  AttentionOutput attention;
+  Matrix output;              // T × d: context · W_o
+  std::string backend;        // which path computed the attention
+  double attention_ms = 0.0;  // wall time of the attention step
+  std::optional<double> max_diff_vs_cpu;  // when checked against the CPU reference
+  std::vector<std::string> notes;         // things the user should know (a fallback, say)
+};
+
+// Runs the pipeline. If `backend` fails, the CPU path computes the attention and a note says why.
+Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable& table,
+                             AttentionBackend& backend, bool check_against_cpu);
+
+// The dog demo: how different are the outputs of two tokens?
+struct OutputComparison {
+  int a = -1, b = -1;
+  double max_abs_diff = 0.0;
+  double cosine = 0.0;
+};
+OutputComparison compare_outputs(const Matrix& output, int a, int b);
+
+// The first two positions holding the same token text (case-insensitive), e.g. the two "dog"s.
+std::optional<std::pair<int, int>> first_repeated_token(const std::vector<Token>& tokens);
+
+}  // namespace poslab

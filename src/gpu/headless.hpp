@@ -1,0 +1,27 @@
+#pragma once
+// An OpenGL 4.3 core context with no window and no X server, through EGL: the surfaceless
+// platform on Mesa, the device platform on NVIDIA. Used by tests, `poslab export` and benchmarks.
+#include <memory>
+#include <string>
+
+#include "core/result.hpp"
+
+namespace poslab::gpu {
+
+class HeadlessContext {
+ public:
+  static Result<std::unique_ptr<HeadlessContext>> create();
+  ~HeadlessContext();
+  HeadlessContext(const HeadlessContext&) = delete;
+  HeadlessContext& operator=(const HeadlessContext&) = delete;
+  void make_current();
+  const std::string& description() const { return description_; }
+
+ private:
+  HeadlessContext() = default;
+  void* display_ = nullptr;
+  void* context_ = nullptr;
+  std::string description_;
+};
+
+}  // namespace poslab::gpu

@@ -2,6 +2,7 @@
 // Multi-head scaled dot-product attention: the CPU reference (Eigen) and the interface that the
 // GPU path implements too, so that both produce the same AttentionOutput.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ class AttentionBackend {
   virtual ~AttentionBackend() = default;
   virtual std::string name() const = 0;
   virtual Result<AttentionOutput> run(const AttentionInput& input) = 0;
+  // Time the device itself spent on the last run (GPU timer queries), when it can tell.
+  virtual std::optional<double> last_device_ms() const { return std::nullopt; }
 };
 
 class CpuBackend final : public AttentionBackend {

@@ -78,6 +78,7 @@ Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable
   bool on_cpu = dynamic_cast<CpuBackend*>(&backend) != nullptr;
   if (computed) {
     r.attention = std::move(*computed);
+    r.device_ms = backend.last_device_ms();
   } else {
     r.notes.push_back(backend.name() + " failed: " + computed.error() + " — computed on the CPU instead.");
     r.attention = attention_cpu(r.input);

@@ -37,6 +37,7 @@ struct Results {
   Matrix output;              // T × d: context · W_o
   std::string backend;        // which path computed the attention
   double attention_ms = 0.0;  // wall time of the attention step
+  std::optional<double> device_ms;        // GPU time of the attention step, when on the GPU
   std::optional<double> max_diff_vs_cpu;  // when checked against the CPU reference
   std::vector<std::string> notes;         // things the user should know (a fallback, say)
 };

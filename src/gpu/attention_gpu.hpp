@@ -14,7 +14,7 @@ class GpuBackend final : public AttentionBackend {
   std::string name() const override { return "GPU (" + renderer_ + ")"; }
   Result<AttentionOutput> run(const AttentionInput& input) override;
   // GPU time of the last run, from timer queries, in milliseconds.
-  double last_gpu_ms() const { return last_gpu_ms_; }
+  std::optional<double> last_device_ms() const override { return last_gpu_ms_; }
 
  private:
   GpuBackend() = default;

@@ -1,0 +1,39 @@
+#include "core/workspace.hpp"
+
+#include "core/embeddings.hpp"
+
+namespace poslab {
+
+Status Workspace::load_embeddings(const std::string& path) {
+  auto loaded = load_text_embeddings(path);
+  if (!loaded) return Error{loaded.error()};
+  table_ = std::move(*loaded);
+  table_path_ = path;
+  ++table_version_;
+  return Ok{};
+}
+
+Status Workspace::update(const State& state) {
+  if (!has_embeddings()) return Error{"no embeddings are loaded"};
+  if (computed_model_ && *computed_model_ == state.model && computed_backend_ == state.backend &&
+      computed_check_ == state.check_against_cpu && computed_table_version_ == table_version_)
+    return failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
+  AttentionBackend& backend = (state.backend == Backend::Gpu && gpu_) ? *gpu_ : static_cast<AttentionBackend&>(cpu_);
+  auto computed = run_pipeline(state.model, table_, backend, state.check_against_cpu);
+  // Remember the attempt either way, so that a bad setting is not retried on every frame.
+  computed_model_ = state.model;
+  computed_backend_ = state.backend;
+  computed_check_ = state.check_against_cpu;
+  computed_table_version_ = table_version_;
+  if (!computed) {
+    failure_ = computed.error();
+    return Error{failure_};
+  }
+  failure_.clear();
+  if (state.backend == Backend::Gpu && !gpu_) computed->notes.push_back("No GPU path is available: computed on the CPU.");
+  results_ = std::move(*computed);
+  ++version_;
+  return Ok{};
+}
+
+}  // namespace poslab

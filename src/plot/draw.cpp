@@ -1,0 +1,144 @@
+#include "plot/draw.hpp"
+
+#include <cfloat>
+#include <cmath>
+#include <filesystem>
+
+namespace poslab::plot {
+
+namespace {
+
+// The glyphs figures and the GUI use: Latin, Greek (θ, φ), sub/superscripts (ᵢ, ᵀ), arrows,
+// mathematical operators (√, −, ×, ‖) and general punctuation (…, –).
+const ImWchar kGlyphRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 0x2000, 0x206F,
+                                0x2070, 0x209F, 0x2190, 0x21FF, 0x2200, 0x22FF, 0x25A0, 0x25FF, 0};
+
+ImU32 to_u32(Color c) { return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a)); }
+
+ImFont* add_font(ImFontAtlas& atlas, float size, bool& missing) {
+  ImFontConfig config;
+  config.OversampleH = 2;
+  config.OversampleV = 2;
+  config.PixelSnapH = false;
+  if (!missing && std::filesystem::exists(figure_font_path())) {
+    if (ImFont* f = atlas.AddFontFromFileTTF(figure_font_path(), size, &config, kGlyphRanges)) return f;
+  }
+  missing = true;
+  config.SizePixels = size;
+  return atlas.AddFontDefault(&config);
+}
+
+class AtlasMeasure final : public TextMeasure {
+ public:
+  AtlasMeasure() {
+    fonts_ = FontSet::add_to(atlas_, 1.0f);
+    atlas_.Build();
+  }
+  float width(const std::string& text, float size) const override {
+    ImFont* f = fonts_.for_size(size);
+    return f->CalcTextSizeA(size, FLT_MAX, 0.0f, text.c_str(), text.c_str() + text.size()).x;
+  }
+
+ private:
+  ImFontAtlas atlas_;
+  FontSet fonts_;
+};
+
+}  // namespace
+
+const char* figure_font_path() { return "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"; }
+
+FontSet FontSet::add_to(ImFontAtlas& atlas, float scale) {
+  FontSet set;
+  bool missing = false;
+  set.scale = scale;
+  set.ui = add_font(atlas, 15.0f * scale, missing);
+  set.label = add_font(atlas, 13.0f * scale, missing);
+  set.title = add_font(atlas, 16.0f * scale, missing);
+  if (missing)
+    set.warning = std::string("font ") + figure_font_path() +
+                  " is missing (install fonts-dejavu-core); using ImGui's built-in font";
+  return set;
+}
+
+const TextMeasure& figure_text_measure() {
+  static const AtlasMeasure measure;
+  return measure;
+}
+
+ImTextureID TextureCache::texture_for(int index, const Image& image) {
+  if (static_cast<std::size_t>(index) >= entries_.size()) entries_.resize(static_cast<std::size_t>(index) + 1);
+  Entry& e = entries_[static_cast<std::size_t>(index)];
+  if (e.version != image.version || e.texture.id() == 0) {
+    e.texture.upload_rgba(image.width, image.height, image.rgba.data());
+    e.version = image.version;
+  }
+  return reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(e.texture.id()));
+}
+
+namespace {
+
+void draw_text(ImDrawList* list, const TextItem& t, ImVec2 origin, float scale, const FontSet& fonts) {
+  ImFont* font = fonts.for_size(t.size);
+  const float size = t.size * scale;
+  const char* begin = t.text.c_str();
+  const char* end = begin + t.text.size();
+  const ImVec2 extent = font->CalcTextSizeA(size, FLT_MAX, 0.0f, begin, end);
+  const ImVec2 pivot(origin.x + t.anchor.x * scale, origin.y + t.anchor.y * scale);
+  // Top-left of the unrotated text, so that the anchor sits where the alignment says.
+  ImVec2 pos = pivot;
+  if (t.h == HAlign::Center) pos.x -= extent.x * 0.5f;
+  if (t.h == HAlign::Right) pos.x -= extent.x;
+  if (t.v == VAlign::Middle) pos.y -= size * 0.5f;
+  if (t.v == VAlign::Bottom) pos.y -= size;
+  const int first_vertex = list->VtxBuffer.Size;
+  // Our own generous clip rectangle: text about to be rotated must not be culled first.
+  const ImVec4 no_clip(-1e6f, -1e6f, 1e6f, 1e6f);
+  font->RenderText(list, size, pos, to_u32(t.color), no_clip, begin, end);
+  if (t.vertical) {
+    // A quarter turn counter-clockwise about the anchor: (dx, dy) → (dy, −dx).
+    for (int i = first_vertex; i < list->VtxBuffer.Size; ++i) {
+      ImVec2& p = list->VtxBuffer[i].pos;
+      const float dx = p.x - pivot.x, dy = p.y - pivot.y;
+      p = ImVec2(pivot.x + dy, pivot.y - dx);
+    }
+  }
+}
+
+}  // namespace
+
+void draw_figure(ImDrawList* list, const Figure& figure, ImVec2 origin, float scale, const FontSet& fonts,
+                 TextureCache& textures) {
+  auto at = [&](Point p) { return ImVec2(origin.x + p.x * scale, origin.y + p.y * scale); };
+  list->AddRectFilled(origin, ImVec2(origin.x + figure.width * scale, origin.y + figure.height * scale),
+                      to_u32(figure.background));
+  for (const ItemRef& ref : figure.order) {
+    const auto i = static_cast<std::size_t>(ref.index);
+    switch (ref.kind) {
+      case ItemKind::Rect: {
+        const RectItem& r = figure.rects[i];
+        if (r.fill.a > 0) list->AddRectFilled(at({r.box.x0, r.box.y0}), at({r.box.x1, r.box.y1}), to_u32(r.fill));
+        if (r.stroke.a > 0)
+          list->AddRect(at({r.box.x0, r.box.y0}), at({r.box.x1, r.box.y1}), to_u32(r.stroke), 0.0f, 0,
+                        r.stroke_width * scale);
+        break;
+      }
+      case ItemKind::Line: {
+        const LineItem& l = figure.lines[i];
+        std::vector<ImVec2> points;
+        for (const Point& p : l.points) points.push_back(at(p));
+        list->AddPolyline(points.data(), static_cast<int>(points.size()), to_u32(l.color), 0, l.width * scale);
+        break;
+      }
+      case ItemKind::Text: draw_text(list, figure.texts[i], origin, scale, fonts); break;
+      case ItemKind::Image: {
+        const ImageItem& im = figure.image_items[i];
+        const Image& image = figure.images[static_cast<std::size_t>(im.image)];
+        list->AddImage(textures.texture_for(im.image, image), at({im.box.x0, im.box.y0}), at({im.box.x1, im.box.y1}));
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace poslab::plot

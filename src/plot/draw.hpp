@@ -1,0 +1,53 @@
+#pragma once
+// Draws a Figure with Dear ImGui's draw lists: into a window on screen, or into an offscreen
+// framebuffer for PNG export. Both use the same fonts and the same code, so they agree.
+#include <imgui.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/gl.hpp"
+#include "plot/figure.hpp"
+
+namespace poslab::plot {
+
+// The fonts a figure needs, baked into an ImFontAtlas at `scale` times their logical size.
+struct FontSet {
+  ImFont* ui = nullptr;     // 15 px: the GUI's controls
+  ImFont* label = nullptr;  // 13 px: labels, ticks
+  ImFont* title = nullptr;  // 16 px: titles
+  float scale = 1.0f;
+  std::string warning;      // set when the preferred font file was missing
+
+  // Adds the fonts to `atlas` (which the caller then builds or hands to a renderer backend).
+  static FontSet add_to(ImFontAtlas& atlas, float scale);
+  ImFont* for_size(float logical_size) const { return logical_size >= 15.5f ? title : label; }
+};
+
+// The font file figures use: DejaVu Sans from Debian's fonts-dejavu-core.
+const char* figure_font_path();
+
+// Measures text with the figure fonts at scale 1, independent of any ImGui context, so that a
+// figure has the same layout on screen, in the GUI's export and in `poslab export`.
+const TextMeasure& figure_text_measure();
+
+// GL textures for a figure's images, uploaded once per image version.
+class TextureCache {
+ public:
+  ImTextureID texture_for(int index, const Image& image);
+
+ private:
+  struct Entry {
+    std::uint64_t version = 0;
+    gpu::Texture2D texture;
+  };
+  std::vector<Entry> entries_;
+};
+
+// Draws `figure` with its top-left corner at `origin` (physical pixels), every coordinate and
+// text size multiplied by `scale`.
+void draw_figure(ImDrawList* list, const Figure& figure, ImVec2 origin, float scale, const FontSet& fonts,
+                 TextureCache& textures);
+
+}  // namespace poslab::plot

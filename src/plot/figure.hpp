@@ -1,0 +1,111 @@
+#pragma once
+// A plot described once, as a list of primitives in logical pixels (scale 1). The same Figure is
+// drawn on screen, rendered offscreen to PNG at any scale, and (later) written as SVG.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace poslab::plot {
+
+struct Color {
+  float r = 0, g = 0, b = 0, a = 1;
+};
+
+struct Point {
+  float x = 0, y = 0;
+};
+
+struct Box {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  bool contains(Point p) const { return p.x >= x0 && p.x < x1 && p.y >= y0 && p.y < y1; }
+  float width() const { return x1 - x0; }
+  float height() const { return y1 - y0; }
+};
+
+// An RGBA8 picture, top row first; `version` changes whenever the pixels do, so a renderer can
+// keep its texture until then.
+struct Image {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgba;
+  std::uint64_t version = 0;
+};
+
+enum class HAlign { Left, Center, Right };
+enum class VAlign { Top, Middle, Bottom };
+
+struct RectItem {
+  Box box;
+  Color fill{0, 0, 0, 0};
+  Color stroke{0, 0, 0, 0};
+  float stroke_width = 1.0f;
+};
+struct LineItem {
+  std::vector<Point> points;
+  Color color;
+  float width = 1.0f;
+};
+struct TextItem {
+  Point anchor;  // the point the alignment refers to; rotation turns about it
+  std::string text;
+  float size = 13.0f;
+  Color color;
+  HAlign h = HAlign::Left;
+  VAlign v = VAlign::Top;
+  bool vertical = false;  // rotated 90° counter-clockwise: reads bottom to top
+};
+struct ImageItem {
+  Box box;
+  int image = 0;  // index into Figure::images
+};
+
+// The figure keeps each kind of item in its own list and the drawing order separately (a
+// vector of std::variant trips a false -Wmaybe-uninitialized in GCC 12).
+enum class ItemKind { Rect, Line, Text, Image };
+struct ItemRef {
+  ItemKind kind;
+  int index;
+};
+
+struct Figure {
+  float width = 0, height = 0;
+  Color background{1, 1, 1, 1};
+  std::vector<ItemRef> order;  // drawing order, first drawn first
+  std::vector<RectItem> rects;
+  std::vector<LineItem> lines;
+  std::vector<TextItem> texts;
+  std::vector<ImageItem> image_items;
+  std::vector<Image> images;
+
+  void rect(Box b, Color fill, Color stroke = {0, 0, 0, 0}, float stroke_width = 1.0f) {
+    push(ItemKind::Rect, rects, RectItem{b, fill, stroke, stroke_width});
+  }
+  void line(Point a, Point b, Color c, float w = 1.0f) { polyline({a, b}, c, w); }
+  void polyline(std::vector<Point> points, Color c, float w = 1.0f) {
+    push(ItemKind::Line, lines, LineItem{std::move(points), c, w});
+  }
+  void text(Point at, std::string s, float size, Color c, HAlign h = HAlign::Left,
+            VAlign v = VAlign::Top, bool vertical = false) {
+    push(ItemKind::Text, texts, TextItem{at, std::move(s), size, c, h, v, vertical});
+  }
+  int add_image(Image img) {
+    images.push_back(std::move(img));
+    return static_cast<int>(images.size()) - 1;
+  }
+  void image(Box b, int index) { push(ItemKind::Image, image_items, ImageItem{b, index}); }
+
+ private:
+  template <typename T>
+  void push(ItemKind kind, std::vector<T>& list, T item) {
+    order.push_back({kind, static_cast<int>(list.size())});
+    list.push_back(std::move(item));
+  }
+};
+
+// Measures text in logical pixels at a given font size: width (height is the size itself).
+class TextMeasure {
+ public:
+  virtual ~TextMeasure() = default;
+  virtual float width(const std::string& text, float size) const = 0;
+};
+
+}  // namespace poslab::plot

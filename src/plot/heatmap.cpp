@@ -1,0 +1,209 @@
+#include "plot/heatmap.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+
+#include "plot/axis.hpp"
+
+namespace poslab::plot {
+
+namespace {
+
+constexpr Color kInk{0.10f, 0.10f, 0.12f, 1.0f};
+constexpr Color kMuted{0.38f, 0.38f, 0.42f, 1.0f};
+constexpr float kMargin = 14.0f;
+constexpr float kTitleSize = 16.0f;
+constexpr float kLabelSize = 13.0f;
+constexpr float kTickSize = 12.0f;
+constexpr float kGap = 6.0f;
+
+std::uint64_t next_version() {
+  static std::atomic<std::uint64_t> counter{1};
+  return counter++;
+}
+
+unsigned char to_byte(float v) { return static_cast<unsigned char>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); }
+
+// Texels per cell: enough that a hatch shows inside a cell of a short sentence, and never a
+// texture past 4096 texels a side.
+int texels_per_cell(int n) { return std::clamp(2048 / std::max(n, 1), 1, 32); }
+
+Image cell_image(const HeatmapSpec& s, int rows, int cols) {
+  const int f = texels_per_cell(std::max(rows, cols));
+  Image img;
+  img.width = cols * f;
+  img.height = rows * f;
+  img.rgba.resize(static_cast<std::size_t>(img.width) * static_cast<std::size_t>(img.height) * 4);
+  img.version = next_version();
+  const float span = s.vmax > s.vmin ? s.vmax - s.vmin : 1.0f;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      const bool masked = s.masked && s.masked(r, c);
+      const Color value_color = sample(s.colormap, ((*s.values)(r, c) - s.vmin) / span);
+      for (int y = r * f; y < (r + 1) * f; ++y) {
+        for (int x = c * f; x < (c + 1) * f; ++x) {
+          // Diagonal stripes in texel coordinates, continuous across neighbouring masked cells.
+          const Color col = masked ? ((x + y) % 6 < 2 ? kMaskDark : kMaskLight) : value_color;
+          unsigned char* p = &img.rgba[(static_cast<std::size_t>(y) * static_cast<std::size_t>(img.width) +
+                                        static_cast<std::size_t>(x)) * 4];
+          p[0] = to_byte(col.r);
+          p[1] = to_byte(col.g);
+          p[2] = to_byte(col.b);
+          p[3] = 255;
+        }
+      }
+    }
+  }
+  return img;
+}
+
+Image colorbar_image(Colormap map) {
+  Image img;
+  img.width = 1;
+  img.height = 256;
+  img.version = next_version();
+  for (int y = 0; y < 256; ++y) {
+    const Color c = sample(map, 1.0f - static_cast<float>(y) / 255.0f);  // top is the maximum
+    img.rgba.insert(img.rgba.end(), {to_byte(c.r), to_byte(c.g), to_byte(c.b), 255});
+  }
+  return img;
+}
+
+// Every k-th label, with k chosen so that labels do not overlap.
+int label_stride(float cell, float size) {
+  const float needed = size * 1.25f;
+  return cell >= needed ? 1 : static_cast<int>(std::ceil(needed / cell));
+}
+
+std::string axis_label(const std::vector<std::string>& labels, int i, int stride) {
+  const std::string text = shorten_label(i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : "", 14);
+  return stride == 1 ? text : std::to_string(i) + " " + text;
+}
+
+float luminance(Color c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
+
+}  // namespace
+
+std::string shorten_label(const std::string& text, std::size_t max_chars) {
+  std::size_t chars = 0, i = 0;
+  while (i < text.size()) {
+    if (chars == max_chars) return text.substr(0, i) + "…";
+    const auto c = static_cast<unsigned char>(text[i]);
+    i += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    ++chars;
+  }
+  return text;
+}
+
+std::pair<int, int> HeatmapFigure::cell_at(Point p) const {
+  if (!cells.contains(p) || rows == 0 || cols == 0) return {-1, -1};
+  const int c = std::min(cols - 1, static_cast<int>((p.x - cells.x0) / cells.width() * static_cast<float>(cols)));
+  const int r = std::min(rows - 1, static_cast<int>((p.y - cells.y0) / cells.height() * static_cast<float>(rows)));
+  return {r, c};
+}
+
+HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
+  HeatmapFigure out;
+  const int rows = static_cast<int>(s.values->rows());
+  const int cols = static_cast<int>(s.values->cols());
+  out.rows = rows;
+  out.cols = cols;
+  Figure& fig = out.figure;
+
+  const float cell = s.side / static_cast<float>(std::max({rows, cols, 1}));
+  const int row_stride = label_stride(cell, kLabelSize);
+  const int col_stride = label_stride(cell, kLabelSize);
+  float row_label_w = 0, col_label_w = 0;
+  for (int r = 0; r < rows; r += row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, row_stride), kLabelSize));
+  for (int c = 0; c < cols; c += col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, col_stride), kLabelSize));
+
+  const auto ticks = nice_ticks(s.vmin, s.vmax, 6);
+  const double tick_step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+  float tick_w = 0;
+  for (double t : ticks) tick_w = std::max(tick_w, measure.width(tick_label(t, tick_step), kTickSize));
+
+  // Layout, left to right: axis title, row labels, cells, colorbar, its ticks, its title.
+  const float header = kMargin + kTitleSize + kGap + (s.subtitle.empty() ? 0.0f : kTickSize + kGap) + 8.0f;
+  const float x0 = kMargin + kLabelSize + kGap + row_label_w + kGap + 4.0f;
+  const float y0 = header;
+  out.cells = {x0, y0, x0 + cell * static_cast<float>(cols), y0 + cell * static_cast<float>(rows)};
+  const Box& grid = out.cells;
+  const Box bar{grid.x1 + 18.0f, grid.y0, grid.x1 + 32.0f, grid.y1};
+  fig.width = std::max(bar.x1 + kGap + tick_w + kGap + kLabelSize + kMargin,
+                       kMargin * 2 + measure.width(s.title, kTitleSize));
+  fig.height = grid.y1 + 4.0f + kGap + col_label_w + kGap + kLabelSize + kMargin;
+
+  fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk);
+  if (!s.subtitle.empty()) fig.text({kMargin, kMargin + kTitleSize + kGap}, s.subtitle, kTickSize, kMuted);
+
+  // Cells, then a thin frame.
+  fig.image(grid, fig.add_image(cell_image(s, rows, cols)));
+  fig.rect(grid, {0, 0, 0, 0}, kMuted, 1.0f);
+
+  // Values inside the cells when there is room to read them.
+  if (cell >= 38.0f) {
+    const float span = s.vmax > s.vmin ? s.vmax - s.vmin : 1.0f;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        if (s.masked && s.masked(r, c)) continue;
+        const float v = (*s.values)(r, c);
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(v));
+        const Color bg = sample(s.colormap, (v - s.vmin) / span);
+        const Color ink = luminance(bg) > 0.45f ? kInk : Color{1, 1, 1, 1};
+        fig.text({grid.x0 + (static_cast<float>(c) + 0.5f) * cell, grid.y0 + (static_cast<float>(r) + 0.5f) * cell},
+                 buf, kTickSize, ink, HAlign::Center, VAlign::Middle);
+      }
+  }
+
+  // Row labels (left, right-aligned) and column labels (below, reading upwards).
+  for (int r = 0; r < rows; r += row_stride) {
+    const float y = grid.y0 + (static_cast<float>(r) + 0.5f) * cell;
+    fig.line({grid.x0 - 4.0f, y}, {grid.x0, y}, kMuted);
+    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, row_stride), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
+  }
+  for (int c = 0; c < cols; c += col_stride) {
+    const float x = grid.x0 + (static_cast<float>(c) + 0.5f) * cell;
+    fig.line({x, grid.y1}, {x, grid.y1 + 4.0f}, kMuted);
+    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, col_stride), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
+  }
+  fig.text({kMargin + kLabelSize * 0.5f, (grid.y0 + grid.y1) * 0.5f}, s.row_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true);
+  fig.text({(grid.x0 + grid.x1) * 0.5f, fig.height - kMargin}, s.col_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom);
+
+  // Colorbar with ticks; its title reads upwards on the right.
+  fig.image(bar, fig.add_image(colorbar_image(s.colormap)));
+  fig.rect(bar, {0, 0, 0, 0}, kMuted, 1.0f);
+  const float span = s.vmax > s.vmin ? s.vmax - s.vmin : 1.0f;
+  for (double t : ticks) {
+    const float y = bar.y1 - static_cast<float>((t - s.vmin) / span) * bar.height();
+    fig.line({bar.x1, y}, {bar.x1 + 4.0f, y}, kMuted);
+    fig.text({bar.x1 + kGap, y}, tick_label(t, tick_step), kTickSize, kInk, HAlign::Left, VAlign::Middle);
+  }
+  fig.text({bar.x1 + kGap + tick_w + kGap + kLabelSize * 0.5f, (bar.y0 + bar.y1) * 0.5f}, s.value_label, kLabelSize, kMuted,
+           HAlign::Center, VAlign::Middle, true);
+
+  // Legend for masked cells, drawn only when some cell is masked.
+  bool any_masked = false;
+  for (int r = 0; r < rows && s.masked && !any_masked; ++r)
+    for (int c = 0; c < cols && !any_masked; ++c) any_masked = s.masked(r, c);
+  if (any_masked) {
+    const float w = measure.width("masked", kTickSize);
+    const Box swatch{grid.x1 - w - kGap - 14.0f, grid.y0 - 8.0f - 12.0f, grid.x1 - w - kGap, grid.y0 - 8.0f};
+    Image hatch;
+    hatch.width = hatch.height = 12;
+    hatch.version = next_version();
+    for (int y = 0; y < 12; ++y)
+      for (int x = 0; x < 12; ++x) {
+        const Color c = (x + y) % 6 < 2 ? kMaskDark : kMaskLight;
+        hatch.rgba.insert(hatch.rgba.end(), {to_byte(c.r), to_byte(c.g), to_byte(c.b), 255});
+      }
+    fig.image(swatch, fig.add_image(std::move(hatch)));
+    fig.rect(swatch, {0, 0, 0, 0}, kMuted, 1.0f);
+    fig.text({grid.x1, (swatch.y0 + swatch.y1) * 0.5f}, "masked", kTickSize, kInk, HAlign::Right, VAlign::Middle);
+  }
+  return out;
+}
+
+}  // namespace poslab::plot

@@ -1,0 +1,42 @@
+#pragma once
+// A labelled heatmap: title, row and column labels, cells as one image, a colorbar with ticks,
+// and masked cells hatched so they never read as small values.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/matrix.hpp"
+#include "plot/colormap.hpp"
+#include "plot/figure.hpp"
+
+namespace poslab::plot {
+
+struct HeatmapSpec {
+  std::string title;
+  std::string subtitle;
+  std::vector<std::string> row_labels;  // one per row (top to bottom)
+  std::vector<std::string> col_labels;  // one per column (left to right)
+  std::string row_axis;                 // e.g. "query"
+  std::string col_axis;                 // e.g. "key"
+  const Matrix* values = nullptr;       // rows × cols
+  std::function<bool(int row, int col)> masked;  // may be empty: nothing masked
+  Colormap colormap = Colormap::Viridis;
+  float vmin = 0.0f, vmax = 1.0f;
+  std::string value_label;  // colorbar title, e.g. "weight"
+  float side = 560.0f;      // the longer side of the cell area, logical pixels
+};
+
+struct HeatmapFigure {
+  Figure figure;
+  Box cells;  // where the cells are, logical pixels
+  int rows = 0, cols = 0;
+  // The cell under a point of the figure, or {-1, -1}.
+  std::pair<int, int> cell_at(Point p) const;
+};
+
+HeatmapFigure build_heatmap(const HeatmapSpec& spec, const TextMeasure& measure);
+
+// Shortens a label to at most `max_chars` characters (UTF-8 aware), ending in "…".
+std::string shorten_label(const std::string& text, std::size_t max_chars);
+
+}  // namespace poslab::plot

@@ -1,0 +1,13 @@
+#pragma once
+#include <string>
+
+namespace poslab {
+
+// The embeddings file that ships with PosLab.
+inline constexpr const char* kDefaultEmbeddingsFile = "glove-wink-100d-10k.txt";
+
+// Finds assets/NAME: in $POSLAB_ASSETS, beside the executable, then in the source tree.
+// Returns the first existing path, or the last candidate (so a message can name it).
+std::string asset_path(const std::string& name);
+
+}  // namespace poslab

@@ -1,0 +1,120 @@
+#include "ui/attention_view.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "core/workspace.hpp"
+
+namespace poslab {
+
+namespace {
+
+std::string encoding_text(const ModelSettings& m) {
+  char base[32];
+  std::snprintf(base, sizeof base, "%g", m.base);
+  switch (m.encoding) {
+    case EncodingKind::None: return "no positions";
+    case EncodingKind::Sinusoidal: return std::string("sinusoidal, base ") + base;
+    case EncodingKind::Rope:
+      return std::string("RoPE ") + (m.rope_style == RopeStyle::Interleaved ? "interleaved" : "rotate-half") +
+             ", base " + base;
+  }
+  return "";
+}
+
+int clamp_head(const State& state, const Results& r) {
+  return std::clamp(state.view.head, 0, std::max(0, r.input.heads - 1));
+}
+
+}  // namespace
+
+std::string describe_computation(const State& state, const Results& r) {
+  const ModelSettings& m = state.model;
+  char projection[64];
+  if (m.projection == ProjectionKind::Random)
+    std::snprintf(projection, sizeof projection, "random W (σ %g, seed %llu)", m.sigma,
+                  static_cast<unsigned long long>(m.seed));
+  else
+    std::snprintf(projection, sizeof projection, "identity W");
+  std::string masks = m.causal ? "causal mask" : "no causal mask";
+  if (m.pad_to > 0) masks += ", padded to " + std::to_string(r.tokens.size());
+  return encoding_text(m) + " · " + projection + " · " + masks + " · d_h " + std::to_string(r.input.head_dim());
+}
+
+plot::HeatmapFigure attention_figure(const State& state, const Results& r, float side) {
+  const int head = clamp_head(state, r);
+  const bool weights = state.view.value == HeatmapValue::Weights;
+  const Matrix& values = weights ? r.attention.weights[static_cast<std::size_t>(head)]
+                                 : r.attention.scores[static_cast<std::size_t>(head)];
+  plot::HeatmapSpec spec;
+  spec.title = std::string(weights ? "Attention weights" : "Attention scores") + " · head " + std::to_string(head) +
+               " of " + std::to_string(r.input.heads);
+  spec.subtitle = describe_computation(state, r);
+  for (const Token& t : r.tokens) spec.row_labels.push_back(t.text);
+  spec.col_labels = spec.row_labels;
+  spec.row_axis = "query";
+  spec.col_axis = "key";
+  spec.values = &values;
+  const AttentionInput* input = &r.input;
+  spec.masked = [input](int i, int j) { return input->masked(i, j); };
+  if (weights) {
+    spec.colormap = plot::Colormap::Viridis;
+    spec.vmin = 0.0f;
+    spec.vmax = std::max(values.maxCoeff(), 1e-6f);
+    spec.value_label = "weight  softmax(q·k/√d_h)";
+  } else {
+    float extent = 0.0f;  // symmetric about 0 so that white means a zero score
+    for (Eigen::Index i = 0; i < values.size(); ++i)
+      if (std::isfinite(values.data()[i])) extent = std::max(extent, std::abs(values.data()[i]));
+    spec.colormap = plot::Colormap::Diverging;
+    spec.vmin = -std::max(extent, 1e-6f);
+    spec.vmax = std::max(extent, 1e-6f);
+    spec.value_label = "score  q·k/√d_h";
+  }
+  spec.side = side;
+  return plot::build_heatmap(spec, plot::figure_text_measure());
+}
+
+void AttentionView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
+  const Results* r = workspace.results();
+  if (!r) {
+    ImGui::TextDisabled("No results yet.");
+    return;
+  }
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  // Size the cells so that the whole figure fits; rebuild only when something changed.
+  float side = std::floor(std::min(avail.x - 170.0f, avail.y - 150.0f));
+  side = std::max(side, 120.0f);
+  if (built_version_ != workspace.version() || !(built_view_ == state.view) || std::abs(built_side_ - side) > 0.5f) {
+    figure_ = attention_figure(state, *r, side);
+    built_version_ = workspace.version();
+    built_view_ = state.view;
+    built_side_ = side;
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  plot::draw_figure(ImGui::GetWindowDrawList(), figure_.figure, origin, 1.0f, fonts, textures_);
+  ImGui::InvisibleButton("heatmap", ImVec2(figure_.figure.width, figure_.figure.height));
+  if (!ImGui::IsItemHovered()) return;
+
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const auto [i, j] = figure_.cell_at({mouse.x - origin.x, mouse.y - origin.y});
+  if (i < 0) return;
+  const int head = clamp_head(state, *r);
+  const auto& tokens = r->tokens;
+  ImGui::BeginTooltip();
+  ImGui::Text("query %d  \"%s\"", i, tokens[static_cast<std::size_t>(i)].text.c_str());
+  ImGui::Text("key   %d  \"%s\"", j, tokens[static_cast<std::size_t>(j)].text.c_str());
+  if (r->input.masked(i, j)) {
+    ImGui::TextColored(ImVec4(0.8f, 0.5f, 0.2f, 1), "masked (%s): weight 0",
+                       r->input.key_valid[static_cast<std::size_t>(j)] == 0 ? "padding key" : "future key, causal");
+  } else {
+    ImGui::Text("score  %.6g", static_cast<double>(r->attention.scores[static_cast<std::size_t>(head)](i, j)));
+    ImGui::Text("weight %.6g", static_cast<double>(r->attention.weights[static_cast<std::size_t>(head)](i, j)));
+  }
+  ImGui::EndTooltip();
+}
+
+}  // namespace poslab

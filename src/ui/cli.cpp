@@ -1,0 +1,207 @@
+#include "ui/cli.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/options.hpp"
+#include "core/workspace.hpp"
+#include "gpu/attention_gpu.hpp"
+#include "gpu/headless.hpp"
+#include "ui/assets.hpp"
+#include "ui/export.hpp"
+#include "ui/gui.hpp"
+
+namespace poslab {
+
+namespace {
+
+constexpr int kUsageError = 2;
+constexpr int kRuntimeError = 1;
+
+void print_help() {
+  std::printf(
+      "PosLab %s — a lab for transformer positional encodings and attention\n\n"
+      "usage:\n"
+      "  poslab [state options] [--screenshot FILE.png] [--frames N] [--size WxH]\n"
+      "      the GUI; with --screenshot it saves the window after N frames (default 5) and quits\n"
+      "  poslab export attention [state options] [--png FILE] [--csv FILE] [--scale N]\n"
+      "      headless (no window, no X server): the attention heatmap as PNG (scale 1 to 8)\n"
+      "      and its data as CSV: head,query,key,query_token,key_token,score,weight\n"
+      "  poslab --help | --version\n\n"
+      "state options:\n%s",
+      POSLAB_VERSION, state_options_help().c_str());
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "poslab: %s\nTry 'poslab --help'.\n", message.c_str());
+  return kUsageError;
+}
+
+// Walks argv: state options go into `state`; others go to `other(name, value)`, which says
+// whether it took a value. Returns an error message, or empty on success.
+struct ArgParser {
+  std::vector<std::string_view> args;
+  std::size_t i = 0;
+
+  bool done() const { return i >= args.size(); }
+  std::string_view next() { return args[i++]; }
+  // The value of option `name`, from "--name=value" or the next argument.
+  Result<std::string_view> value_of(std::string_view name, std::string_view inline_value, bool has_inline) {
+    if (has_inline) return inline_value;
+    if (done()) return Error{std::string(name) + " needs a value"};
+    return next();
+  }
+};
+
+struct ParsedOption {
+  std::string_view name, inline_value;
+  bool has_inline = false;
+};
+
+ParsedOption split_option(std::string_view arg) {
+  const auto eq = arg.find('=');
+  if (arg.starts_with("--") && eq != std::string_view::npos) return {arg.substr(0, eq), arg.substr(eq + 1), true};
+  return {arg, {}, false};
+}
+
+// Applies a state option if `opt` is one; returns nullopt when it is not a state option.
+std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedOption& opt) {
+  const StateOption* so = find_state_option(opt.name);
+  if (!so) return std::nullopt;
+  if (so->value.empty()) {
+    if (opt.has_inline) return Status(Error{std::string(opt.name) + " takes no value"});
+    return so->apply(state, "");
+  }
+  auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+  if (!v) return Status(Error{v.error()});
+  return so->apply(state, *v);
+}
+
+int run_export(ArgParser& p) {
+  if (p.done()) return usage_error("export needs a view: poslab export attention --png out.png");
+  const std::string_view view = p.next();
+  if (view != "attention") return usage_error("unknown view \"" + std::string(view) + "\" (available: attention)");
+  State state;
+  ExportRequest request;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    if (opt.name == "--png" || opt.name == "--csv" || opt.name == "--scale") {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      if (opt.name == "--png") request.png = std::string(*v);
+      else if (opt.name == "--csv") request.csv = std::string(*v);
+      else {
+        auto scale = parse_integer(*v, "--scale", 1, 8);
+        if (!scale) return usage_error(scale.error());
+        request.scale = static_cast<float>(*scale);
+      }
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\" for export");
+  }
+  if (request.png.empty() && request.csv.empty()) return usage_error("nothing to write: give --png FILE and/or --csv FILE");
+
+  Workspace workspace;
+  const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
+  if (auto s = workspace.load_embeddings(path); !s) {
+    std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
+    return kRuntimeError;
+  }
+
+  // A GL context with no display: needed for the GPU path and for rendering the PNG.
+  std::unique_ptr<gpu::HeadlessContext> context;
+  std::unique_ptr<gpu::GpuBackend> gpu_backend;
+  if (auto created = gpu::HeadlessContext::create()) {
+    context = std::move(*created);
+    if (state.backend == Backend::Gpu) {
+      if (auto b = gpu::GpuBackend::create()) gpu_backend = std::move(*b);
+      else std::fprintf(stderr, "poslab: GPU path unavailable, computing on the CPU: %s\n", b.error().c_str());
+    }
+  } else {
+    if (!request.png.empty()) {
+      std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", created.error().c_str());
+      return kRuntimeError;
+    }
+    if (state.backend == Backend::Gpu)
+      std::fprintf(stderr, "poslab: GPU path unavailable, computing on the CPU: %s\n", created.error().c_str());
+  }
+  workspace.set_gpu_backend(gpu_backend.get());
+  if (auto s = workspace.update(state); !s) {
+    std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
+    return kRuntimeError;
+  }
+  const Results& results = *workspace.results();
+  if (state.view.head >= results.input.heads)
+    return usage_error("--head " + std::to_string(state.view.head) + " is out of range: there are " +
+                       std::to_string(results.input.heads) + " heads (0 to " + std::to_string(results.input.heads - 1) + ")");
+  for (const auto& note : results.notes) std::fprintf(stderr, "poslab: %s\n", note.c_str());
+  std::vector<std::string> written;
+  if (auto s = export_attention(state, results, request, written); !s) {
+    std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
+    return kRuntimeError;
+  }
+  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  return 0;
+}
+
+int run_gui_from_args(ArgParser& p) {
+  GuiOptions options;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(options.state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size") {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      if (opt.name == "--screenshot") {
+        options.screenshot = std::string(*v);
+      } else if (opt.name == "--frames") {
+        auto frames = parse_integer(*v, "--frames", 1, 100000);
+        if (!frames) return usage_error(frames.error());
+        options.frames = static_cast<int>(*frames);
+      } else {
+        const std::string text(*v);
+        const auto x = text.find('x');
+        auto w = parse_integer(text.substr(0, x), "--size width", 200, 8192);
+        auto h = parse_integer(x == std::string::npos ? "" : text.substr(x + 1), "--size height", 200, 8192);
+        if (!w || !h) return usage_error("--size expects WxH, e.g. 1440x900, got \"" + text + "\"");
+        options.width = static_cast<int>(*w);
+        options.height = static_cast<int>(*h);
+      }
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\"");
+  }
+  return run_gui(options);
+}
+
+}  // namespace
+
+int run_command_line(int argc, char** argv) {
+  ArgParser p;
+  for (int k = 1; k < argc; ++k) p.args.emplace_back(argv[k]);
+  if (!p.done() && (p.args[0] == "--help" || p.args[0] == "-h")) {
+    print_help();
+    return 0;
+  }
+  if (!p.done() && p.args[0] == "--version") {
+    std::printf("poslab %s\n", POSLAB_VERSION);
+    return 0;
+  }
+  if (!p.done() && p.args[0] == "export") {
+    p.next();
+    return run_export(p);
+  }
+  return run_gui_from_args(p);
+}
+
+}  // namespace poslab

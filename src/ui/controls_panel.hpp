@@ -1,0 +1,28 @@
+#pragma once
+// The left-hand panel: every choice of the State, edited in place.
+#include <string>
+
+#include "core/state.hpp"
+#include "core/workspace.hpp"
+
+namespace poslab {
+
+struct ControlsActions {
+  bool load_embeddings = false;  // the user asked to load `embeddings_input`
+  bool export_png_1x = false;
+  bool export_png_2x = false;
+  bool export_csv = false;
+};
+
+class ControlsPanel {
+ public:
+  // Edits `state`; returns what the user asked for besides that.
+  ControlsActions draw(State& state, const Workspace& workspace);
+  std::string embeddings_input;  // the path field
+  std::string export_stem = "poslab-attention";
+
+ private:
+  int sample_index_ = 0;
+};
+
+}  // namespace poslab

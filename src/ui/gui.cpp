@@ -1,0 +1,206 @@
+#include "ui/gui.hpp"
+
+#include <glad/gl.h>
+// glad first: GLFW must not pull in another GL header.
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "core/export_data.hpp"
+#include "core/workspace.hpp"
+#include "gpu/attention_gpu.hpp"
+#include "plot/draw.hpp"
+#include "plot/render.hpp"
+#include "ui/assets.hpp"
+#include "ui/attention_view.hpp"
+#include "ui/controls_panel.hpp"
+#include "ui/export.hpp"
+#include "ui/info_panel.hpp"
+
+namespace poslab {
+
+namespace {
+
+// The one place user-facing messages go: the status line shows the latest, stderr gets all.
+struct StatusLine {
+  std::string text;
+  bool error = false;
+  void info(std::string s) {
+    std::fprintf(stderr, "poslab: %s\n", s.c_str());
+    text = std::move(s);
+    error = false;
+  }
+  void fail(std::string s) {
+    std::fprintf(stderr, "poslab: error: %s\n", s.c_str());
+    text = std::move(s);
+    error = true;
+  }
+};
+
+std::vector<std::string> g_dropped;  // filled by GLFW's drop callback, drained each frame
+
+void on_drop(GLFWwindow*, int count, const char** paths) {
+  for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
+}
+
+GLFWwindow* open_window(const GuiOptions& options, bool& gl43) {
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "PosLab", nullptr, nullptr);
+  gl43 = window != nullptr;
+  if (!window) {  // no compute shaders then, but the app still runs on the CPU path
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    window = glfwCreateWindow(options.width, options.height, "PosLab", nullptr, nullptr);
+  }
+  return window;
+}
+
+void apply_style() {
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 0.0f;
+  style.FrameRounding = 3.0f;
+  style.GrabRounding = 3.0f;
+  style.ItemSpacing = ImVec2(8, 5);
+}
+
+}  // namespace
+
+int run_gui(const GuiOptions& options) {
+  glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text); });
+  if (!glfwInit()) {
+    std::fprintf(stderr, "poslab: error: cannot open a window (no display?). `poslab export` works without one.\n");
+    return 1;
+  }
+  bool gl43 = false;
+  GLFWwindow* window = open_window(options, gl43);
+  if (!window) {
+    std::fprintf(stderr, "poslab: error: no OpenGL 3.3 context is available\n");
+    glfwTerminate();
+    return 1;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(1);
+  if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(glfwGetProcAddress))) {
+    std::fprintf(stderr, "poslab: error: the OpenGL loader failed\n");
+    return 1;
+  }
+  glfwSetDropCallback(window, on_drop);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  const plot::FontSet fonts = plot::FontSet::add_to(*io.Fonts, 1.0f);
+  io.FontDefault = fonts.ui;
+  apply_style();
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 330 core");
+
+  StatusLine status;
+  if (!fonts.warning.empty()) status.fail(fonts.warning);
+  const std::string renderer = gpu::describe_context();
+
+  // The GPU path, or why there is none.
+  std::unique_ptr<gpu::GpuBackend> gpu_backend;
+  if (auto created = gpu::GpuBackend::create()) gpu_backend = std::move(*created);
+  else status.fail("GPU path unavailable, using the CPU: " + created.error());
+
+  State state = options.state;
+  Workspace workspace;
+  workspace.set_gpu_backend(gpu_backend.get());
+  ControlsPanel controls;
+  controls.embeddings_input = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
+  if (auto s = workspace.load_embeddings(controls.embeddings_input); !s) status.fail(s.error());
+  AttentionView attention_view;
+
+  int frame = 0;
+  int exit_code = 0;
+  while (!glfwWindowShouldClose(window)) {
+    glfwPollEvents();
+    for (const auto& path : g_dropped) controls.embeddings_input = path;
+    bool load_requested = !g_dropped.empty();
+    g_dropped.clear();
+
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    ImGui::NewFrame();
+
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(io.DisplaySize);
+    ImGui::Begin("PosLab", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
+    ImGui::BeginChild("controls", ImVec2(390, -ImGui::GetFrameHeightWithSpacing()), true);
+    const ControlsActions actions = controls.draw(state, workspace);
+    ImGui::Spacing();
+    draw_info_panel(state, workspace, renderer);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("view", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true);
+    attention_view.draw(state, workspace, fonts);
+    ImGui::EndChild();
+    if (!status.text.empty())
+      ImGui::TextColored(status.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.6f, 0.85f, 0.6f, 1), "%s", status.text.c_str());
+    ImGui::End();
+
+    // Act on the frame's requests, then recompute if a pipeline input changed.
+    if (actions.load_embeddings || load_requested) {
+      if (auto s = workspace.load_embeddings(controls.embeddings_input); !s) {
+        status.fail(s.error() + " — keeping " + workspace.embeddings_path());
+      } else {
+        state.embeddings_path = controls.embeddings_input;
+        status.info("loaded " + controls.embeddings_input);
+      }
+    }
+    if (auto s = workspace.update(state); !s) {
+      if (status.text != s.error()) status.fail(s.error());
+    }
+    if (workspace.results() && (actions.export_png_1x || actions.export_png_2x || actions.export_csv)) {
+      ExportRequest request;
+      if (actions.export_png_1x || actions.export_png_2x) request.png = controls.export_stem + ".png";
+      if (actions.export_csv) request.csv = controls.export_stem + ".csv";
+      request.scale = actions.export_png_2x ? 2.0f : 1.0f;
+      std::vector<std::string> written;
+      if (auto s = export_attention(state, *workspace.results(), request, written); !s) status.fail(s.error());
+      else for (const auto& w : written) status.info("wrote " + w);
+    }
+
+    ImGui::Render();
+    int fb_w = 0, fb_h = 0;
+    glfwGetFramebufferSize(window, &fb_w, &fb_h);
+    glViewport(0, 0, fb_w, fb_h);
+    glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+    if (!options.screenshot.empty() && ++frame >= options.frames) {
+      const plot::RgbaImage shot{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)};
+      if (auto s = write_file_atomic(options.screenshot, plot::encode_png(shot)); !s) {
+        status.fail(s.error());
+        exit_code = 1;
+      } else {
+        std::printf("wrote %s (%d×%d PNG)\n", options.screenshot.c_str(), fb_w, fb_h);
+      }
+      glfwSetWindowShouldClose(window, GLFW_TRUE);
+    }
+    glfwSwapBuffers(window);
+  }
+
+  gpu_backend.reset();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return exit_code;
+}
+
+}  // namespace poslab

@@ -1,0 +1,20 @@
+#pragma once
+// The desktop window: GLFW + Dear ImGui, the controls and the views.
+#include <string>
+
+#include "core/state.hpp"
+
+namespace poslab {
+
+struct GuiOptions {
+  State state;
+  std::string screenshot;  // when set: save the window after `frames` frames and quit
+  int frames = 5;
+  int width = 1440;
+  int height = 900;
+};
+
+// Runs the GUI until the window closes; returns the process exit code.
+int run_gui(const GuiOptions& options);
+
+}  // namespace poslab

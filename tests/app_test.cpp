@@ -1,0 +1,204 @@
+// The poslab binary as a user runs it: `poslab export` headless (EGL, no X server), and the GUI
+// under Xvfb. PNGs are decoded and checked; CSVs are checked against the core's numbers.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "core/workspace.hpp"
+#include "plot/render.hpp"
+#include "ui/assets.hpp"
+
+using namespace poslab;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+RunResult run(const std::string& args) {
+  const std::string command = std::string(POSLAB_BINARY) + " " + args + " 2>&1";
+  RunResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+fs::path temp_dir() {
+  const fs::path dir = fs::temp_directory_path() / ("poslab-app-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+plot::RgbaImage read_png(const fs::path& p) {
+  auto img = plot::decode_png(read_file(p));
+  EXPECT_TRUE(img.ok()) << p << ": " << (img.ok() ? "" : img.error());
+  return img.ok() ? *img : plot::RgbaImage{};
+}
+
+std::size_t distinct_colors(const plot::RgbaImage& img) {
+  std::set<std::uint32_t> colors;
+  for (std::size_t i = 0; i + 3 < img.rgba.size(); i += 4) {
+    std::uint32_t c = 0;
+    std::memcpy(&c, img.rgba.data() + i, 4);
+    colors.insert(c);
+  }
+  return colors.size();
+}
+
+// Parses the tidy attention CSV into (head, query, key) → (score, weight).
+std::map<std::array<int, 3>, std::pair<float, float>> parse_attention_csv(const std::string& text) {
+  std::map<std::array<int, 3>, std::pair<float, float>> cells;
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "head,query,key,query_token,key_token,score,weight");
+  while (std::getline(in, line)) {
+    // Tokens of the default sentence need no quoting, so a plain split is enough here.
+    std::vector<std::string> f;
+    std::stringstream s(line);
+    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
+    EXPECT_EQ(f.size(), 7u) << line;
+    if (f.size() != 7) continue;
+    cells[{std::stoi(f[0]), std::stoi(f[1]), std::stoi(f[2])}] = {std::stof(f[5]), std::stof(f[6])};
+  }
+  return cells;
+}
+
+Results core_results(const State& state) {
+  Workspace w;
+  EXPECT_TRUE(w.load_embeddings(asset_path(kDefaultEmbeddingsFile)).ok());
+  State cpu = state;
+  cpu.backend = Backend::Cpu;
+  EXPECT_TRUE(w.update(cpu).ok());
+  return *w.results();
+}
+
+void expect_csv_matches_core(const std::string& csv, const State& state, float tolerance) {
+  const Results r = core_results(state);
+  const auto cells = parse_attention_csv(csv);
+  const int T = static_cast<int>(r.tokens.size());
+  ASSERT_EQ(cells.size(), static_cast<std::size_t>(r.input.heads * T * T));
+  for (int h = 0; h < r.input.heads; ++h)
+    for (int i = 0; i < T; ++i)
+      for (int j = 0; j < T; ++j) {
+        const auto& [score, weight] = cells.at({h, i, j});
+        const float s = r.attention.scores[static_cast<std::size_t>(h)](i, j);
+        if (std::isinf(s)) EXPECT_TRUE(std::isinf(score) && score < 0);
+        else EXPECT_NEAR(score, s, tolerance);
+        EXPECT_NEAR(weight, r.attention.weights[static_cast<std::size_t>(h)](i, j), tolerance);
+      }
+}
+
+}  // namespace
+
+TEST(CliExport, AttentionPngAndCsvOnTheCpu) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export attention --backend cpu --causal --png " + (dir / "a.png").string() + " --csv " + (dir / "a.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto img = read_png(dir / "a.png");
+  EXPECT_GT(img.width, 500);
+  EXPECT_GT(img.height, 500);
+  EXPECT_GT(distinct_colors(img), 200u);
+  State state;
+  state.model.causal = true;
+  expect_csv_matches_core(read_file(dir / "a.csv"), state, 1e-6f);
+}
+
+TEST(CliExport, GpuBackendAgreesWithTheCore) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export attention --backend gpu --encoding sinusoidal --heads 4 --pad-to 9 --csv " + (dir / "g.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  State state;
+  state.model.encoding = EncodingKind::Sinusoidal;
+  state.model.heads = 4;
+  state.model.pad_to = 9;
+  expect_csv_matches_core(read_file(dir / "g.csv"), state, 1e-4f);
+}
+
+TEST(CliExport, ScaleMultipliesThePixels) {
+  const fs::path dir = temp_dir();
+  ASSERT_EQ(run("export attention --png " + (dir / "s1.png").string()).exit_code, 0);
+  ASSERT_EQ(run("export attention --scale 2 --png " + (dir / "s2.png").string()).exit_code, 0);
+  const auto a = read_png(dir / "s1.png");
+  const auto b = read_png(dir / "s2.png");
+  EXPECT_NEAR(b.width, 2 * a.width, 1);
+  EXPECT_NEAR(b.height, 2 * a.height, 1);
+}
+
+TEST(CliExport, SameStateGivesTheSamePixels) {
+  const fs::path dir = temp_dir();
+  ASSERT_EQ(run("export attention --encoding rope --png " + (dir / "r1.png").string()).exit_code, 0);
+  ASSERT_EQ(run("export attention --encoding rope --png " + (dir / "r2.png").string()).exit_code, 0);
+  EXPECT_EQ(read_png(dir / "r1.png").rgba, read_png(dir / "r2.png").rgba);
+  ASSERT_EQ(run("export attention --encoding none --png " + (dir / "r3.png").string()).exit_code, 0);
+  EXPECT_NE(read_png(dir / "r1.png").rgba, read_png(dir / "r3.png").rgba);
+}
+
+TEST(CliExport, UserErrorsAreClearAndNonZero) {
+  const fs::path dir = temp_dir();
+  struct Case { std::string args; int code; std::string message; };
+  const Case cases[] = {
+      {"export attention --bogus 1 --png x.png", 2, "unknown option \"--bogus\""},
+      {"export attention --heads seven --png x.png", 2, "--heads expects a whole number"},
+      {"export attention --encoding alibi --png x.png", 2, "none|sinusoidal|rope"},
+      {"export attention --heads 3 --png x.png", 1, "must divide the embedding width 100"},
+      {"export attention --head 9 --png x.png", 2, "there are 5 heads"},
+      {"export attention", 2, "nothing to write"},
+      {"export patterns --png x.png", 2, "unknown view"},
+      {"export attention --png /no/such/dir/x.png", 1, "does not exist"},
+      {"export attention --embeddings /no/such/file.txt --png x.png", 1, "no such file"},
+      {"export attention --scale 0 --png x.png", 2, "--scale must be between 1 and 8"},
+      {"--frames", 2, "--frames needs a value"},
+  };
+  for (const Case& c : cases) {
+    const auto r = run(c.args);
+    EXPECT_EQ(r.exit_code, c.code) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+  EXPECT_FALSE(fs::exists("x.png"));
+}
+
+TEST(CliExport, HelpListsEveryStateOption) {
+  const auto r = run("--help");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const char* option : {"--embeddings", "--sentence", "--encoding", "--rope-style", "--base", "--heads",
+                             "--projection", "--sigma", "--seed", "--causal", "--backend"})
+    EXPECT_NE(r.output.find(option), std::string::npos) << option;
+}
+
+TEST(Gui, ScreenshotUnderXvfbShowsTheHeatmap) {
+  const fs::path shot = temp_dir() / "gui.png";
+  const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(POSLAB_BINARY) +
+                              " --size 1280x800 --frames 4 --screenshot " + shot.string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const auto img = read_png(shot);
+  ASSERT_EQ(img.width, 1280);
+  ASSERT_EQ(img.height, 800);
+  EXPECT_GT(distinct_colors(img), 300u);
+  // The heatmap is drawn in viridis: count pixels near its yellow-green part.
+  std::size_t greenish = 0;
+  for (std::size_t i = 0; i + 3 < img.rgba.size(); i += 4) {
+    const auto r = static_cast<unsigned char>(img.rgba[i]), g = static_cast<unsigned char>(img.rgba[i + 1]),
+               b = static_cast<unsigned char>(img.rgba[i + 2]);
+    if (g > 150 && r < 200 && b < 140 && g > b + 40) ++greenish;
+  }
+  EXPECT_GT(greenish, 10000u);
+}

@@ -1,0 +1,88 @@
+// CSV output and atomic file writing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/export_data.hpp"
+#include "core/options.hpp"
+#include "core/random.hpp"
+
+using namespace poslab;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path temp_dir() {
+  const fs::path dir = fs::temp_directory_path() / ("poslab-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+}  // namespace
+
+TEST(Csv, FieldsAreQuotedOnlyWhenNeeded) {
+  EXPECT_EQ(csv_field("dog"), "dog");
+  EXPECT_EQ(csv_field(","), "\",\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+TEST(Csv, FloatsRoundTrip) {
+  for (float v : {0.1f, 1.0f / 3.0f, -2.5e-8f, 12345.678f}) EXPECT_EQ(std::stof(format_float(v)), v);
+  EXPECT_EQ(format_float(-std::numeric_limits<float>::infinity()), "-inf");
+}
+
+TEST(Csv, AttentionIsTidyWithOneRowPerCell) {
+  Results r;
+  r.tokens = {Token{"a", 0}, Token{",", 1}};
+  r.attention.scores = {Matrix::Constant(2, 2, 0.5f), Matrix::Constant(2, 2, 0.25f)};
+  r.attention.scores[0](0, 1) = -std::numeric_limits<float>::infinity();
+  r.attention.weights = {Matrix::Constant(2, 2, 0.5f), Matrix::Constant(2, 2, 0.5f)};
+  r.attention.weights[0](0, 0) = 1.0f;
+  r.attention.weights[0](0, 1) = 0.0f;
+  std::ostringstream out;
+  write_attention_csv(out, r);
+  const std::string csv = out.str();
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "head,query,key,query_token,key_token,score,weight");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 2 * 2 * 2);
+  EXPECT_NE(csv.find("0,0,1,a,\",\",-inf,0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("1,1,1,\",\",\",\",0.25,0.5\n"), std::string::npos) << csv;
+}
+
+TEST(AtomicWrite, WritesAndReplaces) {
+  const fs::path file = temp_dir() / "out.txt";
+  ASSERT_TRUE(write_file_atomic(file, "first").ok());
+  ASSERT_TRUE(write_file_atomic(file, "second").ok());
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "second");
+  for (const auto& entry : fs::directory_iterator(file.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << "temporary file left behind";
+}
+
+TEST(AtomicWrite, BadPathsAreClearErrorsAndChangeNothing) {
+  auto s = write_file_atomic("/no/such/folder/out.png", "x");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("does not exist"), std::string::npos) << s.error();
+  const fs::path dir = temp_dir();
+  s = write_file_atomic(dir, "x");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("is a folder"), std::string::npos) << s.error();
+}
+
+TEST(Options, ParseValuesAndRejectBadOnes) {
+  State s;
+  ASSERT_TRUE(find_state_option("--heads")->apply(s, "4").ok());
+  EXPECT_EQ(s.model.heads, 4);
+  ASSERT_TRUE(find_state_option("--encoding")->apply(s, "sinusoidal").ok());
+  EXPECT_EQ(s.model.encoding, EncodingKind::Sinusoidal);
+  ASSERT_TRUE(find_state_option("--rope-style")->apply(s, "half").ok());
+  EXPECT_EQ(s.model.rope_style, RopeStyle::Half);
+  auto bad = find_state_option("--encoding")->apply(s, "alibi");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("none|sinusoidal|rope"), std::string::npos) << bad.error();
+  EXPECT_FALSE(find_state_option("--heads")->apply(s, "four").ok());
+  EXPECT_FALSE(find_state_option("--heads")->apply(s, "0").ok());
+  EXPECT_FALSE(find_state_option("--base")->apply(s, "1e").ok());
+  EXPECT_EQ(s.model.heads, 4);  // failed parses change nothing
+  EXPECT_EQ(find_state_option("--bogus"), nullptr);
+}

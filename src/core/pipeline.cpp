@@ -97,6 +97,7 @@ OutputComparison compare_outputs(const Matrix& output, int a, int b) {
   const Eigen::VectorXd x = output.row(a).cast<double>().transpose();
   const Eigen::VectorXd y = output.row(b).cast<double>().transpose();
   c.max_abs_diff = (x - y).cwiseAbs().maxCoeff();
+  c.scale = std::max(x.cwiseAbs().maxCoeff(), y.cwiseAbs().maxCoeff());
   const double norms = x.norm() * y.norm();
   c.cosine = norms > 0.0 ? x.dot(y) / norms : 0.0;
   return c;

@@ -51,7 +51,7 @@ const std::vector<std::string>& sample_sentences() {
       "The dog chased another dog",
       "May the force be with you.",
       "The cat sat on the mat.",
-      "I saw the man with the telescope.",
+      "We saw the man with the telescope.",
       "Attention is all you need.",
       "The quick brown fox jumps over the lazy dog.",
       "She said that he said that they said no.",

@@ -4,6 +4,7 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace poslab {
 
@@ -157,10 +158,18 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   section("Export");
   ImGui::InputText("file stem", &export_stem);
   actions.export_png_1x = ImGui::Button("PNG 1×");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+E: the heatmap with axes, labels and colorbar");
   ImGui::SameLine();
   actions.export_png_2x = ImGui::Button("PNG 2×");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Shift+E: twice the pixels, for slides and print");
   ImGui::SameLine();
   actions.export_csv = ImGui::Button("CSV");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+D: head,query,key,query_token,key_token,score,weight");
+  std::error_code ec;
+  const std::string target = std::filesystem::absolute(export_stem, ec).string();
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("→ %s.png / .csv", target.c_str());
+  ImGui::PopStyleColor();
   ImGui::PopItemWidth();
   return actions;
 }

@@ -48,6 +48,18 @@ void on_drop(GLFWwindow*, int count, const char** paths) {
   for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
 }
 
+// Hotkeys are caught in GLFW's key callback: ImGui 1.86 keeps only whether a key is down at the
+// start of a frame, so a press and release inside one frame (fast typing, xdotool) would be lost.
+struct Hotkey {
+  int key;
+  int mods;
+};
+std::vector<Hotkey> g_hotkeys;
+
+void on_key(GLFWwindow*, int key, int, int action, int mods) {
+  if (action == GLFW_PRESS && (mods & GLFW_MOD_CONTROL)) g_hotkeys.push_back({key, mods});
+}
+
 GLFWwindow* open_window(const GuiOptions& options, bool& gl43) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -94,6 +106,7 @@ int run_gui(const GuiOptions& options) {
     return 1;
   }
   glfwSetDropCallback(window, on_drop);
+  glfwSetKeyCallback(window, on_key);  // before ImGui's backend, which chains to it
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -151,6 +164,15 @@ int run_gui(const GuiOptions& options) {
       ImGui::TextColored(status.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.6f, 0.85f, 0.6f, 1), "%s", status.text.c_str());
     ImGui::End();
 
+    // Hotkeys: Ctrl+E exports the PNG (with Shift at 2×), Ctrl+D the CSV.
+    ControlsActions requested = actions;
+    for (const Hotkey& h : g_hotkeys) {
+      if (io.WantTextInput) break;  // Ctrl+E and Ctrl+D mean something else in a text field
+      if (h.key == GLFW_KEY_E) ((h.mods & GLFW_MOD_SHIFT) ? requested.export_png_2x : requested.export_png_1x) = true;
+      if (h.key == GLFW_KEY_D) requested.export_csv = true;
+    }
+    g_hotkeys.clear();
+
     // Act on the frame's requests, then recompute if a pipeline input changed.
     if (actions.load_embeddings || load_requested) {
       if (auto s = workspace.load_embeddings(controls.embeddings_input); !s) {
@@ -163,11 +185,11 @@ int run_gui(const GuiOptions& options) {
     if (auto s = workspace.update(state); !s) {
       if (status.text != s.error()) status.fail(s.error());
     }
-    if (workspace.results() && (actions.export_png_1x || actions.export_png_2x || actions.export_csv)) {
+    if (workspace.results() && (requested.export_png_1x || requested.export_png_2x || requested.export_csv)) {
       ExportRequest request;
-      if (actions.export_png_1x || actions.export_png_2x) request.png = controls.export_stem + ".png";
-      if (actions.export_csv) request.csv = controls.export_stem + ".csv";
-      request.scale = actions.export_png_2x ? 2.0f : 1.0f;
+      if (requested.export_png_1x || requested.export_png_2x) request.png = controls.export_stem + ".png";
+      if (requested.export_csv) request.csv = controls.export_stem + ".csv";
+      request.scale = requested.export_png_2x ? 2.0f : 1.0f;
       std::vector<std::string> written;
       if (auto s = export_attention(state, *workspace.results(), request, written); !s) status.fail(s.error());
       else for (const auto& w : written) status.info("wrote " + w);

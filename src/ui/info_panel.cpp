@@ -8,7 +8,9 @@ void draw_info_panel(const State& state, const Workspace& workspace, const std::
   const Results* r = workspace.results();
   if (!r) return;
   ImGui::Text("Computed by %s", r->backend.c_str());
-  ImGui::TextDisabled("%s", renderer.c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", renderer.c_str());
+  ImGui::PopStyleColor();
   if (r->device_ms) ImGui::Text("attention %.2f ms wall, %.2f ms GPU", r->attention_ms, *r->device_ms);
   else ImGui::Text("attention %.2f ms", r->attention_ms);
   if (r->max_diff_vs_cpu) {
@@ -16,18 +18,21 @@ void draw_info_panel(const State& state, const Workspace& workspace, const std::
     ImGui::TextColored(ok ? ImVec4(0.4f, 0.85f, 0.4f, 1) : ImVec4(1, 0.4f, 0.3f, 1), "max |GPU − CPU| = %.2e %s",
                        *r->max_diff_vs_cpu, ok ? "(≤ 1e-4)" : "(above 1e-4!)");
   }
-  for (const auto& note : r->notes) ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.2f, 1), "%s", note.c_str());
+  for (const auto& note : r->notes) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.95f, 0.6f, 0.2f, 1));
+    ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
+  }
 
   // The dog demo in one line: the first repeated token and how different its two outputs are.
   if (auto pair = first_repeated_token(r->tokens)) {
     const auto c = compare_outputs(r->output, pair->first, pair->second);
     const std::string& word = r->tokens[static_cast<std::size_t>(pair->first)].text;
     ImGui::Spacing();
-    ImGui::Text("\"%s\" at %d and %d: max |Δ output| = %.3g, cosine = %.6f", word.c_str(), c.a, c.b, c.max_abs_diff,
-                c.cosine);
-    const bool identical = c.max_abs_diff == 0.0;
-    ImGui::TextDisabled("%s", identical ? "identical: without positions (and without a causal mask) attention cannot "
-                                          "tell the two apart"
+    ImGui::TextWrapped("\"%s\" at %d and %d: max |Δ output| = %.3g, cosine = %.8f", word.c_str(), c.a, c.b,
+                       c.max_abs_diff, c.cosine);
+    ImGui::TextWrapped("%s", c.identical() ? "identical (to float precision): without positions and without a causal "
+                                             "mask, attention cannot tell the two apart"
                                         : state.model.encoding == EncodingKind::None && state.model.causal
                                               ? "different: the causal mask shows each a different prefix"
                                               : "different: positions make the two occurrences distinguishable");

@@ -78,7 +78,8 @@ plot::HeatmapFigure attention_figure(const State& state, const Results& r, float
   return plot::build_heatmap(spec, plot::figure_text_measure());
 }
 
-void AttentionView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
+void AttentionView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts,
+                         float reserve_below) {
   const Results* r = workspace.results();
   if (!r) {
     ImGui::TextDisabled("No results yet.");
@@ -86,7 +87,7 @@ void AttentionView::draw(const State& state, const Workspace& workspace, const p
   }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   // Size the cells so that the whole figure fits; rebuild only when something changed.
-  float side = std::floor(std::min(avail.x - 170.0f, avail.y - 150.0f));
+  float side = std::floor(std::min(avail.x - 170.0f, avail.y - reserve_below - 150.0f));
   side = std::max(side, 120.0f);
   if (built_version_ != workspace.version() || !(built_view_ == state.view) || std::abs(built_side_ - side) > 0.5f) {
     figure_ = attention_figure(state, *r, side);

@@ -21,7 +21,8 @@ class Workspace;
 // The GUI panel: the heatmap filling the available space, with a hover tooltip.
 class AttentionView {
  public:
-  void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts);
+  // Fills the available space less `reserve_below` pixels at the bottom.
+  void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts, float reserve_below);
 
  private:
   plot::HeatmapFigure figure_;

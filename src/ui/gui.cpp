@@ -153,12 +153,12 @@ int run_gui(const GuiOptions& options) {
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
     ImGui::BeginChild("controls", ImVec2(390, -ImGui::GetFrameHeightWithSpacing()), true);
     const ControlsActions actions = controls.draw(state, workspace);
-    ImGui::Spacing();
-    draw_info_panel(state, workspace, renderer);
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("view", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true);
-    attention_view.draw(state, workspace, fonts);
+    const float info_height = 7.0f * ImGui::GetTextLineHeightWithSpacing();
+    attention_view.draw(state, workspace, fonts, info_height);
+    draw_info_panel(state, workspace, renderer);
     ImGui::EndChild();
     if (!status.text.empty())
       ImGui::TextColored(status.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.6f, 0.85f, 0.6f, 1), "%s", status.text.c_str());

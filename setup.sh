@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# PosLab's one entry point for a fresh Debian 12 machine:
+#   ./setup.sh run    install what is missing, build, start the GUI on the default embeddings
+#   ./setup.sh test   install what is missing, build, run every test (GUI tests under Xvfb)
+#   ./setup.sh build  install what is missing and build only
+# Extra arguments after `run` go to poslab (e.g. ./setup.sh run --sentence "May the force be with you.").
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+mode=${1:-run}
+shift || true
+
+# Debian 12 packages: compiler and build tools, the libraries, the GL loader generator, Mesa
+# (llvmpipe gives OpenGL 4.5 with compute shaders on machines without a GPU), the font, and
+# for the tests GoogleTest, Xvfb and xdotool.
+packages=(
+  build-essential cmake pkg-config
+  libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev
+  libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core
+  libgtest-dev googletest xvfb xauth xdotool
+)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "setup: installing ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build -j "$(nproc)"
+}
+
+install_missing
+build
+case "$mode" in
+  run)
+    if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+      echo "setup: no display here. Headless, try:"
+      echo "  build/poslab export attention --png attention.png --csv attention.csv"
+      echo "  xvfb-run -a build/poslab --screenshot poslab.png"
+      exit 1
+    fi
+    exec build/poslab "$@"
+    ;;
+  test)
+    ctest --test-dir build --output-on-failure -j 2
+    ;;
+  build) ;;
+  *)
+    echo "usage: ./setup.sh run|test|build" >&2
+    exit 2
+    ;;
+esac

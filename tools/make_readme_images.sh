@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Regenerates the pictures in docs/ with PosLab itself (after ./setup.sh build).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+poslab=$root/build/poslab
+xvfb-run -a -s '-screen 0 1600x1000x24' "$poslab" --size 1440x900 --frames 5 --screenshot "$root/docs/screenshot.png"
+"$poslab" export attention --causal --sentence "May the force be with you." --head 1 --png "$root/docs/attention-causal.png"
+"$poslab" export attention --encoding none --heads 4 --png "$root/docs/attention-dog-no-positions.png"

@@ -1,6 +1,7 @@
 #pragma once
-// Reads tests/reference/reference.txt, written by make_reference.py (NumPy, independent of
-// PosLab's C++): one matrix per line, `name rows cols values…`.
+// Reads every tests/reference/*.txt, written by the NumPy scripts beside them (independent of
+// PosLab's C++): one matrix per line, `name rows cols values…`; names are unique across files.
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -14,18 +15,21 @@ namespace poslab::testing {
 inline const Eigen::MatrixXd& reference(const std::string& name) {
   static const std::map<std::string, Eigen::MatrixXd> table = [] {
     std::map<std::string, Eigen::MatrixXd> t;
-    std::ifstream in(POSLAB_TEST_REFERENCE);
-    if (!in) throw std::runtime_error("cannot open " POSLAB_TEST_REFERENCE);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream s(line);
-      std::string key;
-      int rows = 0, cols = 0;
-      s >> key >> rows >> cols;
-      Eigen::MatrixXd m(rows, cols);
-      for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) s >> m(r, c);
-      t.emplace(key, m);
+    for (const auto& entry : std::filesystem::directory_iterator(POSLAB_TEST_REFERENCE_DIR)) {
+      if (entry.path().extension() != ".txt") continue;
+      std::ifstream in(entry.path());
+      if (!in) throw std::runtime_error("cannot open " + entry.path().string());
+      std::string line;
+      while (std::getline(in, line)) {
+        std::istringstream s(line);
+        std::string key;
+        int rows = 0, cols = 0;
+        s >> key >> rows >> cols;
+        Eigen::MatrixXd m(rows, cols);
+        for (int r = 0; r < rows; ++r)
+          for (int c = 0; c < cols; ++c) s >> m(r, c);
+        if (!t.emplace(key, m).second) throw std::runtime_error("duplicate reference " + key);
+      }
     }
     return t;
   }();

@@ -95,8 +95,8 @@ void expect_csv_matches_core(const std::string& csv, const State& state, float t
   const Results r = core_results(state);
   const auto cells = parse_attention_csv(csv);
   const int T = static_cast<int>(r.tokens.size());
-  ASSERT_EQ(cells.size(), static_cast<std::size_t>(r.input.heads * T * T));
-  for (int h = 0; h < r.input.heads; ++h)
+  ASSERT_EQ(cells.size(), static_cast<std::size_t>(r.problem.heads * T * T));
+  for (int h = 0; h < r.problem.heads; ++h)
     for (int i = 0; i < T; ++i)
       for (int j = 0; j < T; ++j) {
         const auto& [score, weight] = cells.at({h, i, j});

@@ -94,8 +94,8 @@ TEST(Pipeline, PermutingTokensWithoutPositionsPermutesOutputs) {
   const Results a = run_cpu(s, table);
   s.sentence = ". mat the on sat cat the";  // reversed: token t moves to 6 − t
   const Results b = run_cpu(s, table);
-  ASSERT_EQ(a.output.rows(), 7);
-  for (int t = 0; t < 7; ++t) EXPECT_LT((a.output.row(t) - b.output.row(6 - t)).cwiseAbs().maxCoeff(), 1e-5) << t;
+  ASSERT_EQ(a.attention.output.rows(), 7);
+  for (int t = 0; t < 7; ++t) EXPECT_LT((a.attention.output.row(t) - b.attention.output.row(6 - t)).cwiseAbs().maxCoeff(), 1e-5) << t;
   // With positions the same permutation does not simply permute the outputs.
   s.encoding = EncodingKind::Rope;
   s.sentence = "the cat sat on the mat .";
@@ -103,7 +103,7 @@ TEST(Pipeline, PermutingTokensWithoutPositionsPermutesOutputs) {
   s.sentence = ". mat the on sat cat the";
   const Results e = run_cpu(s, table);
   double worst = 0;
-  for (int t = 0; t < 7; ++t) worst = std::max(worst, static_cast<double>((c.output.row(t) - e.output.row(6 - t)).cwiseAbs().maxCoeff()));
+  for (int t = 0; t < 7; ++t) worst = std::max(worst, static_cast<double>((c.attention.output.row(t) - e.attention.output.row(6 - t)).cwiseAbs().maxCoeff()));
   EXPECT_GT(worst, 1e-3);
 }
 
@@ -113,7 +113,7 @@ TEST(DogDemo, IdenticalWithoutPositionsAndMask) {
   ASSERT_TRUE(pair.has_value());
   EXPECT_EQ(pair->first, 1);
   EXPECT_EQ(pair->second, 4);
-  const auto c = compare_outputs(r.output, 1, 4);
+  const auto c = compare_outputs(r.attention.output, 1, 4);
   EXPECT_TRUE(c.identical()) << c.max_abs_diff << " of " << c.scale;
   EXPECT_LT(c.max_abs_diff, 1e-5 * c.scale);
   EXPECT_GT(c.scale, 0.1);
@@ -123,7 +123,7 @@ TEST(DogDemo, IdenticalWithoutPositionsAndMask) {
 TEST(DogDemo, DifferentWithSinusoidOrRope) {
   for (auto enc : {EncodingKind::Sinusoidal, EncodingKind::Rope}) {
     const Results r = run_cpu(dog_settings(enc, false), small_table());
-    const auto c = compare_outputs(r.output, 1, 4);
+    const auto c = compare_outputs(r.attention.output, 1, 4);
     EXPECT_GT(c.max_abs_diff, 1e-3) << to_string(enc);
     EXPECT_FALSE(c.identical());
     EXPECT_LT(c.cosine, 0.99999) << to_string(enc);
@@ -132,8 +132,8 @@ TEST(DogDemo, DifferentWithSinusoidOrRope) {
 
 TEST(DogDemo, DifferentWithCausalMaskEvenWithoutPositions) {
   const Results r = run_cpu(dog_settings(EncodingKind::None, true), small_table());
-  EXPECT_GT(compare_outputs(r.output, 1, 4).max_abs_diff, 1e-3);
-  EXPECT_FALSE(compare_outputs(r.output, 1, 4).identical());
+  EXPECT_GT(compare_outputs(r.attention.output, 1, 4).max_abs_diff, 1e-3);
+  EXPECT_FALSE(compare_outputs(r.attention.output, 1, 4).identical());
 }
 
 TEST(Pipeline, IdentityProjectionGivesEachHeadItsSlice) {
@@ -176,7 +176,7 @@ TEST(Pipeline, BadSettingsAreClearErrors) {
 class BrokenBackend final : public AttentionBackend {
  public:
   std::string name() const override { return "broken GPU"; }
-  Result<AttentionOutput> run(const AttentionInput&) override { return Error{"shader failed to link"}; }
+  Result<AttentionOutput> run(const AttentionProblem&) override { return Error{"shader failed to link"}; }
 };
 
 TEST(Pipeline, FailingBackendFallsBackToCpuWithANote) {

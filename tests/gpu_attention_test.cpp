@@ -1,10 +1,16 @@
-// The compute shaders run for real through EGL (no display) and must match the Eigen reference.
-// These tests never skip: no OpenGL 4.3 context is a failure.
+// The compute shaders run for real through EGL (no display) and must match the Eigen reference
+// to 1e-4 for weights, context and output. These tests never skip: no OpenGL 4.3 context is a
+// failure.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "core/encodings.hpp"
 #include "core/random.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
+#include "plot/colormap.hpp"
+#include "plot/heatmap.hpp"
 
 using namespace poslab;
 
@@ -27,31 +33,60 @@ struct GpuFixture : ::testing::Test {
   static inline std::unique_ptr<gpu::GpuBackend> backend;
 };
 
-AttentionInput random_input(int T, int heads, int head_dim, bool causal, int padded, std::uint64_t seed) {
-  AttentionInput in;
-  const int d = heads * head_dim;
-  in.Q = gaussian_matrix(T, d, 1.0, mix_seed(seed, 1));
-  in.K = gaussian_matrix(T, d, 1.0, mix_seed(seed, 2));
-  in.V = gaussian_matrix(T, d, 1.0, mix_seed(seed, 3));
-  in.heads = heads;
-  in.causal = causal;
-  in.key_valid.assign(static_cast<std::size_t>(T), 1);
-  for (int t = std::max(1, T - padded); t < T; ++t) in.key_valid[static_cast<std::size_t>(t)] = 0;
-  return in;
+struct Shape {
+  int T = 8;
+  int heads = 2;
+  int head_dim = 16;
+  bool causal = false;
+  int padded = 0;     // trailing keys masked as padding
+  bool rope = false;
+  RopeStyle style = RopeStyle::Interleaved;
+  bool bias = false;
+  int keys = 0;       // 0: self-attention; otherwise cross-attention with this many keys
+};
+
+AttentionProblem random_problem(const Shape& s, std::uint64_t seed) {
+  AttentionProblem p;
+  const int d = s.heads * s.head_dim;
+  const int Tk = s.keys > 0 ? s.keys : s.T;
+  p.Xq = gaussian_matrix(s.T, d, 1.0, mix_seed(seed, 1));
+  p.Xkv = s.keys > 0 ? gaussian_matrix(Tk, d, 1.0, mix_seed(seed, 2)) : p.Xq;
+  const double w = 1.0 / std::sqrt(static_cast<double>(d));
+  p.Wq = gaussian_matrix(d, d, 2.0 * w, mix_seed(seed, 3));
+  p.Wk = gaussian_matrix(d, d, 2.0 * w, mix_seed(seed, 4));
+  p.Wv = gaussian_matrix(d, d, w, mix_seed(seed, 5));
+  p.Wo = gaussian_matrix(d, d, w, mix_seed(seed, 6));
+  p.heads = s.heads;
+  p.causal = s.causal;
+  p.key_valid.assign(static_cast<std::size_t>(Tk), 1);
+  for (int t = std::max(1, Tk - s.padded); t < Tk; ++t) p.key_valid[static_cast<std::size_t>(t)] = 0;
+  if (s.rope) {
+    p.rope.enabled = true;
+    p.rope.style = s.style;
+    p.rope.thetas = rope_thetas(s.head_dim, 10000.0);
+    for (int t = 0; t < s.T; ++t) p.rope.query_positions.push_back(t + 3000);  // large angles
+    for (int t = 0; t < Tk; ++t) p.rope.key_positions.push_back(t + 3000);
+  }
+  if (s.bias) p.relative_bias = gaussian_matrix(s.heads, s.T + Tk - 1, 1.0, mix_seed(seed, 7));
+  return p;
 }
 
-// Compares every weight and every context value of the GPU with the CPU reference.
-void expect_matches_cpu(gpu::GpuBackend& backend, const AttentionInput& in) {
-  auto gpu_out = backend.run(in);
+// Compares every weight, context and output value of the GPU with the CPU reference.
+void expect_matches_cpu(gpu::GpuBackend& backend, const Shape& s, std::uint64_t seed) {
+  const AttentionProblem p = random_problem(s, seed);
+  auto gpu_out = backend.run(p);
   ASSERT_TRUE(gpu_out.ok()) << gpu_out.error();
-  const AttentionOutput cpu_out = attention_cpu(in);
+  const AttentionOutput cpu_out = solve_cpu(p);
   ASSERT_EQ(gpu_out->weights.size(), cpu_out.weights.size());
-  EXPECT_LE(max_abs_difference(*gpu_out, cpu_out), 1e-4) << "T=" << in.tokens() << " heads=" << in.heads;
+  EXPECT_LE(max_abs_difference(*gpu_out, cpu_out), 1e-4)
+      << "T=" << s.T << " heads=" << s.heads << " d_h=" << s.head_dim << " causal=" << s.causal << " rope=" << s.rope;
+  EXPECT_LE((gpu_out->output - cpu_out.output).cwiseAbs().maxCoeff(), 1e-4);
+  EXPECT_GT(cpu_out.output.cwiseAbs().maxCoeff(), 1e-2);  // a real signal, not zeros on both sides
   // Masked cells: −inf scores and exactly zero weights on both paths.
   for (std::size_t h = 0; h < cpu_out.weights.size(); ++h)
-    for (int i = 0; i < in.tokens(); ++i)
-      for (int j = 0; j < in.tokens(); ++j)
-        if (in.masked(i, j)) {
+    for (int i = 0; i < p.queries(); ++i)
+      for (int j = 0; j < p.keys(); ++j)
+        if (p.masked(i, j)) {
           ASSERT_EQ(gpu_out->weights[h](i, j), 0.0f);
           ASSERT_TRUE(std::isinf(gpu_out->scores[h](i, j)) && gpu_out->scores[h](i, j) < 0);
         }
@@ -59,29 +94,103 @@ void expect_matches_cpu(gpu::GpuBackend& backend, const AttentionInput& in) {
 
 }  // namespace
 
-TEST_F(GpuFixture, GpuMatchesCpuSmall) {
-  for (int T : {1, 2, 5, 16, 17, 33}) {
-    expect_matches_cpu(*backend, random_input(T, 2, 16, false, 0, 10 + T));
-    expect_matches_cpu(*backend, random_input(T, 2, 16, true, 0, 20 + T));
+TEST_F(GpuFixture, GpuMatchesCpuShortSequences) {
+  for (int T : {1, 2, 5, 15, 16, 17, 33}) {
+    expect_matches_cpu(*backend, {.T = T}, 10 + static_cast<std::uint64_t>(T));
+    expect_matches_cpu(*backend, {.T = T, .causal = true}, 20 + static_cast<std::uint64_t>(T));
   }
 }
 
-TEST_F(GpuFixture, GpuMatchesCpuHeadWidths) {
-  for (int dh : {16, 25, 64, 100, 128})
-    for (int heads : {1, 4}) expect_matches_cpu(*backend, random_input(77, heads, dh, heads == 4, 5, 100 + dh));
+TEST_F(GpuFixture, GpuMatchesCpuHeadWidthsAndCounts) {
+  // 16 … 128 take the tiled FlashAttention kernel; 160 and 256 the three-pass path.
+  for (int dh : {16, 25, 64, 100, 128, 160, 256})
+    for (int heads : {1, 4, 8})
+      expect_matches_cpu(*backend, {.T = 77, .heads = heads, .head_dim = dh, .causal = heads == 4, .padded = 5},
+                         100 + static_cast<std::uint64_t>(dh * heads));
 }
 
-TEST_F(GpuFixture, GpuMatchesCpuPadding) {
-  expect_matches_cpu(*backend, random_input(40, 4, 25, false, 12, 7));
-  expect_matches_cpu(*backend, random_input(40, 4, 25, true, 12, 8));
+TEST_F(GpuFixture, GpuMatchesCpuWithRopeInBothConventions) {
+  for (RopeStyle style : {RopeStyle::Interleaved, RopeStyle::Half})
+    for (bool causal : {false, true})
+      expect_matches_cpu(*backend, {.T = 50, .heads = 4, .head_dim = 64, .causal = causal, .rope = true, .style = style}, 7);
 }
 
-// T = 513 and beyond: where a kernel looping over all keys twice with d_h = 64 per invocation
-// would pass llvmpipe's 65,535-iteration limit and return wrong numbers without an error.
-TEST_F(GpuFixture, GpuMatchesCpuLong) {
-  for (int T : {513, 1000, 2049}) expect_matches_cpu(*backend, random_input(T, 1, 64, T % 2 == 1, 3, T));
+TEST_F(GpuFixture, GpuMatchesCpuWithRelativeBiasAndPadding) {
+  expect_matches_cpu(*backend, {.T = 40, .heads = 4, .head_dim = 32, .causal = false, .padded = 12, .bias = true}, 8);
+  expect_matches_cpu(*backend, {.T = 40, .heads = 4, .head_dim = 32, .causal = true, .padded = 12, .bias = true}, 9);
+}
+
+TEST_F(GpuFixture, GpuMatchesCpuCrossAttention) {
+  expect_matches_cpu(*backend, {.T = 9, .heads = 2, .head_dim = 32, .bias = true, .keys = 23}, 11);
+  expect_matches_cpu(*backend, {.T = 40, .heads = 2, .head_dim = 32, .padded = 3, .keys = 1500}, 12);
+}
+
+// T = 513 and beyond: where a kernel that loops over every key per invocation (twice, with d_h
+// = 64 per key) would pass llvmpipe's 65,535-iteration limit and return wrong numbers silently.
+// 1500 and 2049 also cross the 1024-key split of the flash kernel.
+TEST_F(GpuFixture, GpuMatchesCpuLongSequences) {
+  for (int T : {513, 1000, 1500, 2049})
+    expect_matches_cpu(*backend, {.T = T, .heads = 1, .head_dim = 64, .causal = T % 2 == 1, .padded = 3},
+                       static_cast<std::uint64_t>(T));
 }
 
 TEST_F(GpuFixture, GpuMatchesCpuAt4096) {
-  expect_matches_cpu(*backend, random_input(4096, 1, 64, true, 0, 4096));
+  expect_matches_cpu(*backend, {.T = 4096, .heads = 1, .head_dim = 128, .causal = true, .rope = true}, 4096);
+}
+
+// 9000 keys in one walk would be about 563 tiles × (d_h + 8) ≈ 76,000 loop iterations for one
+// invocation: past llvmpipe's limit. The split over keys is what keeps this right.
+TEST_F(GpuFixture, GpuMatchesCpuWithVeryManyKeys) {
+  expect_matches_cpu(*backend, {.T = 20, .heads = 1, .head_dim = 128, .padded = 7, .keys = 9000}, 9000);
+}
+
+TEST_F(GpuFixture, GpuReportsItsTime) {
+  ASSERT_TRUE(backend->run(random_problem({.T = 64, .heads = 2, .head_dim = 32}, 1)).ok());
+  ASSERT_TRUE(backend->last_device_ms().has_value());
+  EXPECT_GT(*backend->last_device_ms(), 0.0);
+}
+
+// The heatmap cells the GPU paints straight into the screen's texture must be the image the plot
+// module builds on the CPU for export: same colours, same hatch, same layout.
+TEST_F(GpuFixture, GpuPaintedHeatmapEqualsTheCpuImage) {
+  const AttentionProblem p = random_problem({.T = 21, .heads = 2, .head_dim = 16, .causal = true, .padded = 4}, 5);
+  auto out = backend->run(p);
+  ASSERT_TRUE(out.ok()) << out.error();
+  for (bool scores : {false, true}) {
+    plot::HeatmapSpec spec;
+    spec.values = scores ? &out->scores[1] : &out->weights[1];
+    spec.masked = [&p](int i, int j) { return p.masked(i, j); };
+    spec.colormap = scores ? plot::Colormap::Diverging : plot::Colormap::Viridis;
+    spec.vmin = scores ? -3.0f : 0.0f;
+    spec.vmax = scores ? 3.0f : out->weights[1].maxCoeff();
+    const plot::Image expected = plot::heatmap_cells(spec);
+
+    gpu::HeatmapPaint paint;
+    paint.head = 1;
+    paint.scores = scores;
+    paint.vmin = spec.vmin;
+    paint.vmax = spec.vmax;
+    paint.texels_per_cell = plot::heatmap_texels_per_cell(21);
+    paint.lut = plot::colormap_lut(spec.colormap);
+    std::copy_n(&plot::kMaskLight.r, 4, paint.mask_light);
+    std::copy_n(&plot::kMaskDark.r, 4, paint.mask_dark);
+    auto texture = backend->paint_heatmap(paint);
+    ASSERT_TRUE(texture.ok()) << texture.error();
+    std::vector<unsigned char> painted(expected.rgba.size());
+    glBindTexture(GL_TEXTURE_2D, *texture);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, painted.data());
+    ASSERT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+
+    std::size_t differing = 0;
+    int worst = 0;
+    for (std::size_t k = 0; k < painted.size(); ++k) {
+      const int diff = std::abs(static_cast<int>(painted[k]) - static_cast<int>(expected.rgba[k]));
+      differing += diff > 0 ? 1 : 0;
+      worst = std::max(worst, diff);
+    }
+    // Float rounding may move a value across one of the 256 colour steps, nothing more.
+    EXPECT_LE(worst, 6) << (scores ? "scores" : "weights");
+    EXPECT_LE(differing, painted.size() / 200) << (scores ? "scores" : "weights");
+  }
 }

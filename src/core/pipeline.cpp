@@ -31,35 +31,34 @@ Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable
   const int T = std::max(real, s.pad_to);
   for (int t = real; t < T; ++t) in.tokens.push_back(Token{"<pad>", -1, false, true});
 
-  in.X = Matrix::Zero(T, d);
+  Matrix X = Matrix::Zero(T, d);  // T × d
   for (int t = 0; t < real; ++t) {
     const Token& tok = in.tokens[static_cast<std::size_t>(t)];
-    in.X.row(t) = tok.unknown ? RowVector(unknown_token_vector(tok.text, d, table.component_std()).transpose())
+    X.row(t) = tok.unknown ? RowVector(unknown_token_vector(tok.text, d, table.component_std()).transpose())
                               : RowVector(table.vectors().row(tok.row));
   }
-  if (s.encoding == EncodingKind::Sinusoidal) in.X += sinusoidal_encoding(T, d, s.base);
+  if (s.encoding == EncodingKind::Sinusoidal) X += sinusoidal_encoding(T, d, s.base);
 
   const Projections W = make_projections(d, s.projection, s.sigma, s.seed);
-  AttentionInput& a = in.attention;
-  a.Q = in.X * W.Wq;  // T × d
-  a.K = in.X * W.Wk;  // T × d
-  a.V = in.X * W.Wv;  // T × d
-  a.heads = s.heads;
-  a.causal = s.causal;
-  a.key_valid.assign(static_cast<std::size_t>(T), 1);
-  for (int t = real; t < T; ++t) a.key_valid[static_cast<std::size_t>(t)] = 0;
-
+  AttentionProblem& p = in.problem;
+  p.Xq = std::move(X);
+  p.Xkv = p.Xq;
+  p.Wq = W.Wq;
+  p.Wk = W.Wk;
+  p.Wv = W.Wv;
+  p.Wo = W.Wo;
+  p.heads = s.heads;
+  p.causal = s.causal;
+  p.key_valid.assign(static_cast<std::size_t>(T), 1);
+  for (int t = real; t < T; ++t) p.key_valid[static_cast<std::size_t>(t)] = 0;
   if (s.encoding == EncodingKind::Rope) {
-    const int dh = d / s.heads;
-    const auto thetas = rope_thetas(rotary_width(dh), s.base);
-    std::vector<int> positions(static_cast<std::size_t>(T));
-    for (int t = 0; t < T; ++t) positions[static_cast<std::size_t>(t)] = t;
-    for (int h = 0; h < s.heads; ++h) {  // per head, on q and k only, never on v
-      apply_rope(a.Q.middleCols(h * dh, dh), positions, thetas, s.rope_style);
-      apply_rope(a.K.middleCols(h * dh, dh), positions, thetas, s.rope_style);
-    }
+    p.rope.enabled = true;
+    p.rope.style = s.rope_style;
+    p.rope.thetas = rope_thetas(rotary_width(d / s.heads), s.base);
+    p.rope.query_positions.resize(static_cast<std::size_t>(T));
+    for (int t = 0; t < T; ++t) p.rope.query_positions[static_cast<std::size_t>(t)] = t;
+    p.rope.key_positions = p.rope.query_positions;
   }
-  in.Wo = W.Wo;
   return in;
 }
 
@@ -69,10 +68,10 @@ Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable
   if (!prepared) return Error{prepared.error()};
   Results r;
   r.tokens = std::move(prepared->tokens);
-  r.input = std::move(prepared->attention);
+  r.problem = std::move(prepared->problem);
 
   const auto start = std::chrono::steady_clock::now();
-  auto computed = backend.run(r.input);
+  auto computed = backend.run(r.problem);
   r.attention_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   r.backend = backend.name();
   bool on_cpu = dynamic_cast<CpuBackend*>(&backend) != nullptr;
@@ -81,12 +80,16 @@ Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable
     r.device_ms = backend.last_device_ms();
   } else {
     r.notes.push_back(backend.name() + " failed: " + computed.error() + " — computed on the CPU instead.");
-    r.attention = attention_cpu(r.input);
+    r.attention = solve_cpu(r.problem);
     r.backend = CpuBackend().name();
     on_cpu = true;
   }
-  if (check_against_cpu && !on_cpu) r.max_diff_vs_cpu = max_abs_difference(r.attention, attention_cpu(r.input));
-  r.output = r.attention.context * prepared->Wo;
+  if (check_against_cpu && !on_cpu) {
+    const auto cpu_start = std::chrono::steady_clock::now();
+    const AttentionOutput reference = solve_cpu(r.problem);
+    r.cpu_check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
+    r.max_diff_vs_cpu = max_abs_difference(r.attention, reference);
+  }
   return r;
 }
 

@@ -22,22 +22,20 @@ Projections make_projections(int d, ProjectionKind kind, double sigma, std::uint
 
 struct PipelineInput {
   std::vector<Token> tokens;  // the sentence's tokens, then any padding tokens
-  Matrix X;                   // T × d: embeddings plus the additive encoding, if any
-  AttentionInput attention;   // Q, K (rotated when RoPE), V and the masks
-  Matrix Wo;                  // d × d output projection
+  AttentionProblem problem;   // embeddings (plus any additive encoding), projections, RoPE, masks
 };
 
-// Everything before the attention kernel. Fails only on settings that do not fit the table.
+// Everything before the attention step. Fails only on settings that do not fit the table.
 Result<PipelineInput> prepare_input(const ModelSettings& settings, const EmbeddingTable& table);
 
 struct Results {
   std::vector<Token> tokens;
-  AttentionInput input;
-  AttentionOutput attention;
-  Matrix output;              // T × d: context · W_o
+  AttentionProblem problem;
+  AttentionOutput attention;  // scores, weights, context and output (context · W_o)
   std::string backend;        // which path computed the attention
   double attention_ms = 0.0;  // wall time of the attention step
   std::optional<double> device_ms;        // GPU time of the attention step, when on the GPU
+  std::optional<double> cpu_check_ms;     // wall time of the CPU reference, when it ran as a check
   std::optional<double> max_diff_vs_cpu;  // when checked against the CPU reference
   std::vector<std::string> notes;         // things the user should know (a fallback, say)
 };

@@ -1,23 +1,63 @@
 #include "gpu/attention_gpu.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 namespace poslab::gpu {
+
+namespace {
+
+constexpr GLbitfield kStorageBarrier = GL_SHADER_STORAGE_BARRIER_BIT;
+
+GLuint groups(int n, int per_group) { return static_cast<GLuint>((n + per_group - 1) / per_group); }
+
+std::size_t bytes_of(const Matrix& m) { return sizeof(float) * static_cast<std::size_t>(m.size()); }
+
+void upload(Buffer& b, const Matrix& m) { b.upload(m.data(), bytes_of(m)); }
+
+std::string gl_error_text(GLenum err) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "OpenGL error 0x%04x", err);
+  return buf;
+}
+
+// Measures the GPU time of the commands issued while it lives, adding it to `total_ms`.
+class ScopedTimer {
+ public:
+  ScopedTimer(GLuint query, double& total_ms) : query_(query), total_ms_(total_ms) { glBeginQuery(GL_TIME_ELAPSED, query_); }
+  ~ScopedTimer() {
+    glEndQuery(GL_TIME_ELAPSED);
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &ns);
+    total_ms_ += static_cast<double>(ns) * 1e-6;
+  }
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+ private:
+  GLuint query_;
+  double& total_ms_;
+};
+
+}  // namespace
 
 Result<std::unique_ptr<GpuBackend>> GpuBackend::create() {
   if (!context_at_least(4, 3))
     return Error{"OpenGL 4.3 is needed for compute shaders; this context is " + describe_context()};
   std::unique_ptr<GpuBackend> b(new GpuBackend());
-  auto scores = ComputeProgram::create("attention_scores.comp");
-  if (!scores) return Error{scores.error()};
-  auto softmax = ComputeProgram::create("attention_softmax.comp");
-  if (!softmax) return Error{softmax.error()};
-  auto context = ComputeProgram::create("attention_context.comp");
-  if (!context) return Error{context.error()};
-  b->scores_ = std::move(*scores);
-  b->softmax_ = std::move(*softmax);
-  b->context_ = std::move(*context);
+  struct Named {
+    ComputeProgram* program;
+    const char* file;
+  };
+  for (const Named& n : {Named{&b->matmul_shader_, "matmul.comp"}, Named{&b->rope_shader_, "rope.comp"},
+                         Named{&b->flash_shader_, "flash_attention.comp"}, Named{&b->combine_shader_, "flash_combine.comp"},
+                         Named{&b->scores_shader_, "attention_scores.comp"}, Named{&b->softmax_shader_, "attention_softmax.comp"},
+                         Named{&b->context_shader_, "attention_context.comp"}, Named{&b->colors_shader_, "heatmap_colors.comp"}}) {
+    auto program = ComputeProgram::create(n.file);
+    if (!program) return Error{program.error()};
+    *n.program = std::move(*program);
+  }
   GLuint query = 0;
   glGenQueries(1, &query);
   b->timer_ = GlHandle<QueryDeleter>(query);
@@ -29,77 +69,223 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create() {
   return b;
 }
 
-Result<AttentionOutput> GpuBackend::run(const AttentionInput& in) {
-  const int T = in.tokens();
-  const int d = static_cast<int>(in.Q.cols());
-  const int dh = in.head_dim();
-  const std::size_t square_bytes = sizeof(float) * static_cast<std::size_t>(T) * static_cast<std::size_t>(T);
-  if (square_bytes > max_block_bytes_)
-    return Error{"T = " + std::to_string(T) + " needs a " + std::to_string(square_bytes >> 20) +
-                 " MiB score buffer, more than this GPU's storage block limit of " +
-                 std::to_string(max_block_bytes_ >> 20) + " MiB"};
-  const std::size_t td_bytes = sizeof(float) * static_cast<std::size_t>(T) * static_cast<std::size_t>(d);
-  q_.upload(in.Q.data(), td_bytes);
-  k_.upload(in.K.data(), td_bytes);
-  v_.upload(in.V.data(), td_bytes);
-  std::vector<GLuint> valid(in.key_valid.begin(), in.key_valid.end());
-  valid_.upload(valid.data(), valid.size() * sizeof(GLuint));
-  s_.reserve(square_bytes);
-  a_.reserve(square_bytes);
-  c_.reserve(td_bytes);
+void GpuBackend::matmul(const Buffer& a, const Buffer& b, Buffer& c, int M, int N, int K) {
+  c.reserve(sizeof(float) * static_cast<std::size_t>(M) * static_cast<std::size_t>(N));
+  matmul_shader_.use();
+  a.bind_base(0);
+  b.bind_base(1);
+  c.bind_base(2);
+  matmul_shader_.set("M", M);
+  matmul_shader_.set("N", N);
+  matmul_shader_.set("K", K);
+  glDispatchCompute(groups(N, 16), groups(M, 16), 1);
+  glMemoryBarrier(kStorageBarrier);
+}
+
+void GpuBackend::apply_rope(Buffer& x, int rows, const Buffer& positions, const AttentionProblem& p) {
+  const int pairs = static_cast<int>(p.rope.thetas.size());
+  rope_shader_.use();
+  x.bind_base(0);
+  thetas_.bind_base(1);
+  positions.bind_base(2);
+  rope_shader_.set("T", rows);
+  rope_shader_.set("d", d_);
+  rope_shader_.set("heads", heads_);
+  rope_shader_.set("head_dim", head_dim_);
+  rope_shader_.set("pairs", pairs);
+  rope_shader_.set("half_style", p.rope.style == RopeStyle::Half ? 1 : 0);
+  rope_shader_.set("scale", static_cast<float>(p.rope.scale));
+  glDispatchCompute(groups(rows * heads_ * pairs, 64), 1, 1);
+  glMemoryBarrier(kStorageBarrier);
+}
+
+void GpuBackend::project(const AttentionProblem& p) {
+  upload(xq_, p.Xq);
+  upload(xkv_, p.Xkv);
+  upload(wq_, p.Wq);
+  upload(wk_, p.Wk);
+  upload(wv_, p.Wv);
+  upload(wo_, p.Wo);
+  matmul(xq_, wq_, q_, Tq_, d_, d_);   // Q = Xq·W_q
+  matmul(xkv_, wk_, k_, Tk_, d_, d_);  // K = Xkv·W_k
+  matmul(xkv_, wv_, v_, Tk_, d_, d_);  // V = Xkv·W_v
+  if (!p.rope.enabled || p.rope.thetas.empty()) return;
+  thetas_.upload(p.rope.thetas.data(), p.rope.thetas.size() * sizeof(double));
+  qpos_.upload(p.rope.query_positions.data(), p.rope.query_positions.size() * sizeof(int));
+  kpos_.upload(p.rope.key_positions.data(), p.rope.key_positions.size() * sizeof(int));
+  apply_rope(q_, Tq_, qpos_, p);
+  apply_rope(k_, Tk_, kpos_, p);
+}
+
+void GpuBackend::attend_flash() {
+  splits_ = (Tk_ + kKeysPerSplit - 1) / kKeysPerSplit;
+  const std::size_t rows = static_cast<std::size_t>(splits_) * static_cast<std::size_t>(heads_) * static_cast<std::size_t>(Tq_);
+  partial_o_.reserve(rows * static_cast<std::size_t>(head_dim_) * sizeof(float));
+  partial_ml_.reserve(rows * 2 * sizeof(float));
+  stats_.reserve(static_cast<std::size_t>(heads_) * static_cast<std::size_t>(Tq_) * 2 * sizeof(float));
+  flash_shader_.use();
+  q_.bind_base(0);
+  k_.bind_base(1);
+  v_.bind_base(2);
+  valid_.bind_base(3);
+  bias_.bind_base(4);
+  partial_o_.bind_base(5);
+  partial_ml_.bind_base(6);
+  flash_shader_.set("Tq", Tq_);
+  flash_shader_.set("Tk", Tk_);
+  flash_shader_.set("d", d_);
+  flash_shader_.set("heads", heads_);
+  flash_shader_.set("head_dim", head_dim_);
+  flash_shader_.set("causal", causal_ ? 1 : 0);
+  flash_shader_.set("has_bias", has_bias_ ? 1 : 0);
+  flash_shader_.set("scale", 1.0f / std::sqrt(static_cast<float>(head_dim_)));
+  flash_shader_.set("keys_per_split", kKeysPerSplit);
+  glDispatchCompute(groups(Tq_, 16), static_cast<GLuint>(splits_), static_cast<GLuint>(heads_));
+  glMemoryBarrier(kStorageBarrier);
+
+  combine_shader_.use();
+  partial_o_.bind_base(0);
+  partial_ml_.bind_base(1);
+  context_.bind_base(2);
+  stats_.bind_base(3);
+  combine_shader_.set("Tq", Tq_);
+  combine_shader_.set("d", d_);
+  combine_shader_.set("heads", heads_);
+  combine_shader_.set("head_dim", head_dim_);
+  combine_shader_.set("splits", splits_);
+  glDispatchCompute(groups(Tq_ * head_dim_, 64), static_cast<GLuint>(heads_), 1);
+  glMemoryBarrier(kStorageBarrier);
+}
+
+void GpuBackend::scores_for_head(int head, bool normalize) {
+  scores_shader_.use();
   q_.bind_base(0);
   k_.bind_base(1);
   valid_.bind_base(2);
-  s_.bind_base(3);
-  a_.bind_base(4);
-  v_.bind_base(5);
-  c_.bind_base(6);
+  bias_.bind_base(3);
+  stats_.bind_base(4);
+  s_.bind_base(5);
+  a_.bind_base(6);
+  scores_shader_.set("Tq", Tq_);
+  scores_shader_.set("Tk", Tk_);
+  scores_shader_.set("d", d_);
+  scores_shader_.set("head_dim", head_dim_);
+  scores_shader_.set("head", head);
+  scores_shader_.set("causal", causal_ ? 1 : 0);
+  scores_shader_.set("has_bias", has_bias_ ? 1 : 0);
+  scores_shader_.set("normalize", normalize ? 1 : 0);
+  scores_shader_.set("scale", 1.0f / std::sqrt(static_cast<float>(head_dim_)));
+  glDispatchCompute(groups(Tk_, 16), groups(Tq_, 16), 1);
+  glMemoryBarrier(kStorageBarrier);
+}
+
+void GpuBackend::attend_three_pass(int head) {
+  scores_for_head(head, false);
+  softmax_shader_.use();
+  s_.bind_base(0);
+  a_.bind_base(1);
+  softmax_shader_.set("Tk", Tk_);
+  glDispatchCompute(static_cast<GLuint>(Tq_), 1, 1);
+  glMemoryBarrier(kStorageBarrier);
+  context_shader_.use();
+  a_.bind_base(0);
+  v_.bind_base(1);
+  context_.bind_base(2);
+  context_shader_.set("Tq", Tq_);
+  context_shader_.set("Tk", Tk_);
+  context_shader_.set("d", d_);
+  context_shader_.set("head_dim", head_dim_);
+  context_shader_.set("head", head);
+  glDispatchCompute(groups(head_dim_, 16), groups(Tq_, 16), 1);
+  glMemoryBarrier(kStorageBarrier);
+}
+
+Result<AttentionOutput> GpuBackend::run(const AttentionProblem& p) {
+  valid_run_ = false;
+  Tq_ = p.queries();
+  Tk_ = p.keys();
+  d_ = p.width();
+  heads_ = p.heads;
+  head_dim_ = p.head_dim();
+  causal_ = p.causal;
+  has_bias_ = p.relative_bias.size() > 0;
+  flash_ = head_dim_ <= kFlashMaxHeadDim;
+  const std::size_t square_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(Tk_);
+  if (square_bytes > max_block_bytes_)
+    return Error{std::to_string(Tq_) + " × " + std::to_string(Tk_) + " weights need " + std::to_string(square_bytes >> 20) +
+                 " MiB, more than this GPU's storage block limit of " + std::to_string(max_block_bytes_ >> 20) + " MiB"};
+
+  std::vector<GLuint> valid(p.key_valid.begin(), p.key_valid.end());
+  valid_.upload(valid.data(), valid.size() * sizeof(GLuint));
+  if (has_bias_) upload(bias_, p.relative_bias);
+  else bias_.reserve(sizeof(float));
+  s_.reserve(square_bytes);
+  a_.reserve(square_bytes);
+  const std::size_t context_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(d_);
+  context_.reserve(context_bytes);
 
   AttentionOutput out;
-  out.context.resize(T, d);
-  const GLuint tiles = static_cast<GLuint>((T + 15) / 16);
-  const GLuint column_tiles = static_cast<GLuint>((dh + 15) / 16);
-  double gpu_ns = 0.0;
-  for (int h = 0; h < in.heads; ++h) {
-    glBeginQuery(GL_TIME_ELAPSED, timer_.id());
-    scores_.use();
-    scores_.set("T", T);
-    scores_.set("d", d);
-    scores_.set("head_dim", dh);
-    scores_.set("head", h);
-    scores_.set("causal", in.causal ? 1 : 0);
-    scores_.set("scale", 1.0f / std::sqrt(static_cast<float>(dh)));
-    glDispatchCompute(tiles, tiles, 1);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-
-    softmax_.use();
-    softmax_.set("T", T);
-    glDispatchCompute(static_cast<GLuint>(T), 1, 1);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-
-    context_.use();
-    context_.set("T", T);
-    context_.set("d", d);
-    context_.set("head_dim", dh);
-    context_.set("head", h);
-    glDispatchCompute(column_tiles, tiles, 1);
-    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-    glEndQuery(GL_TIME_ELAPSED);
-
-    Matrix S(T, T), A(T, T);
+  double gpu_ms = 0.0;
+  {
+    ScopedTimer timer(timer_.id(), gpu_ms);
+    project(p);
+    if (flash_) attend_flash();
+  }
+  // The weights and scores of every head, for the CPU side (export, CSV, tooltips, the check).
+  for (int h = 0; h < heads_; ++h) {
+    {
+      ScopedTimer timer(timer_.id(), gpu_ms);
+      if (flash_) scores_for_head(h, true);
+      else attend_three_pass(h);
+      glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    }
+    Matrix S(Tq_, Tk_), A(Tq_, Tk_);
     s_.download(S.data(), square_bytes);
     a_.download(A.data(), square_bytes);
     out.scores.push_back(std::move(S));
     out.weights.push_back(std::move(A));
-    GLuint64 ns = 0;
-    glGetQueryObjectui64v(timer_.id(), GL_QUERY_RESULT, &ns);
-    gpu_ns += static_cast<double>(ns);
   }
-  c_.download(out.context.data(), td_bytes);
-  last_gpu_ms_ = gpu_ns * 1e-6;
-  if (const GLenum err = glGetError(); err != GL_NO_ERROR)
-    return Error{"OpenGL error 0x" + [&] { char b[16]; std::snprintf(b, sizeof b, "%04x", err); return std::string(b); }()};
+  {
+    ScopedTimer timer(timer_.id(), gpu_ms);
+    matmul(context_, wo_, output_, Tq_, d_, d_);  // output = context·W_o
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  }
+  out.context.resize(Tq_, d_);
+  out.output.resize(Tq_, d_);
+  context_.download(out.context.data(), context_bytes);
+  output_.download(out.output.data(), context_bytes);
+  last_gpu_ms_ = gpu_ms;
+  if (const GLenum err = glGetError(); err != GL_NO_ERROR) return Error{gl_error_text(err)};
+  valid_run_ = true;
   return out;
+}
+
+Result<GLuint> GpuBackend::paint_heatmap(const HeatmapPaint& paint) {
+  if (!valid_run_) return Error{"nothing computed on the GPU yet"};
+  if (paint.head < 0 || paint.head >= heads_) return Error{"no head " + std::to_string(paint.head)};
+  if (paint.lut.size() != 256 * 4) return Error{"the colormap needs 256 RGBA entries"};
+  if (flash_) scores_for_head(paint.head, true);
+  else attend_three_pass(paint.head);
+  const int f = paint.texels_per_cell;
+  heatmap_.allocate(Tk_ * f, Tq_ * f);
+  lut_.upload(paint.lut.data(), paint.lut.size() * sizeof(float));
+  colors_shader_.use();
+  glBindImageTexture(0, heatmap_.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+  (paint.scores ? s_ : a_).bind_base(0);
+  valid_.bind_base(1);
+  lut_.bind_base(2);
+  colors_shader_.set("rows", Tq_);
+  colors_shader_.set("cols", Tk_);
+  colors_shader_.set("texels_per_cell", f);
+  colors_shader_.set("causal", causal_ ? 1 : 0);
+  colors_shader_.set("vmin", paint.vmin);
+  colors_shader_.set("vmax", paint.vmax);
+  glUniform4fv(glGetUniformLocation(colors_shader_.id(), "mask_light"), 1, paint.mask_light);
+  glUniform4fv(glGetUniformLocation(colors_shader_.id(), "mask_dark"), 1, paint.mask_dark);
+  glDispatchCompute(groups(Tk_ * f, 16), groups(Tq_ * f, 16), 1);
+  glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT);
+  if (const GLenum err = glGetError(); err != GL_NO_ERROR) return Error{gl_error_text(err)};
+  return heatmap_.id();
 }
 
 }  // namespace poslab::gpu

@@ -1,29 +1,65 @@
 #pragma once
-// Attention on the GPU with compute shaders, per head: scores with masks, row softmax, A·V.
-// Needs a current OpenGL 4.3 context; create() says why when it cannot run.
+// The attention step on the GPU with compute shaders: projections, RoPE, FlashAttention-style
+// tiled attention with online softmax (split over keys), the weights for display and export,
+// and the output projection. Needs a current OpenGL 4.3 context; create() says why when it
+// cannot run, and the caller falls back to the CPU.
 #include <memory>
+#include <vector>
 
 #include "core/attention.hpp"
 #include "gpu/gl.hpp"
 
 namespace poslab::gpu {
 
+// What paint_heatmap() draws: one head's weights or scores, coloured like the plot module does.
+struct HeatmapPaint {
+  int head = 0;
+  bool scores = false;           // false: weights
+  float vmin = 0.0f, vmax = 1.0f;
+  int texels_per_cell = 1;
+  std::vector<float> lut;        // 256 RGBA colours, 0 to 1
+  float mask_light[4] = {0, 0, 0, 1};
+  float mask_dark[4] = {0, 0, 0, 1};
+};
+
 class GpuBackend final : public AttentionBackend {
  public:
   static Result<std::unique_ptr<GpuBackend>> create();
   std::string name() const override { return "GPU (" + renderer_ + ")"; }
-  Result<AttentionOutput> run(const AttentionInput& input) override;
-  // GPU time of the last run, from timer queries, in milliseconds.
+  Result<AttentionOutput> run(const AttentionProblem& problem) override;
   std::optional<double> last_device_ms() const override { return last_gpu_ms_; }
+
+  // Heads up to this width take the tiled FlashAttention kernel; wider ones a three-pass path.
+  static constexpr int kFlashMaxHeadDim = 128;
+  // Keys one workgroup walks at most; more keys are split and merged (flash_combine.comp).
+  static constexpr int kKeysPerSplit = 1024;
+
+  // Paints a head of the last run into a texture (RGBA8, rows·f × cols·f texels, top row first),
+  // straight from the GPU's buffers: the heatmap on screen needs no round trip through the CPU.
+  Result<GLuint> paint_heatmap(const HeatmapPaint& paint);
 
  private:
   GpuBackend() = default;
-  ComputeProgram scores_, softmax_, context_;
-  Buffer q_, k_, v_, valid_, s_, a_, c_;
+  void project(const AttentionProblem& p);
+  void apply_rope(Buffer& x, int rows, const Buffer& positions, const AttentionProblem& p);
+  void attend_flash();
+  void scores_for_head(int head, bool normalize);
+  void attend_three_pass(int head);
+  void matmul(const Buffer& a, const Buffer& b, Buffer& c, int M, int N, int K);
+
+  ComputeProgram matmul_shader_, rope_shader_, flash_shader_, combine_shader_, scores_shader_, softmax_shader_,
+      context_shader_, colors_shader_;
+  Buffer xq_, xkv_, wq_, wk_, wv_, wo_, q_, k_, v_, valid_, bias_, thetas_, qpos_, kpos_;
+  Buffer partial_o_, partial_ml_, stats_, s_, a_, context_, output_, lut_;
+  Texture2D heatmap_;
   GlHandle<QueryDeleter> timer_;
   std::string renderer_;
   std::size_t max_block_bytes_ = 0;
   double last_gpu_ms_ = 0.0;
+
+  // The shape of the last run, which paint_heatmap() reads.
+  int Tq_ = 0, Tk_ = 0, d_ = 0, heads_ = 0, head_dim_ = 0, splits_ = 1;
+  bool causal_ = false, has_bias_ = false, flash_ = false, valid_run_ = false;
 };
 
 }  // namespace poslab::gpu

@@ -56,6 +56,21 @@ void Texture2D::upload_rgba(int width, int height, const unsigned char* pixels) 
   height_ = height;
 }
 
+void Texture2D::allocate(int width, int height) {
+  if (width == width_ && height == height_ && handle_) return;
+  GLuint id = 0;
+  glGenTextures(1, &id);
+  handle_ = GlHandle<TextureDeleter>(id);  // immutable storage cannot be resized: a new name
+  glBindTexture(GL_TEXTURE_2D, id);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, width, height);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  width_ = width;
+  height_ = height;
+}
+
 Result<OffscreenTarget> OffscreenTarget::create(int width, int height) {
   GLint max_size = 0;
   glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);

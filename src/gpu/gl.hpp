@@ -67,6 +67,8 @@ class Texture2D {
  public:
   Texture2D() = default;
   void upload_rgba(int width, int height, const unsigned char* pixels);
+  // Storage for width × height RGBA8 texels, contents undefined (for shaders to write).
+  void allocate(int width, int height);
   GLuint id() const { return handle_.id(); }
   int width() const { return width_; }
   int height() const { return height_; }

@@ -38,4 +38,19 @@ Color sample(Colormap map, float t) {
   return map == Colormap::Viridis ? interpolate(kViridis, t) : interpolate(kDiverging, t);
 }
 
+Color lut_color(Colormap map, float t) {
+  if (!std::isfinite(t)) t = 0.0f;
+  return sample(map, std::round(std::clamp(t, 0.0f, 1.0f) * 255.0f) / 255.0f);
+}
+
+std::vector<float> colormap_lut(Colormap map) {
+  std::vector<float> lut;
+  lut.reserve(256 * 4);
+  for (int k = 0; k < 256; ++k) {
+    const Color c = sample(map, static_cast<float>(k) / 255.0f);
+    lut.insert(lut.end(), {c.r, c.g, c.b, c.a});
+  }
+  return lut;
+}
+
 }  // namespace poslab::plot

@@ -67,6 +67,7 @@ const TextMeasure& figure_text_measure() {
 }
 
 ImTextureID TextureCache::texture_for(int index, const Image& image) {
+  if (image.texture != 0) return reinterpret_cast<ImTextureID>(static_cast<std::uintptr_t>(image.texture));
   if (static_cast<std::size_t>(index) >= entries_.size()) entries_.resize(static_cast<std::size_t>(index) + 1);
   Entry& e = entries_[static_cast<std::size_t>(index)];
   if (e.version != image.version || e.texture.id() == 0) {

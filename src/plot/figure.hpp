@@ -23,11 +23,13 @@ struct Box {
 };
 
 // An RGBA8 picture, top row first; `version` changes whenever the pixels do, so a renderer can
-// keep its texture until then.
+// keep its texture until then. With `texture` set, the pixels already live in that GL texture
+// (painted there by the GPU) and `rgba` is empty.
 struct Image {
   int width = 0, height = 0;
   std::vector<unsigned char> rgba;
   std::uint64_t version = 0;
+  std::uint32_t texture = 0;
 };
 
 enum class HAlign { Left, Center, Right };

@@ -26,12 +26,14 @@ std::uint64_t next_version() {
 
 unsigned char to_byte(float v) { return static_cast<unsigned char>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); }
 
-// Texels per cell: enough that a hatch shows inside a cell of a short sentence, and never a
-// texture past 4096 texels a side.
-int texels_per_cell(int n) { return std::clamp(2048 / std::max(n, 1), 1, 32); }
+}  // namespace
 
-Image cell_image(const HeatmapSpec& s, int rows, int cols) {
-  const int f = texels_per_cell(std::max(rows, cols));
+int heatmap_texels_per_cell(int n) { return std::clamp(2048 / std::max(n, 1), 1, 32); }
+
+Image heatmap_cells(const HeatmapSpec& s) {
+  const int rows = static_cast<int>(s.values->rows());
+  const int cols = static_cast<int>(s.values->cols());
+  const int f = heatmap_texels_per_cell(std::max(rows, cols));
   Image img;
   img.width = cols * f;
   img.height = rows * f;
@@ -41,7 +43,7 @@ Image cell_image(const HeatmapSpec& s, int rows, int cols) {
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
       const bool masked = s.masked && s.masked(r, c);
-      const Color value_color = sample(s.colormap, ((*s.values)(r, c) - s.vmin) / span);
+      const Color value_color = lut_color(s.colormap, ((*s.values)(r, c) - s.vmin) / span);
       for (int y = r * f; y < (r + 1) * f; ++y) {
         for (int x = c * f; x < (c + 1) * f; ++x) {
           // Diagonal stripes in texel coordinates, continuous across neighbouring masked cells.
@@ -58,6 +60,8 @@ Image cell_image(const HeatmapSpec& s, int rows, int cols) {
   }
   return img;
 }
+
+namespace {
 
 Image colorbar_image(Colormap map) {
   Image img;
@@ -139,7 +143,14 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   if (!s.subtitle.empty()) fig.text({kMargin, kMargin + kTitleSize + kGap}, s.subtitle, kTickSize, kMuted);
 
   // Cells, then a thin frame.
-  fig.image(grid, fig.add_image(cell_image(s, rows, cols)));
+  Image cells;
+  if (s.cell_texture != 0) {
+    const int f = heatmap_texels_per_cell(std::max(rows, cols));
+    cells = Image{cols * f, rows * f, {}, next_version(), s.cell_texture};
+  } else {
+    cells = heatmap_cells(s);
+  }
+  fig.image(grid, fig.add_image(std::move(cells)));
   fig.rect(grid, {0, 0, 0, 0}, kMuted, 1.0f);
 
   // Values inside the cells when there is room to read them.

@@ -1,6 +1,7 @@
 #pragma once
 // A labelled heatmap: title, row and column labels, cells as one image, a colorbar with ticks,
 // and masked cells hatched so they never read as small values.
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,7 +25,18 @@ struct HeatmapSpec {
   float vmin = 0.0f, vmax = 1.0f;
   std::string value_label;  // colorbar title, e.g. "weight"
   float side = 560.0f;      // the longer side of the cell area, logical pixels
+  // A GL texture already holding the cells (painted by the GPU with the same rule as
+  // heatmap_cells); 0: build the cells on the CPU from `values`.
+  std::uint32_t cell_texture = 0;
 };
+
+// Texels per cell of a heatmap with n rows or columns: enough that the hatch of masked cells
+// shows inside a cell of a short sentence, never a texture past 2048 texels for n ≤ 2048.
+int heatmap_texels_per_cell(int n);
+
+// The cells as an image: each cell's colour from the 256-colour table, masked cells hatched
+// with diagonal stripes (6 texels, 2 dark) continuous across neighbouring cells.
+Image heatmap_cells(const HeatmapSpec& spec);
 
 struct HeatmapFigure {
   Figure figure;

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "core/workspace.hpp"
+#include "gpu/attention_gpu.hpp"
 
 namespace poslab {
 
@@ -26,7 +27,7 @@ std::string encoding_text(const ModelSettings& m) {
 }
 
 int clamp_head(const State& state, const Results& r) {
-  return std::clamp(state.view.head, 0, std::max(0, r.input.heads - 1));
+  return std::clamp(state.view.head, 0, std::max(0, r.problem.heads - 1));
 }
 
 }  // namespace
@@ -41,25 +42,25 @@ std::string describe_computation(const State& state, const Results& r) {
     std::snprintf(projection, sizeof projection, "identity W");
   std::string masks = m.causal ? "causal mask" : "no causal mask";
   if (m.pad_to > 0) masks += ", padded to " + std::to_string(r.tokens.size());
-  return encoding_text(m) + " · " + projection + " · " + masks + " · d_h " + std::to_string(r.input.head_dim());
+  return encoding_text(m) + " · " + projection + " · " + masks + " · d_h " + std::to_string(r.problem.head_dim());
 }
 
-plot::HeatmapFigure attention_figure(const State& state, const Results& r, float side) {
+plot::HeatmapSpec attention_spec(const State& state, const Results& r, float side) {
   const int head = clamp_head(state, r);
   const bool weights = state.view.value == HeatmapValue::Weights;
   const Matrix& values = weights ? r.attention.weights[static_cast<std::size_t>(head)]
                                  : r.attention.scores[static_cast<std::size_t>(head)];
   plot::HeatmapSpec spec;
   spec.title = std::string(weights ? "Attention weights" : "Attention scores") + " · head " + std::to_string(head) +
-               " of " + std::to_string(r.input.heads);
+               " of " + std::to_string(r.problem.heads);
   spec.subtitle = describe_computation(state, r);
   for (const Token& t : r.tokens) spec.row_labels.push_back(t.text);
   spec.col_labels = spec.row_labels;
   spec.row_axis = "query";
   spec.col_axis = "key";
   spec.values = &values;
-  const AttentionInput* input = &r.input;
-  spec.masked = [input](int i, int j) { return input->masked(i, j); };
+  const AttentionProblem* problem = &r.problem;
+  spec.masked = [problem](int i, int j) { return problem->masked(i, j); };
   if (weights) {
     spec.colormap = plot::Colormap::Viridis;
     spec.vmin = 0.0f;
@@ -75,11 +76,36 @@ plot::HeatmapFigure attention_figure(const State& state, const Results& r, float
     spec.value_label = "score  q·k/√d_h";
   }
   spec.side = side;
-  return plot::build_heatmap(spec, plot::figure_text_measure());
+  return spec;
 }
 
-void AttentionView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts,
-                         float reserve_below) {
+plot::HeatmapFigure attention_figure(const State& state, const Results& r, float side) {
+  return plot::build_heatmap(attention_spec(state, r, side), plot::figure_text_measure());
+}
+
+namespace {
+
+// Paints the spec's cells on the GPU from the last run's buffers; the texture, or why not.
+Result<std::uint32_t> paint_on_gpu(gpu::GpuBackend& gpu, const plot::HeatmapSpec& spec, int head, bool scores) {
+  gpu::HeatmapPaint paint;
+  paint.head = head;
+  paint.scores = scores;
+  paint.vmin = spec.vmin;
+  paint.vmax = spec.vmax;
+  paint.texels_per_cell = plot::heatmap_texels_per_cell(static_cast<int>(std::max(spec.values->rows(), spec.values->cols())));
+  paint.lut = plot::colormap_lut(spec.colormap);
+  const plot::Color light = plot::kMaskLight, dark = plot::kMaskDark;
+  std::copy_n(&light.r, 4, paint.mask_light);
+  std::copy_n(&dark.r, 4, paint.mask_dark);
+  auto texture = gpu.paint_heatmap(paint);
+  if (!texture) return Error{texture.error()};
+  return static_cast<std::uint32_t>(*texture);
+}
+
+}  // namespace
+
+void AttentionView::draw(const State& state, const Workspace& workspace, gpu::GpuBackend* gpu,
+                         const plot::FontSet& fonts, float reserve_below) {
   const Results* r = workspace.results();
   if (!r) {
     ImGui::TextDisabled("No results yet.");
@@ -90,7 +116,19 @@ void AttentionView::draw(const State& state, const Workspace& workspace, const p
   float side = std::floor(std::min(avail.x - 170.0f, avail.y - reserve_below - 150.0f));
   side = std::max(side, 120.0f);
   if (built_version_ != workspace.version() || !(built_view_ == state.view) || std::abs(built_side_ - side) > 0.5f) {
-    figure_ = attention_figure(state, *r, side);
+    plot::HeatmapSpec spec = attention_spec(state, *r, side);
+    cell_source_ = "cells: CPU image";
+    // device_ms is set only when the GPU computed these results, so its buffers hold them.
+    if (gpu && r->device_ms) {
+      auto texture = paint_on_gpu(*gpu, spec, clamp_head(state, *r), state.view.value == HeatmapValue::Scores);
+      if (texture) {
+        spec.cell_texture = *texture;
+        cell_source_ = "cells: painted by the GPU into the texture";
+      } else {
+        cell_source_ = "cells: CPU image (GPU paint failed: " + texture.error() + ")";
+      }
+    }
+    figure_ = plot::build_heatmap(spec, plot::figure_text_measure());
     built_version_ = workspace.version();
     built_view_ = state.view;
     built_side_ = side;
@@ -108,9 +146,9 @@ void AttentionView::draw(const State& state, const Workspace& workspace, const p
   ImGui::BeginTooltip();
   ImGui::Text("query %d  \"%s\"", i, tokens[static_cast<std::size_t>(i)].text.c_str());
   ImGui::Text("key   %d  \"%s\"", j, tokens[static_cast<std::size_t>(j)].text.c_str());
-  if (r->input.masked(i, j)) {
+  if (r->problem.masked(i, j)) {
     ImGui::TextColored(ImVec4(0.8f, 0.5f, 0.2f, 1), "masked (%s): weight 0",
-                       r->input.key_valid[static_cast<std::size_t>(j)] == 0 ? "padding key" : "future key, causal");
+                       r->problem.key_valid[static_cast<std::size_t>(j)] == 0 ? "padding key" : "future key, causal");
   } else {
     ImGui::Text("score  %.6g", static_cast<double>(r->attention.scores[static_cast<std::size_t>(head)](i, j)));
     ImGui::Text("weight %.6g", static_cast<double>(r->attention.weights[static_cast<std::size_t>(head)](i, j)));

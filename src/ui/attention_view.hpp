@@ -11,20 +11,29 @@ namespace poslab {
 // the cell area in logical pixels. The GUI's export and `poslab export attention` both use
 // kExportSide, so they produce the same pixels.
 inline constexpr float kExportSide = 560.0f;
+plot::HeatmapSpec attention_spec(const State& state, const Results& results, float side);
 plot::HeatmapFigure attention_figure(const State& state, const Results& results, float side);
 
 // One line that says what was computed: encoding, projections, masks, backend.
 std::string describe_computation(const State& state, const Results& results);
 
 class Workspace;
+namespace gpu {
+class GpuBackend;
+}
 
-// The GUI panel: the heatmap filling the available space, with a hover tooltip.
+// The GUI panel: the heatmap filling the available space, with a hover tooltip. When the GPU
+// computed the results, it also paints the cells straight into the texture drawn on screen.
 class AttentionView {
  public:
-  // Fills the available space less `reserve_below` pixels at the bottom.
-  void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts, float reserve_below);
+  // Fills the available space less `reserve_below` pixels at the bottom. `gpu` may be null.
+  void draw(const State& state, const Workspace& workspace, gpu::GpuBackend* gpu, const plot::FontSet& fonts,
+            float reserve_below);
+  // Where the cells on screen came from: "GPU texture", "CPU image", or why the GPU could not.
+  const std::string& cell_source() const { return cell_source_; }
 
  private:
+  std::string cell_source_;
   plot::HeatmapFigure figure_;
   plot::TextureCache textures_;
   // What figure_ was built from.

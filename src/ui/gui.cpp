@@ -157,8 +157,9 @@ int run_gui(const GuiOptions& options) {
     ImGui::SameLine();
     ImGui::BeginChild("view", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true);
     const float info_height = 7.0f * ImGui::GetTextLineHeightWithSpacing();
-    attention_view.draw(state, workspace, fonts, info_height);
-    draw_info_panel(state, workspace, renderer);
+    attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
+                        info_height);
+    draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
     ImGui::EndChild();
     if (!status.text.empty())
       ImGui::TextColored(status.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.6f, 0.85f, 0.6f, 1), "%s", status.text.c_str());

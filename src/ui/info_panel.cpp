@@ -11,8 +11,12 @@ void draw_info_panel(const State& state, const Workspace& workspace, const std::
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", renderer.c_str());
   ImGui::PopStyleColor();
-  if (r->device_ms) ImGui::Text("attention %.2f ms wall, %.2f ms GPU", r->attention_ms, *r->device_ms);
-  else ImGui::Text("attention %.2f ms", r->attention_ms);
+  if (r->device_ms) ImGui::Text("attention: %.2f ms wall, %.2f ms on the GPU (timer queries)", r->attention_ms, *r->device_ms);
+  else ImGui::Text("attention: %.2f ms on the CPU", r->attention_ms);
+  if (r->cpu_check_ms) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("· CPU reference %.2f ms", *r->cpu_check_ms);
+  }
   if (r->max_diff_vs_cpu) {
     const bool ok = *r->max_diff_vs_cpu <= 1e-4;
     ImGui::TextColored(ok ? ImVec4(0.4f, 0.85f, 0.4f, 1) : ImVec4(1, 0.4f, 0.3f, 1), "max |GPU − CPU| = %.2e %s",
@@ -26,7 +30,7 @@ void draw_info_panel(const State& state, const Workspace& workspace, const std::
 
   // The dog demo in one line: the first repeated token and how different its two outputs are.
   if (auto pair = first_repeated_token(r->tokens)) {
-    const auto c = compare_outputs(r->output, pair->first, pair->second);
+    const auto c = compare_outputs(r->attention.output, pair->first, pair->second);
     const std::string& word = r->tokens[static_cast<std::size_t>(pair->first)].text;
     ImGui::Spacing();
     ImGui::TextWrapped("\"%s\" at %d and %d: max |Δ output| = %.3g, cosine = %.8f", word.c_str(), c.a, c.b,

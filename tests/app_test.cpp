@@ -24,8 +24,8 @@ struct RunResult {
   std::string output;  // stdout and stderr together
 };
 
-RunResult run(const std::string& args) {
-  const std::string command = std::string(POSLAB_BINARY) + " " + args + " 2>&1";
+RunResult run(const std::string& args, const std::string& env = "") {
+  const std::string command = env + " " + std::string(POSLAB_BINARY) + " " + args + " 2>&1";
   RunResult r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -182,6 +182,50 @@ TEST(CliExport, HelpListsEveryStateOption) {
   for (const char* option : {"--embeddings", "--sentence", "--encoding", "--rope-style", "--base", "--heads",
                              "--projection", "--sigma", "--seed", "--causal", "--backend"})
     EXPECT_NE(r.output.find(option), std::string::npos) << option;
+}
+
+TEST(CliExport, DefaultBackendIsTheGpu) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export attention --csv " + (dir / "d.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("computed on the CPU"), std::string::npos) << r.output;
+}
+
+TEST(Fallback, WithoutOpenGl43TheCliComputesOnTheCpuAndSaysWhy) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export attention --causal --png " + (dir / "f.png").string() + " --csv " + (dir / "f.csv").string(),
+                     "MESA_GL_VERSION_OVERRIDE=3.3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("GPU path unavailable, computed on the CPU: OpenGL 4.3 is needed"), std::string::npos) << r.output;
+  EXPECT_GT(distinct_colors(read_png(dir / "f.png")), 200u);  // plots still render on OpenGL 3.3
+  State state;
+  state.model.causal = true;
+  expect_csv_matches_core(read_file(dir / "f.csv"), state, 1e-6f);
+}
+
+TEST(Fallback, ABrokenShaderIsReportedWithTheDriversLog) {
+  const fs::path dir = temp_dir() / "shaders";
+  fs::create_directories(dir);
+  std::ofstream(dir / "flash_attention.comp") << "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undefined_call(); }\n";
+  const auto r = run("export attention --csv " + (dir / "b.csv").string(), "POSLAB_SHADER_DIR=" + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("flash_attention.comp failed to compile"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("undefined_call"), std::string::npos) << r.output;  // the driver's own words
+  expect_csv_matches_core(read_file(dir / "b.csv"), State{}, 1e-6f);
+}
+
+TEST(Fallback, TheGuiRunsOnOpenGl33AndSaysWhy) {
+  const fs::path shot = temp_dir() / "gui33.png";
+  const std::string command = "MESA_GL_VERSION_OVERRIDE=3.3 xvfb-run -a -s '-screen 0 1600x1000x24' " +
+                              std::string(POSLAB_BINARY) + " --frames 3 --screenshot " + shot.string() + " 2>&1";
+  RunResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
+  ASSERT_EQ(pclose(pipe), 0) << r.output;
+  EXPECT_NE(r.output.find("OpenGL 4.3 is needed"), std::string::npos) << r.output;
+  EXPECT_GT(distinct_colors(read_png(shot)), 300u);
 }
 
 TEST(Gui, ScreenshotUnderXvfbShowsTheHeatmap) {

@@ -30,7 +30,9 @@ Status Workspace::update(const State& state) {
     return Error{failure_};
   }
   failure_.clear();
-  if (state.backend == Backend::Gpu && !gpu_) computed->notes.push_back("No GPU path is available: computed on the CPU.");
+  if (state.backend == Backend::Gpu && !gpu_)
+    computed->notes.push_back("GPU path unavailable, computed on the CPU" +
+                              (gpu_unavailable_.empty() ? std::string(".") : ": " + gpu_unavailable_));
   results_ = std::move(*computed);
   ++version_;
   return Ok{};

@@ -19,8 +19,12 @@ class Workspace {
   const EmbeddingTable& embeddings() const { return table_; }
   const std::string& embeddings_path() const { return table_path_; }
 
-  // The backend used when the state asks for the GPU; null means the GPU is unavailable.
-  void set_gpu_backend(AttentionBackend* gpu) { gpu_ = gpu; }
+  // The backend used when the state asks for the GPU; null means the GPU is unavailable, and
+  // `why` (the driver's words) goes into the notes of results computed on the CPU instead.
+  void set_gpu_backend(AttentionBackend* gpu, std::string why = {}) {
+    gpu_ = gpu;
+    gpu_unavailable_ = std::move(why);
+  }
 
   // Recomputes if the model settings, backend or table changed since the last call. On error the
   // previous results stay, and the error is returned until the inputs change.
@@ -35,6 +39,7 @@ class Workspace {
   std::string table_path_;
   std::uint64_t table_version_ = 0;
   AttentionBackend* gpu_ = nullptr;
+  std::string gpu_unavailable_;
   CpuBackend cpu_;
   std::optional<Results> results_;
   std::uint64_t version_ = 0;

@@ -131,7 +131,7 @@ std::string read_window_rgba(int width, int height) {
 }
 
 Result<ComputeProgram> ComputeProgram::create(std::string_view shader_name) {
-  const std::string_view source = shader_source(shader_name);
+  const std::string source = shader_source(shader_name);
   if (source.empty()) return Error{"shader " + std::string(shader_name) + " is not in the binary"};
   const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
   const char* text = source.data();

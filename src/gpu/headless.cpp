@@ -73,12 +73,18 @@ Result<std::unique_ptr<HeadlessContext>> HeadlessContext::create() {
     EGLConfig config = nullptr;
     EGLint configs = 0;
     if (!eglChooseConfig(display, config_attribs, &config, 1, &configs) || configs == 0) config = nullptr;
-    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 3,
-                                      EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                                      EGL_NONE};
-    EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+    // 4.3 for compute shaders; else 3.3, enough to render plots while attention runs on the CPU.
+    EGLContext context = EGL_NO_CONTEXT;
+    for (EGLint minor_version : {3, -1}) {
+      const EGLint major_version = minor_version < 0 ? 3 : 4;
+      const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, major_version, EGL_CONTEXT_MINOR_VERSION,
+                                        minor_version < 0 ? 3 : minor_version, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                        EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+      context = eglCreateContext(display, config, EGL_NO_CONTEXT, context_attribs);
+      if (context != EGL_NO_CONTEXT) break;
+    }
     if (context == EGL_NO_CONTEXT) {
-      failures += " no OpenGL 4.3 core context (" + egl_error_text() + ");";
+      failures += " no OpenGL 3.3 or 4.3 core context (" + egl_error_text() + ");";
       continue;
     }
     if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
@@ -98,7 +104,7 @@ Result<std::unique_ptr<HeadlessContext>> HeadlessContext::create() {
     result->description_ = describe_context();
     return result;
   }
-  return Error{"no headless OpenGL 4.3 context could be created:" + failures};
+  return Error{"no headless OpenGL context could be created:" + failures};
 }
 
 HeadlessContext::~HeadlessContext() {

@@ -1,6 +1,7 @@
 #pragma once
-// An OpenGL 4.3 core context with no window and no X server, through EGL: the surfaceless
-// platform on Mesa, the device platform on NVIDIA. Used by tests, `poslab export` and benchmarks.
+// An OpenGL core context with no window and no X server, through EGL: the surfaceless platform
+// on Mesa, the device platform on NVIDIA. 4.3 when the driver has it (compute shaders), else
+// 3.3 (plots only). Used by tests, `poslab export` and benchmarks.
 #include <memory>
 #include <string>
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 #include <string_view>
 
 namespace poslab {
@@ -7,6 +8,8 @@ std::string_view embedded_file(std::string_view name);
 }  // namespace poslab
 
 namespace poslab::gpu {
-// The source text of a shader from shaders/, by file name; empty if there is none.
-inline std::string_view shader_source(std::string_view name) { return embedded_file(name); }
+// The source text of a shader from shaders/, by file name; empty if there is none. When
+// $POSLAB_SHADER_DIR names a folder holding the file, that file is used instead of the embedded
+// copy: edit a shader and rerun without rebuilding (and test how a broken one is reported).
+std::string shader_source(std::string_view name);
 }  // namespace poslab::gpu

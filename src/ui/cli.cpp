@@ -116,23 +116,24 @@ int run_export(ArgParser& p) {
   }
 
   // A GL context with no display: needed for the GPU path and for rendering the PNG.
+  // The note about a missing GPU path reaches stderr with the results' notes below.
   std::unique_ptr<gpu::HeadlessContext> context;
   std::unique_ptr<gpu::GpuBackend> gpu_backend;
+  std::string gpu_unavailable;
   if (auto created = gpu::HeadlessContext::create()) {
     context = std::move(*created);
     if (state.backend == Backend::Gpu) {
       if (auto b = gpu::GpuBackend::create()) gpu_backend = std::move(*b);
-      else std::fprintf(stderr, "poslab: GPU path unavailable, computing on the CPU: %s\n", b.error().c_str());
+      else gpu_unavailable = b.error();
     }
   } else {
     if (!request.png.empty()) {
       std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", created.error().c_str());
       return kRuntimeError;
     }
-    if (state.backend == Backend::Gpu)
-      std::fprintf(stderr, "poslab: GPU path unavailable, computing on the CPU: %s\n", created.error().c_str());
+    gpu_unavailable = created.error();
   }
-  workspace.set_gpu_backend(gpu_backend.get());
+  workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable);
   if (auto s = workspace.update(state); !s) {
     std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
     return kRuntimeError;

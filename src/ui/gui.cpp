@@ -123,13 +123,20 @@ int run_gui(const GuiOptions& options) {
   const std::string renderer = gpu::describe_context();
 
   // The GPU path, or why there is none.
+  // The GPU path, or why there is none: the info panel shows the driver's full log.
   std::unique_ptr<gpu::GpuBackend> gpu_backend;
+  std::string gpu_unavailable;
   if (auto created = gpu::GpuBackend::create()) gpu_backend = std::move(*created);
-  else status.fail("GPU path unavailable, using the CPU: " + created.error());
+  else gpu_unavailable = created.error();
+  if (!gpu_unavailable.empty()) {
+    std::fprintf(stderr, "poslab: GPU path unavailable: %s\n", gpu_unavailable.c_str());
+    status.text = "GPU path unavailable: the CPU computes attention (details under the heatmap)";
+    status.error = true;
+  }
 
   State state = options.state;
   Workspace workspace;
-  workspace.set_gpu_backend(gpu_backend.get());
+  workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable);
   ControlsPanel controls;
   controls.embeddings_input = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
   if (auto s = workspace.load_embeddings(controls.embeddings_input); !s) status.fail(s.error());

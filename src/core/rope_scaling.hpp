@@ -1,0 +1,39 @@
+#pragma once
+// Context-length scaling of RoPE frequencies (../shared/docs/FORMULAS.md), with the names of
+// Hugging Face's `rope_scaling` config. s = factor, L = original_max_position, d = rotary_dim.
+#include <string_view>
+#include <vector>
+
+#include "core/result.hpp"
+
+namespace poslab {
+
+enum class RopeScalingType { None, Linear, Ntk, Dynamic, Yarn, Llama3 };
+
+struct RopeScaling {
+  RopeScalingType type = RopeScalingType::None;
+  double factor = 1.0;                                   // s (HF: factor)
+  int original_max_position = 2048;                      // L (HF: original_max_position_embeddings)
+  double low_freq_factor = 1.0, high_freq_factor = 4.0;  // Llama 3
+  double beta_fast = 32.0, beta_slow = 1.0;              // YaRN
+  bool operator==(const RopeScaling&) const = default;
+};
+
+struct RopeFrequencies {
+  std::vector<double> thetas;    // θ'ᵢ per pair, i = 0 … rotary_dim/2 − 1
+  double attention_scale = 1.0;  // YaRN: 0.1·ln(s) + 1, multiplies both q and k; 1 otherwise
+};
+
+// The scaled frequencies θ'ᵢ for a rotary width d and base; sequence_length (T) matters only to
+// Dynamic NTK. Expects a scaling that passed validate().
+RopeFrequencies rope_frequencies(int rotary_dim, double base, const RopeScaling& scaling,
+                                 int sequence_length);
+
+// The Hugging Face `rope_type` spelling: "none", "linear", "ntk", "dynamic", "yarn", "llama3".
+std::string_view to_string(RopeScalingType type);
+
+// Rejects settings the formulas cannot use: s < 1 for a scaled type, L < 1, Llama 3's factors
+// out of order, YaRN's betas out of order; the message says which value and why.
+Status validate(const RopeScaling& scaling);
+
+}  // namespace poslab

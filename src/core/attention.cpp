@@ -33,39 +33,54 @@ AttentionInput project(const AttentionProblem& p) {
   return in;
 }
 
+namespace {
+
+// The −∞ mask and the relative bias of head h added to S (T_q × T_k) in place.
+void add_bias_and_mask(const AttentionInput& in, int h, Matrix& S) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const int Tq = in.queries(), Tk = in.keys();
+  if (in.relative_bias.size() > 0) {
+    const auto row = in.relative_bias.row(h);
+    for (int i = 0; i < Tq; ++i) S.row(i) += row.segment(Tq - 1 - i, Tk);  // offset j − i + T_q − 1
+  }
+  if (in.causal)
+    for (int i = 0; i + 1 < Tk && i < Tq; ++i) S.row(i).tail(Tk - i - 1).setConstant(neg_inf);
+  for (int j = 0; j < Tk; ++j)
+    if (in.key_valid[static_cast<std::size_t>(j)] == 0) S.col(j).setConstant(neg_inf);
+}
+
+// Row softmax with Eigen's vectorised exp; e^(−∞) = 0 makes masked weights exactly 0. A row
+// whose keys are all masked gets no weights at all rather than NaN.
+Matrix softmax_rows(const Matrix& S) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  Eigen::VectorXf row_max = S.rowwise().maxCoeff();
+  const Eigen::Array<bool, Eigen::Dynamic, 1> empty = row_max.array() == neg_inf;
+  row_max = empty.select(0.0f, row_max.array()).matrix();
+  Matrix A = (S.colwise() - row_max).array().exp().matrix();
+  const Eigen::VectorXf sums = A.rowwise().sum();
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    if (empty(i)) A.row(i).setZero();
+    else A.row(i) /= sums(i);
+  }
+  return A;
+}
+
+}  // namespace
+
 AttentionOutput attention_cpu(const AttentionInput& input) {
-  const int Tq = input.queries();
-  const int Tk = input.keys();
   const int dh = input.head_dim();
   const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(dh));
-  const float neg_inf = -std::numeric_limits<float>::infinity();
   AttentionOutput out;
-  out.context = Matrix::Zero(Tq, input.Q.cols());
+  out.context = Matrix::Zero(input.queries(), input.Q.cols());
   for (int h = 0; h < input.heads; ++h) {
     const auto Qh = input.Q.middleCols(h * dh, dh);  // T_q × d_h
     const auto Kh = input.K.middleCols(h * dh, dh);  // T_k × d_h
     const auto Vh = input.V.middleCols(h * dh, dh);  // T_k × d_h
-    Matrix S = (Qh * Kh.transpose()) * inv_sqrt;      // T_q × T_k
-    Matrix A(Tq, Tk);
-    for (int i = 0; i < Tq; ++i) {
-      float row_max = neg_inf;
-      for (int j = 0; j < Tk; ++j) {
-        S(i, j) = input.masked(i, j) ? neg_inf : S(i, j) + input.bias(h, i, j);
-        row_max = std::max(row_max, S(i, j));
-      }
-      if (row_max == neg_inf) {  // every key masked: no weights at all rather than NaN
-        A.row(i).setZero();
-        continue;
-      }
-      double sum = 0.0;
-      for (int j = 0; j < Tk; ++j) {
-        const float e = S(i, j) == neg_inf ? 0.0f : std::exp(S(i, j) - row_max);
-        A(i, j) = e;
-        sum += e;
-      }
-      A.row(i) /= static_cast<float>(sum);
-    }
-    out.context.middleCols(h * dh, dh) = A * Vh;
+    Matrix S(input.queries(), input.keys());         // T_q × T_k
+    S.noalias() = (Qh * Kh.transpose()) * inv_sqrt;
+    add_bias_and_mask(input, h, S);
+    Matrix A = softmax_rows(S);
+    out.context.middleCols(h * dh, dh).noalias() = A * Vh;
     out.scores.push_back(std::move(S));
     out.weights.push_back(std::move(A));
   }

@@ -200,25 +200,55 @@ void GpuBackend::attend_three_pass(int head) {
   glMemoryBarrier(kStorageBarrier);
 }
 
+void GpuBackend::set_shape(int queries, int keys, int width, int heads, bool causal, bool has_bias) {
+  Tq_ = queries;
+  Tk_ = keys;
+  d_ = width;
+  heads_ = heads;
+  head_dim_ = width / heads;
+  causal_ = causal;
+  has_bias_ = has_bias;
+  flash_ = head_dim_ <= kFlashMaxHeadDim;
+}
+
+void GpuBackend::upload_masks(const std::vector<std::uint8_t>& key_valid, const Matrix& relative_bias) {
+  std::vector<GLuint> valid(key_valid.begin(), key_valid.end());
+  valid_.upload(valid.data(), valid.size() * sizeof(GLuint));
+  if (relative_bias.size() > 0) upload(bias_, relative_bias);
+  else bias_.reserve(sizeof(float));
+}
+
+Result<GpuBackend::Timed> GpuBackend::attend_only(const AttentionInput& in) {
+  valid_run_ = false;
+  set_shape(in.queries(), in.keys(), static_cast<int>(in.Q.cols()), in.heads, in.causal, in.relative_bias.size() > 0);
+  if (!flash_) return Error{"attend_only takes heads up to " + std::to_string(kFlashMaxHeadDim) + " wide"};
+  upload_masks(in.key_valid, in.relative_bias);
+  upload(q_, in.Q);
+  upload(k_, in.K);
+  upload(v_, in.V);
+  const std::size_t context_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(d_);
+  context_.reserve(context_bytes);
+  Timed t;
+  {
+    ScopedTimer timer(timer_.id(), t.gpu_ms);
+    attend_flash();
+  }
+  t.context.resize(Tq_, d_);
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  context_.download(t.context.data(), context_bytes);
+  if (const GLenum err = glGetError(); err != GL_NO_ERROR) return Error{gl_error_text(err)};
+  return t;
+}
+
 Result<AttentionOutput> GpuBackend::run(const AttentionProblem& p) {
   valid_run_ = false;
-  Tq_ = p.queries();
-  Tk_ = p.keys();
-  d_ = p.width();
-  heads_ = p.heads;
-  head_dim_ = p.head_dim();
-  causal_ = p.causal;
-  has_bias_ = p.relative_bias.size() > 0;
-  flash_ = head_dim_ <= kFlashMaxHeadDim;
+  set_shape(p.queries(), p.keys(), p.width(), p.heads, p.causal, p.relative_bias.size() > 0);
   const std::size_t square_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(Tk_);
   if (square_bytes > max_block_bytes_)
     return Error{std::to_string(Tq_) + " × " + std::to_string(Tk_) + " weights need " + std::to_string(square_bytes >> 20) +
                  " MiB, more than this GPU's storage block limit of " + std::to_string(max_block_bytes_ >> 20) + " MiB"};
 
-  std::vector<GLuint> valid(p.key_valid.begin(), p.key_valid.end());
-  valid_.upload(valid.data(), valid.size() * sizeof(GLuint));
-  if (has_bias_) upload(bias_, p.relative_bias);
-  else bias_.reserve(sizeof(float));
+  upload_masks(p.key_valid, p.relative_bias);
   s_.reserve(square_bytes);
   a_.reserve(square_bytes);
   const std::size_t context_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(d_);

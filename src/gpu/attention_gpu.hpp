@@ -38,8 +38,18 @@ class GpuBackend final : public AttentionBackend {
   // straight from the GPU's buffers: the heatmap on screen needs no round trip through the CPU.
   Result<GLuint> paint_heatmap(const HeatmapPaint& paint);
 
+  // Attention alone on projected inputs with the tiled kernel, for benchmarks: the context and
+  // the GPU time of the kernels (uploads not included). Heads up to kFlashMaxHeadDim wide.
+  struct Timed {
+    Matrix context;
+    double gpu_ms = 0.0;
+  };
+  Result<Timed> attend_only(const AttentionInput& input);
+
  private:
   GpuBackend() = default;
+  void set_shape(int queries, int keys, int width, int heads, bool causal, bool has_bias);
+  void upload_masks(const std::vector<std::uint8_t>& key_valid, const Matrix& relative_bias);
   void project(const AttentionProblem& p);
   void apply_rope(Buffer& x, int rows, const Buffer& positions, const AttentionProblem& p);
   void attend_flash();

@@ -133,6 +133,10 @@ std::string read_window_rgba(int width, int height) {
 Result<ComputeProgram> ComputeProgram::create(std::string_view shader_name) {
   const std::string source = shader_source(shader_name);
   if (source.empty()) return Error{"shader " + std::string(shader_name) + " is not in the binary"};
+  return from_source(shader_name, source);
+}
+
+Result<ComputeProgram> ComputeProgram::from_source(std::string_view shader_name, const std::string& source) {
   const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
   const char* text = source.data();
   const GLint length = static_cast<GLint>(source.size());

@@ -98,6 +98,8 @@ class OffscreenTarget {
 class ComputeProgram {
  public:
   static Result<ComputeProgram> create(std::string_view shader_name);
+  // From source text given directly (benchmarks keep shaders of their own).
+  static Result<ComputeProgram> from_source(std::string_view name, const std::string& source);
   void use() const { glUseProgram(handle_.id()); }
   void set(const char* name, int v) const;
   void set(const char* name, float v) const;

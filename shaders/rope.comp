@@ -1,13 +1,14 @@
 #version 430
 // RoPE in place on q or k (T × d, heads side by side): one invocation per (token, head, pair).
-// θᵢ come from a buffer of doubles, so any base and any context scaling work unchanged; the
-// angle p·θᵢ is formed and reduced modulo 2π in double precision before the float sin and cos
-// (in float, p·θ is wrong in the fourth digit by p ≈ 4096).
+// The frequencies (θˣ, θʸ) of each head's pairs come from a buffer of doubles, so any base, any
+// context scaling and 2-D RoPE work unchanged; the angle x·θˣ + y·θʸ is formed and reduced
+// modulo 2π in double precision before the float sin and cos (in float, p·θ is wrong in the
+// fourth digit by p ≈ 4096).
 layout(local_size_x = 64) in;
 
 layout(std430, binding = 0) buffer XBuf { float X[]; };
-layout(std430, binding = 1) readonly buffer Thetas { double thetas[]; };
-layout(std430, binding = 2) readonly buffer Positions { int positions[]; };
+layout(std430, binding = 1) readonly buffer Thetas { dvec2 thetas[]; };      // heads × pairs: (θˣ, θʸ)
+layout(std430, binding = 2) readonly buffer Positions { ivec2 positions[]; };  // T: (x, y)
 
 uniform int T;
 uniform int d;
@@ -25,7 +26,9 @@ void main() {
   const int t = g / (heads * pairs);
   const int h = (g / pairs) % heads;
   const int i = g % pairs;
-  double angle = double(positions[t]) * thetas[i];
+  const dvec2 theta = thetas[h * pairs + i];
+  const ivec2 p = positions[t];
+  double angle = double(p.x) * theta.x + double(p.y) * theta.y;
   angle -= TWO_PI * floor(angle / TWO_PI);
   const float c = cos(float(angle)), s = sin(float(angle));
   const int base = t * d + h * head_dim;

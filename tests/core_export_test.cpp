@@ -34,6 +34,7 @@ TEST(Csv, FloatsRoundTrip) {
 TEST(Csv, AttentionIsTidyWithOneRowPerCell) {
   Results r;
   r.tokens = {Token{"a", 0}, Token{",", 1}};
+  r.key_tokens = r.tokens;
   r.attention.scores = {Matrix::Constant(2, 2, 0.5f), Matrix::Constant(2, 2, 0.25f)};
   r.attention.scores[0](0, 1) = -std::numeric_limits<float>::infinity();
   r.attention.weights = {Matrix::Constant(2, 2, 0.5f), Matrix::Constant(2, 2, 0.5f)};

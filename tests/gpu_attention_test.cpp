@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/encodings.hpp"
+#include "core/pipeline.hpp"
 #include "core/random.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
@@ -61,11 +62,9 @@ AttentionProblem random_problem(const Shape& s, std::uint64_t seed) {
   p.key_valid.assign(static_cast<std::size_t>(Tk), 1);
   for (int t = std::max(1, Tk - s.padded); t < Tk; ++t) p.key_valid[static_cast<std::size_t>(t)] = 0;
   if (s.rope) {
-    p.rope.enabled = true;
-    p.rope.style = s.style;
-    p.rope.thetas = rope_thetas(s.head_dim, 10000.0);
-    for (int t = 0; t < s.T; ++t) p.rope.query_positions.push_back(t + 3000);  // large angles
-    for (int t = 0; t < Tk; ++t) p.rope.key_positions.push_back(t + 3000);
+    p.rope = rope_1d(rope_thetas(s.head_dim, 10000.0), s.heads, s.style, s.T, Tk);
+    for (auto& pos : p.rope.query_positions) pos.x += 3000;  // large angles
+    for (auto& pos : p.rope.key_positions) pos.x += 3000;
   }
   if (s.bias) p.relative_bias = gaussian_matrix(s.heads, s.T + Tk - 1, 1.0, mix_seed(seed, 7));
   return p;
@@ -192,5 +191,68 @@ TEST_F(GpuFixture, GpuPaintedHeatmapEqualsTheCpuImage) {
     // Float rounding may move a value across one of the 256 colour steps, nothing more.
     EXPECT_LE(worst, 6) << (scores ? "scores" : "weights");
     EXPECT_LE(differing, painted.size() / 200) << (scores ? "scores" : "weights");
+  }
+}
+
+// Every encoding and bias through the whole pipeline: the GPU path agrees with the CPU path
+// (Shaw's relative vectors run on the CPU, and the results say so).
+TEST_F(GpuFixture, GpuPipelineAgreesForEveryEncodingAndBias) {
+  const std::vector<std::string> words = {"the", "dog", "chased", "another", "cat", "sat", "on", "mat", "."};
+  const EmbeddingTable table(words, gaussian_matrix(static_cast<int>(words.size()), 32, 1.0, 3), "test");
+  ModelSettings s;
+  s.sentence = "the dog chased another dog on the mat";
+  s.heads = 4;
+  s.sigma = 0.3;
+  for (EncodingKind e : {EncodingKind::None, EncodingKind::Integer, EncodingKind::Normalized, EncodingKind::Binary,
+                         EncodingKind::Sinusoidal, EncodingKind::Learned, EncodingKind::Rope})
+    for (BiasKind b : {BiasKind::None, BiasKind::Alibi, BiasKind::T5, BiasKind::Shaw})
+      for (bool causal : {false, true}) {
+        s.encoding = e;
+        s.bias = b;
+        s.causal = causal;
+        auto r = run_pipeline(s, table, *backend, true);
+        ASSERT_TRUE(r.ok()) << r.error();
+        if (b == BiasKind::Shaw) {
+          ASSERT_EQ(r->notes.size(), 1u);
+          EXPECT_NE(r->notes[0].find("CPU path only"), std::string::npos);
+          continue;
+        }
+        EXPECT_TRUE(r->notes.empty()) << r->notes[0];
+        ASSERT_TRUE(r->max_diff_vs_cpu.has_value());
+        EXPECT_LE(*r->max_diff_vs_cpu, 1e-4) << to_string(e) << " " << to_string(b) << " causal " << causal;
+      }
+  // RoPE variants: scaling, p-RoPE, partial rotary, 2-D axial and mixed, cross-attention.
+  s.bias = BiasKind::None;
+  s.encoding = EncodingKind::Rope;
+  s.causal = false;
+  std::vector<ModelSettings> variants;
+  for (auto type : {RopeScalingType::Linear, RopeScalingType::Ntk, RopeScalingType::Dynamic, RopeScalingType::Yarn,
+                    RopeScalingType::Llama3}) {
+    ModelSettings v = s;
+    v.scaling.type = type;
+    v.scaling.factor = 4.0;
+    v.scaling.original_max_position = 4;
+    variants.push_back(v);
+  }
+  ModelSettings v = s;
+  v.rope_fraction = 0.5;
+  v.rotary_dim = 6;
+  v.rope_style = RopeStyle::Half;
+  variants.push_back(v);
+  v = s;
+  v.grid_width = 3;
+  v.grid_height = 3;
+  variants.push_back(v);
+  v.rope_2d = Rope2d::Mixed;
+  v.cls = true;
+  variants.push_back(v);
+  v = s;
+  v.cross_sentence = "the cat sat on the mat .";
+  v.bias = BiasKind::T5;
+  variants.push_back(v);
+  for (const ModelSettings& m : variants) {
+    auto r = run_pipeline(m, table, *backend, true);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_LE(*r->max_diff_vs_cpu, 1e-4) << describe_encoding(m);
   }
 }

@@ -6,6 +6,35 @@
 
 namespace poslab {
 
+RopeSpec rope_1d(const std::vector<double>& thetas, int heads, RopeStyle style, int queries, int keys) {
+  RopeSpec spec;
+  spec.enabled = true;
+  spec.style = style;
+  spec.pairs = static_cast<int>(thetas.size());
+  for (int h = 0; h < heads; ++h) spec.theta_x.insert(spec.theta_x.end(), thetas.begin(), thetas.end());
+  spec.theta_y.assign(spec.theta_x.size(), 0.0);
+  for (int t = 0; t < queries; ++t) spec.query_positions.push_back({t, 0});
+  for (int t = 0; t < keys; ++t) spec.key_positions.push_back({t, 0});
+  return spec;
+}
+
+void rotate_head(Eigen::Ref<Matrix> X, const RopeSpec& spec, int head, const std::vector<RopePosition>& positions) {
+  const std::size_t first = static_cast<std::size_t>(head) * static_cast<std::size_t>(spec.pairs);
+  for (Eigen::Index t = 0; t < X.rows(); ++t) {
+    const RopePosition pos = positions[static_cast<std::size_t>(t)];
+    for (int i = 0; i < spec.pairs; ++i) {
+      const double angle = pos.x * spec.theta_x[first + static_cast<std::size_t>(i)] +
+                           pos.y * spec.theta_y[first + static_cast<std::size_t>(i)];
+      const double c = std::cos(angle), s = std::sin(angle);
+      const int a = spec.style == RopeStyle::Interleaved ? 2 * i : i;
+      const int b = spec.style == RopeStyle::Interleaved ? 2 * i + 1 : i + spec.pairs;
+      const double x = X(t, a), y = X(t, b);
+      X(t, a) = static_cast<float>((x * c - y * s) * spec.scale);
+      X(t, b) = static_cast<float>((x * s + y * c) * spec.scale);
+    }
+  }
+}
+
 AttentionInput project(const AttentionProblem& p) {
   AttentionInput in;
   in.Q = p.Xq * p.Wq;   // T_q × d
@@ -15,19 +44,12 @@ AttentionInput project(const AttentionProblem& p) {
   in.causal = p.causal;
   in.key_valid = p.key_valid;
   in.relative_bias = p.relative_bias;
-  if (p.rope.enabled) {
+  in.shaw = p.shaw;
+  if (p.rope.enabled && p.rope.pairs > 0) {
     const int dh = p.head_dim();
-    const int rotary = 2 * static_cast<int>(p.rope.thetas.size());
-    const auto scale = static_cast<float>(p.rope.scale);
     for (int h = 0; h < p.heads; ++h) {  // per head, on q and k only, never on v
-      auto q = in.Q.middleCols(h * dh, rotary);
-      auto k = in.K.middleCols(h * dh, rotary);
-      apply_rope(q, p.rope.query_positions, p.rope.thetas, p.rope.style);
-      apply_rope(k, p.rope.key_positions, p.rope.thetas, p.rope.style);
-      if (scale != 1.0f) {
-        q *= scale;
-        k *= scale;
-      }
+      rotate_head(in.Q.middleCols(h * dh, 2 * p.rope.pairs), p.rope, h, p.rope.query_positions);
+      rotate_head(in.K.middleCols(h * dh, 2 * p.rope.pairs), p.rope, h, p.rope.key_positions);
     }
   }
   return in;
@@ -77,10 +99,13 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
     const auto Kh = input.K.middleCols(h * dh, dh);  // T_k × d_h
     const auto Vh = input.V.middleCols(h * dh, dh);  // T_k × d_h
     Matrix S(input.queries(), input.keys());         // T_q × T_k
-    S.noalias() = (Qh * Kh.transpose()) * inv_sqrt;
+    S.noalias() = Qh * Kh.transpose();
+    if (input.shaw) S += shaw_score_term(Qh, *input.shaw);  // q·(k + aᴷ), scaled together
+    S *= inv_sqrt;
     add_bias_and_mask(input, h, S);
     Matrix A = softmax_rows(S);
     out.context.middleCols(h * dh, dh).noalias() = A * Vh;
+    if (input.shaw) out.context.middleCols(h * dh, dh) += shaw_value_term(A, *input.shaw);
     out.scores.push_back(std::move(S));
     out.weights.push_back(std::move(A));
   }

@@ -7,21 +7,37 @@
 #include <string>
 #include <vector>
 
+#include "core/bias.hpp"
 #include "core/encodings.hpp"
 #include "core/matrix.hpp"
 #include "core/result.hpp"
 
 namespace poslab {
 
-// RoPE as applied to q and k after the projections, per head.
+// A token's position for RoPE: 1-D positions use x only; on a 2-D patch grid, (x, y). A CLS
+// token sits at (0, 0), which rotates by nothing.
+struct RopePosition {
+  int x = 0, y = 0;
+};
+
+// RoPE as applied to q and k after the projections, per head. Pair i of head h rotates by the
+// angle x·θˣ + y·θʸ (formed in double precision); 1-D RoPE has θʸ = 0.
 struct RopeSpec {
   bool enabled = false;
   RopeStyle style = RopeStyle::Interleaved;
-  std::vector<double> thetas;  // one per rotated pair; the rotary width is 2·thetas.size() ≤ d_h
-  double scale = 1.0;          // multiplies rotated q and k (YaRN's attention temperature)
-  std::vector<int> query_positions;  // T_q
-  std::vector<int> key_positions;    // T_k
+  int pairs = 0;                // rotated pairs per head: the rotary width 2·pairs ≤ d_h
+  std::vector<double> theta_x;  // heads × pairs, row-major
+  std::vector<double> theta_y;  // heads × pairs, row-major
+  double scale = 1.0;           // multiplies rotated q and k (YaRN's attention temperature)
+  std::vector<RopePosition> query_positions;  // T_q
+  std::vector<RopePosition> key_positions;    // T_k
 };
+
+// 1-D RoPE with the same θ for every head, at positions 0 … T−1.
+RopeSpec rope_1d(const std::vector<double>& thetas, int heads, RopeStyle style, int queries, int keys);
+
+// Rotates the pairs of one head's columns (T × d_h block) as the spec says for head h.
+void rotate_head(Eigen::Ref<Matrix> X, const RopeSpec& spec, int head, const std::vector<RopePosition>& positions);
 
 // Everything the attention step needs, before the projections.
 struct AttentionProblem {
@@ -35,6 +51,8 @@ struct AttentionProblem {
   // heads × (T_q + T_k − 1): the bias of head h for key − query offset o is
   // relative_bias(h, o + T_q − 1). Empty: no bias. ALiBi and T5 are both of this form.
   Matrix relative_bias;
+  // Shaw et al. 2018: relative vectors added to the keys and values (CPU path only).
+  std::optional<ShawTables> shaw;
 
   int queries() const { return static_cast<int>(Xq.rows()); }
   int keys() const { return static_cast<int>(Xkv.rows()); }
@@ -53,6 +71,7 @@ struct AttentionInput {
   bool causal = false;
   std::vector<std::uint8_t> key_valid;  // T_k
   Matrix relative_bias;                 // as in AttentionProblem
+  std::optional<ShawTables> shaw;       // as in AttentionProblem
 
   int queries() const { return static_cast<int>(Q.rows()); }
   int keys() const { return static_cast<int>(K.rows()); }

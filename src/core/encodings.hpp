@@ -8,7 +8,8 @@
 
 namespace poslab {
 
-enum class EncodingKind { None, Sinusoidal, Rope };
+// Additive kinds are added to the embeddings before the projections; RoPE rotates q and k.
+enum class EncodingKind { None, Integer, Normalized, Binary, Sinusoidal, Learned, Rope };
 enum class RopeStyle { Interleaved, Half };
 
 // θᵢ = base^(−2i/dim) for i = 0 … dim/2 − 1.

@@ -1,9 +1,13 @@
 #include "core/export_data.hpp"
 
+#include "core/bias.hpp"
+#include "core/rope_scaling.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <numbers>
 #include <sstream>
 #include <unistd.h>
 
@@ -29,18 +33,46 @@ std::string format_float(float v) {
 
 void write_attention_csv(std::ostream& out, const Results& r) {
   out << "head,query,key,query_token,key_token,score,weight\n";
-  const int T = static_cast<int>(r.tokens.size());
-  std::vector<std::string> names;
-  for (const auto& t : r.tokens) names.push_back(csv_field(t.text));
+  const int Tq = static_cast<int>(r.tokens.size());
+  const int Tk = static_cast<int>(r.key_tokens.size());
+  std::vector<std::string> queries, keys;
+  for (const auto& t : r.tokens) queries.push_back(csv_field(t.text));
+  for (const auto& t : r.key_tokens) keys.push_back(csv_field(t.text));
   for (std::size_t h = 0; h < r.attention.weights.size(); ++h) {
     const Matrix& S = r.attention.scores[h];
     const Matrix& A = r.attention.weights[h];
-    for (int i = 0; i < T; ++i)
-      for (int j = 0; j < T; ++j)
-        out << h << ',' << i << ',' << j << ',' << names[static_cast<std::size_t>(i)] << ','
-            << names[static_cast<std::size_t>(j)] << ',' << format_float(S(i, j)) << ','
-            << format_float(A(i, j)) << '\n';
+    for (int i = 0; i < Tq; ++i)
+      for (int j = 0; j < Tk; ++j)
+        out << h << ',' << i << ',' << j << ',' << queries[static_cast<std::size_t>(i)] << ','
+            << keys[static_cast<std::size_t>(j)] << ',' << format_float(S(i, j)) << ',' << format_float(A(i, j))
+            << '\n';
   }
+}
+
+void write_frequencies_csv(std::ostream& out, const ModelSettings& s, int rotary_dim, int T) {
+  const std::vector<double> base = rope_thetas(rotary_dim, s.base);
+  const RopeFrequencies scaled = rope_frequencies(rotary_dim, s.base, s.scaling, T);
+  out << "pair,theta,wavelength,theta_scaled,wavelength_scaled\n";
+  char line[160];
+  for (std::size_t i = 0; i < base.size(); ++i) {
+    const double t = base[i], ts = scaled.thetas[i];
+    std::snprintf(line, sizeof line, "%zu,%.17g,%.17g,%.17g,%.17g\n", i, t, 2 * std::numbers::pi / t, ts,
+                  2 * std::numbers::pi / ts);
+    out << line;
+  }
+}
+
+void write_bias_csv(std::ostream& out, const ModelSettings& s, const Results& r) {
+  out << "head,query,key,bucket,bias\n";
+  const Matrix& bias = r.problem.relative_bias;
+  const int Tq = r.problem.queries(), Tk = r.problem.keys();
+  for (int h = 0; h < r.problem.heads; ++h)
+    for (int i = 0; i < Tq; ++i)
+      for (int j = 0; j < Tk; ++j) {
+        out << h << ',' << i << ',' << j << ',';
+        if (s.bias == BiasKind::T5) out << t5_bucket(j - i, !s.causal, s.buckets, s.max_distance);
+        out << ',' << format_float(bias.size() == 0 ? 0.0f : bias(h, j - i + Tq - 1)) << '\n';
+      }
 }
 
 Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {

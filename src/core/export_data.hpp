@@ -13,6 +13,15 @@ namespace poslab {
 // have score -inf and weight 0.
 void write_attention_csv(std::ostream& out, const Results& results);
 
+// header `pair,theta,wavelength,theta_scaled,wavelength_scaled`: θᵢ = base^(−2i/r) and its
+// wavelength 2π/θᵢ per pair of a rotary width r, before and after the settings' context scaling
+// (at sequence length T, which only dynamic NTK reads).
+void write_frequencies_csv(std::ostream& out, const ModelSettings& settings, int rotary_dim, int sequence_length);
+
+// header `head,query,key,bucket,bias`: the ALiBi or T5 bias of every cell (bucket empty unless
+// T5), from the results' relative bias.
+void write_bias_csv(std::ostream& out, const ModelSettings& settings, const Results& results);
+
 // A CSV field, quoted when it holds a comma, a quote or a line break.
 std::string csv_field(std::string_view text);
 

@@ -42,7 +42,29 @@ Status parse_enum(std::string_view text, std::string_view what, const Enum (&val
   return Error{std::string(what) + " expects one of " + choices + ", got \"" + std::string(text) + "\""};
 }
 
-constexpr EncodingKind kEncodings[] = {EncodingKind::None, EncodingKind::Sinusoidal, EncodingKind::Rope};
+constexpr EncodingKind kEncodings[] = {EncodingKind::None,       EncodingKind::Integer,
+                                       EncodingKind::Normalized, EncodingKind::Binary,
+                                       EncodingKind::Sinusoidal, EncodingKind::Learned,
+                                       EncodingKind::Rope};
+constexpr BinaryValues kBinaryValues[] = {BinaryValues::ZeroOne, BinaryValues::PlusMinusOne};
+constexpr RopeScalingType kScalings[] = {RopeScalingType::None, RopeScalingType::Linear, RopeScalingType::Ntk,
+                                         RopeScalingType::Dynamic, RopeScalingType::Yarn, RopeScalingType::Llama3};
+constexpr Rope2d kRope2d[] = {Rope2d::Axial, Rope2d::Mixed};
+constexpr BiasKind kBiases[] = {BiasKind::None, BiasKind::Alibi, BiasKind::T5, BiasKind::Shaw};
+
+// "14x14" → width and height.
+Status parse_grid(std::string_view text, ModelSettings& m) {
+  const auto x = text.find_first_of("xX×");
+  if (x == std::string_view::npos) return Error{"--grid expects WxH, e.g. 14x14, got \"" + std::string(text) + "\""};
+  const auto tail = text.substr(text.find_first_not_of("xX×\xc3\x97", x));  // × is two bytes in UTF-8
+  auto w = parse_integer(text.substr(0, x), "--grid width", 1, 256);
+  auto h = parse_integer(tail, "--grid height", 1, 256);
+  if (!w) return Error{w.error()};
+  if (!h) return Error{h.error()};
+  m.grid_width = static_cast<int>(*w);
+  m.grid_height = static_cast<int>(*h);
+  return Ok{};
+}
 constexpr RopeStyle kRopeStyles[] = {RopeStyle::Interleaved, RopeStyle::Half};
 constexpr ProjectionKind kProjections[] = {ProjectionKind::Random, ProjectionKind::Identity};
 constexpr Backend kBackends[] = {Backend::Gpu, Backend::Cpu};
@@ -63,12 +85,54 @@ const std::vector<StateOption>& state_options() {
        [](State& s, std::string_view v) -> Status { s.embeddings_path = std::string(v); return Ok{}; }},
       {"--sentence", "TEXT", "the sentence to encode",
        [](State& s, std::string_view v) -> Status { s.model.sentence = std::string(v); return Ok{}; }},
-      {"--encoding", "none|sinusoidal|rope", "positional encoding",
+      {"--encoding", "none|integer|normalized|binary|sinusoidal|learned|rope", "positional encoding (rope)",
        [](State& s, std::string_view v) { return parse_enum(v, "--encoding", kEncodings, s.model.encoding); }},
+      {"--binary-values", "01|pm1", "binary encoding values: {0,1} or {-1,+1} (01)",
+       [](State& s, std::string_view v) { return parse_enum(v, "--binary-values", kBinaryValues, s.model.binary_values); }},
+      {"--learned-max", "N", "T_max of the seeded learned table (512)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--learned-max", 1, 65536), s.model.learned_max); }},
+      {"--learned-file", "F.npy", "a T_max x d learned table from a NumPy file",
+       [](State& s, std::string_view v) -> Status { s.model.learned_file = std::string(v); return Ok{}; }},
       {"--rope-style", "interleaved|half", "RoPE pairing: interleaved (RoFormer) or rotate-half (NeoX, HF)",
        [](State& s, std::string_view v) { return parse_enum(v, "--rope-style", kRopeStyles, s.model.rope_style); }},
       {"--base", "B", "frequency base of the sinusoid and RoPE (10000)",
        [](State& s, std::string_view v) { return assign(parse_number(v, "--base"), s.model.base); }},
+      {"--rotary-dim", "N", "RoPE: rotated dimensions of each head, even (0 = all)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--rotary-dim", 0, 65536), s.model.rotary_dim); }},
+      {"--rope-fraction", "P", "p-RoPE: fraction of pairs, highest frequencies first, that rotate (1)",
+       [](State& s, std::string_view v) { return assign(parse_number(v, "--rope-fraction"), s.model.rope_fraction); }},
+      {"--rope-scaling", "none|linear|ntk|dynamic|yarn|llama3", "RoPE context scaling (none)",
+       [](State& s, std::string_view v) { return parse_enum(v, "--rope-scaling", kScalings, s.model.scaling.type); }},
+      {"--factor", "S", "scaling factor s = new length / original length (1)",
+       [](State& s, std::string_view v) { return assign(parse_number(v, "--factor"), s.model.scaling.factor); }},
+      {"--original-max-position", "L", "original context length L (2048; Llama 3.2: 8192)",
+       [](State& s, std::string_view v) {
+         return assign(parse_integer(v, "--original-max-position", 1, 1 << 24), s.model.scaling.original_max_position);
+       }},
+      {"--low-freq-factor", "X", "Llama 3 low_freq_factor (1)",
+       [](State& s, std::string_view v) { return assign(parse_number(v, "--low-freq-factor"), s.model.scaling.low_freq_factor); }},
+      {"--high-freq-factor", "X", "Llama 3 high_freq_factor (4)",
+       [](State& s, std::string_view v) { return assign(parse_number(v, "--high-freq-factor"), s.model.scaling.high_freq_factor); }},
+      {"--beta-fast", "X", "YaRN beta_fast (32)",
+       [](State& s, std::string_view v) { return assign(parse_number(v, "--beta-fast"), s.model.scaling.beta_fast); }},
+      {"--beta-slow", "X", "YaRN beta_slow (1)",
+       [](State& s, std::string_view v) { return assign(parse_number(v, "--beta-slow"), s.model.scaling.beta_slow); }},
+      {"--grid", "WxH", "2-D RoPE: lay the tokens on a W x H grid, row by row",
+       [](State& s, std::string_view v) { return parse_grid(v, s.model); }},
+      {"--rope-2d", "axial|mixed", "2-D RoPE kind (axial)",
+       [](State& s, std::string_view v) { return parse_enum(v, "--rope-2d", kRope2d, s.model.rope_2d); }},
+      {"--cls", "", "the first token is a CLS token and is not rotated",
+       [](State& s, std::string_view) -> Status { s.model.cls = true; return Ok{}; }},
+      {"--bias", "none|alibi|t5|shaw", "attention bias (none)",
+       [](State& s, std::string_view v) { return parse_enum(v, "--bias", kBiases, s.model.bias); }},
+      {"--buckets", "N", "T5 num_buckets (32)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--buckets", 2, 1024), s.model.buckets); }},
+      {"--max-distance", "N", "T5 max_distance (128)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--max-distance", 1, 1 << 20), s.model.max_distance); }},
+      {"--clip", "K", "Shaw et al. clip distance (4)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--clip", 0, 4096), s.model.clip); }},
+      {"--cross-sentence", "TEXT", "cross-attention: keys and values from this sentence",
+       [](State& s, std::string_view v) -> Status { s.model.cross_sentence = std::string(v); return Ok{}; }},
       {"--heads", "H", "number of attention heads (must divide the embedding width)",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--heads", 1, 4096), s.model.heads); }},
       {"--projection", "random|identity", "W_q, W_k, W_v, W_o: seeded Gaussian or identity",

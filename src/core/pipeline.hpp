@@ -21,15 +21,26 @@ struct Projections {
 Projections make_projections(int d, ProjectionKind kind, double sigma, std::uint64_t seed);
 
 struct PipelineInput {
-  std::vector<Token> tokens;  // the sentence's tokens, then any padding tokens
-  AttentionProblem problem;   // embeddings (plus any additive encoding), projections, RoPE, masks
+  std::vector<Token> tokens;      // the queries: the sentence's tokens, then any padding tokens
+  std::vector<Token> key_tokens;  // the keys: the same tokens, or the cross-attention sentence's
+  AttentionProblem problem;       // embeddings (plus any additive encoding), projections, RoPE, masks
 };
+
+// The additive encoding of `settings` for T positions and width d (zeros for none and RoPE).
+Result<Matrix> additive_encoding(const ModelSettings& settings, int positions, int d);
+
+// The RoPE of `settings` for a head width, T_q queries and T_k keys (disabled unless RoPE).
+Result<RopeSpec> rope_spec(const ModelSettings& settings, int heads, int head_dim, int queries, int keys);
+
+// heads × (T_q + T_k − 1) ALiBi or T5 bias by key − query offset; empty for none and Shaw.
+Matrix relative_bias(const ModelSettings& settings, int heads, int queries, int keys);
 
 // Everything before the attention step. Fails only on settings that do not fit the table.
 Result<PipelineInput> prepare_input(const ModelSettings& settings, const EmbeddingTable& table);
 
 struct Results {
-  std::vector<Token> tokens;
+  std::vector<Token> tokens;      // queries
+  std::vector<Token> key_tokens;  // keys (the same as tokens unless cross-attention)
   AttentionProblem problem;
   AttentionOutput attention;  // scores, weights, context and output (context · W_o)
   std::string backend;        // which path computed the attention

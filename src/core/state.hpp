@@ -7,12 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "core/additive.hpp"
 #include "core/encodings.hpp"
 #include "core/result.hpp"
+#include "core/rope_scaling.hpp"
 
 namespace poslab {
 
 enum class ProjectionKind { Random, Identity };
+enum class BiasKind { None, Alibi, T5, Shaw };
+enum class Rope2d { Axial, Mixed };
 enum class Backend { Gpu, Cpu };
 enum class HeatmapValue { Weights, Scores };
 
@@ -28,6 +32,30 @@ struct ModelSettings {
   std::uint64_t seed = 0;
   bool causal = false;
   int pad_to = 0;  // append padding tokens (masked keys) up to this length; 0 = none
+
+  // Additive encodings.
+  BinaryValues binary_values = BinaryValues::ZeroOne;
+  int learned_max = 512;      // T_max of the seeded learned table
+  std::string learned_file;   // a T_max × d table from a .npy file instead of the seeded one
+
+  // RoPE beyond the base: partial rotary, p-RoPE, context scaling (Hugging Face's names).
+  int rotary_dim = 0;         // rotated dimensions of each head; 0 = all (d_h, or d_h − 1 if odd)
+  double rope_fraction = 1.0; // p-RoPE: the fraction p of pairs, highest frequencies first, that rotate
+  RopeScaling scaling;
+
+  // 2-D RoPE: tokens laid on a W × H grid row by row (grid_width 0 = 1-D positions).
+  int grid_width = 0, grid_height = 0;
+  Rope2d rope_2d = Rope2d::Axial;
+  bool cls = false;           // the first token is a CLS token and is not rotated
+
+  // Attention biases.
+  BiasKind bias = BiasKind::None;
+  int buckets = 32;           // T5 num_buckets
+  int max_distance = 128;     // T5 max_distance
+  int clip = 4;               // Shaw et al.: relative distances clipped to ±clip
+
+  // Cross-attention: keys and values from this sentence (empty: self-attention).
+  std::string cross_sentence;
 
   bool operator==(const ModelSettings&) const = default;
 };
@@ -54,8 +82,15 @@ struct State {
 std::string_view to_string(EncodingKind v);
 std::string_view to_string(RopeStyle v);
 std::string_view to_string(ProjectionKind v);
+std::string_view to_string(BiasKind v);
+std::string_view to_string(Rope2d v);
+std::string_view to_string(BinaryValues v);
 std::string_view to_string(Backend v);
 std::string_view to_string(HeatmapValue v);
+
+// One line naming the encoding and bias with their parameters, e.g.
+// "RoPE interleaved, base 10000, YaRN ×4 of 2048 · ALiBi".
+std::string describe_encoding(const ModelSettings& settings);
 
 // Checks that the settings make sense for embeddings of width `dim`.
 Status validate(const ModelSettings& settings, int dim);

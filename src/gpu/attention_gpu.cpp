@@ -1,5 +1,6 @@
 #include "gpu/attention_gpu.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -51,7 +52,8 @@ Result<std::unique_ptr<GpuBackend>> GpuBackend::create() {
     const char* file;
   };
   for (const Named& n : {Named{&b->matmul_shader_, "matmul.comp"}, Named{&b->rope_shader_, "rope.comp"},
-                         Named{&b->flash_shader_, "flash_attention.comp"}, Named{&b->combine_shader_, "flash_combine.comp"},
+                         Named{&b->flash_shader_, "flash_attention.comp"},
+Named{&b->combine_shader_, "flash_combine.comp"},
                          Named{&b->scores_shader_, "attention_scores.comp"}, Named{&b->softmax_shader_, "attention_softmax.comp"},
                          Named{&b->context_shader_, "attention_context.comp"}, Named{&b->colors_shader_, "heatmap_colors.comp"}}) {
     auto program = ComputeProgram::create(n.file);
@@ -83,7 +85,7 @@ void GpuBackend::matmul(const Buffer& a, const Buffer& b, Buffer& c, int M, int 
 }
 
 void GpuBackend::apply_rope(Buffer& x, int rows, const Buffer& positions, const AttentionProblem& p) {
-  const int pairs = static_cast<int>(p.rope.thetas.size());
+  const int pairs = p.rope.pairs;
   rope_shader_.use();
   x.bind_base(0);
   thetas_.bind_base(1);
@@ -109,16 +111,20 @@ void GpuBackend::project(const AttentionProblem& p) {
   matmul(xq_, wq_, q_, Tq_, d_, d_);   // Q = Xq·W_q
   matmul(xkv_, wk_, k_, Tk_, d_, d_);  // K = Xkv·W_k
   matmul(xkv_, wv_, v_, Tk_, d_, d_);  // V = Xkv·W_v
-  if (!p.rope.enabled || p.rope.thetas.empty()) return;
-  thetas_.upload(p.rope.thetas.data(), p.rope.thetas.size() * sizeof(double));
-  qpos_.upload(p.rope.query_positions.data(), p.rope.query_positions.size() * sizeof(int));
-  kpos_.upload(p.rope.key_positions.data(), p.rope.key_positions.size() * sizeof(int));
+  if (!p.rope.enabled || p.rope.pairs == 0) return;
+  std::vector<double> thetas;  // heads × pairs of (θˣ, θʸ)
+  for (std::size_t k = 0; k < p.rope.theta_x.size(); ++k) thetas.insert(thetas.end(), {p.rope.theta_x[k], p.rope.theta_y[k]});
+  thetas_.upload(thetas.data(), thetas.size() * sizeof(double));
+  static_assert(sizeof(RopePosition) == 2 * sizeof(int), "positions upload as ivec2");
+  qpos_.upload(p.rope.query_positions.data(), p.rope.query_positions.size() * sizeof(RopePosition));
+  kpos_.upload(p.rope.key_positions.data(), p.rope.key_positions.size() * sizeof(RopePosition));
   apply_rope(q_, Tq_, qpos_, p);
   apply_rope(k_, Tk_, kpos_, p);
 }
 
-void GpuBackend::attend_flash() {
-  splits_ = (Tk_ + kKeysPerSplit - 1) / kKeysPerSplit;
+Status GpuBackend::attend_flash() {
+  const int split_keys = keys_per_split(head_dim_);
+  splits_ = (Tk_ + split_keys - 1) / split_keys;
   const std::size_t rows = static_cast<std::size_t>(splits_) * static_cast<std::size_t>(heads_) * static_cast<std::size_t>(Tq_);
   partial_o_.reserve(rows * static_cast<std::size_t>(head_dim_) * sizeof(float));
   partial_ml_.reserve(rows * 2 * sizeof(float));
@@ -139,8 +145,8 @@ void GpuBackend::attend_flash() {
   flash_shader_.set("causal", causal_ ? 1 : 0);
   flash_shader_.set("has_bias", has_bias_ ? 1 : 0);
   flash_shader_.set("scale", 1.0f / std::sqrt(static_cast<float>(head_dim_)));
-  flash_shader_.set("keys_per_split", kKeysPerSplit);
-  glDispatchCompute(groups(Tq_, 16), static_cast<GLuint>(splits_), static_cast<GLuint>(heads_));
+  flash_shader_.set("keys_per_split", split_keys);
+  glDispatchCompute(groups(Tq_, 64), static_cast<GLuint>(splits_), static_cast<GLuint>(heads_));
   glMemoryBarrier(kStorageBarrier);
 
   combine_shader_.use();
@@ -155,6 +161,7 @@ void GpuBackend::attend_flash() {
   combine_shader_.set("splits", splits_);
   glDispatchCompute(groups(Tq_ * head_dim_, 64), static_cast<GLuint>(heads_), 1);
   glMemoryBarrier(kStorageBarrier);
+  return Ok{};
 }
 
 void GpuBackend::scores_for_head(int head, bool normalize) {
@@ -229,10 +236,14 @@ Result<GpuBackend::Timed> GpuBackend::attend_only(const AttentionInput& in) {
   const std::size_t context_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(d_);
   context_.reserve(context_bytes);
   Timed t;
+  glFinish();
+  const auto start = std::chrono::steady_clock::now();
   {
     ScopedTimer timer(timer_.id(), t.gpu_ms);
-    attend_flash();
+    if (auto s = attend_flash(); !s) return Error{s.error()};
   }
+  glFinish();
+  t.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   t.context.resize(Tq_, d_);
   glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
   context_.download(t.context.data(), context_bytes);
@@ -244,6 +255,7 @@ Result<AttentionOutput> GpuBackend::run(const AttentionProblem& p) {
   valid_run_ = false;
   set_shape(p.queries(), p.keys(), p.width(), p.heads, p.causal, p.relative_bias.size() > 0);
   const std::size_t square_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(Tk_);
+  if (p.shaw) return Error{"Shaw's relative vectors are computed on the CPU path only"};
   if (square_bytes > max_block_bytes_)
     return Error{std::to_string(Tq_) + " × " + std::to_string(Tk_) + " weights need " + std::to_string(square_bytes >> 20) +
                  " MiB, more than this GPU's storage block limit of " + std::to_string(max_block_bytes_ >> 20) + " MiB"};
@@ -259,7 +271,8 @@ Result<AttentionOutput> GpuBackend::run(const AttentionProblem& p) {
   {
     ScopedTimer timer(timer_.id(), gpu_ms);
     project(p);
-    if (flash_) attend_flash();
+    if (flash_)
+      if (auto s = attend_flash(); !s) return Error{s.error()};
   }
   // The weights and scores of every head, for the CPU side (export, CSV, tooltips, the check).
   for (int h = 0; h < heads_; ++h) {

@@ -3,6 +3,7 @@
 // tiled attention with online softmax (split over keys), the weights for display and export,
 // and the output projection. Needs a current OpenGL 4.3 context; create() says why when it
 // cannot run, and the caller falls back to the CPU.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -31,18 +32,23 @@ class GpuBackend final : public AttentionBackend {
 
   // Heads up to this width take the tiled FlashAttention kernel; wider ones a three-pass path.
   static constexpr int kFlashMaxHeadDim = 128;
-  // Keys one workgroup walks at most; more keys are split and merged (flash_combine.comp).
-  static constexpr int kKeysPerSplit = 1024;
+  // Keys one workgroup walks at most for a head width: an invocation loops about 33·d_h times
+  // per 16-key tile, and must stay under llvmpipe's 65,535 iterations; more keys are split and
+  // the splits merged (flash_combine.comp).
+  static int keys_per_split(int head_dim) { return 16 * std::max(1, 60000 / (34 * head_dim + 64)); }
 
   // Paints a head of the last run into a texture (RGBA8, rows·f × cols·f texels, top row first),
   // straight from the GPU's buffers: the heatmap on screen needs no round trip through the CPU.
   Result<GLuint> paint_heatmap(const HeatmapPaint& paint);
 
-  // Attention alone on projected inputs with the tiled kernel, for benchmarks: the context and
-  // the GPU time of the kernels (uploads not included). Heads up to kFlashMaxHeadDim wide.
+  // Attention alone on projected inputs with the tiled kernel, for benchmarks: the context, the
+  // GPU time of the kernels by timer query, and the wall time from dispatch to glFinish (uploads
+  // not included). llvmpipe's timer queries do not see compute work, so there the wall time is
+  // the measure. Heads up to kFlashMaxHeadDim wide.
   struct Timed {
     Matrix context;
     double gpu_ms = 0.0;
+    double wall_ms = 0.0;
   };
   Result<Timed> attend_only(const AttentionInput& input);
 
@@ -52,7 +58,7 @@ class GpuBackend final : public AttentionBackend {
   void upload_masks(const std::vector<std::uint8_t>& key_valid, const Matrix& relative_bias);
   void project(const AttentionProblem& p);
   void apply_rope(Buffer& x, int rows, const Buffer& positions, const AttentionProblem& p);
-  void attend_flash();
+  Status attend_flash();
   void scores_for_head(int head, bool normalize);
   void attend_three_pass(int head);
   void matmul(const Buffer& a, const Buffer& b, Buffer& c, int M, int N, int K);

@@ -13,19 +13,6 @@ namespace poslab {
 
 namespace {
 
-std::string encoding_text(const ModelSettings& m) {
-  char base[32];
-  std::snprintf(base, sizeof base, "%g", m.base);
-  switch (m.encoding) {
-    case EncodingKind::None: return "no positions";
-    case EncodingKind::Sinusoidal: return std::string("sinusoidal, base ") + base;
-    case EncodingKind::Rope:
-      return std::string("RoPE ") + (m.rope_style == RopeStyle::Interleaved ? "interleaved" : "rotate-half") +
-             ", base " + base;
-  }
-  return "";
-}
-
 int clamp_head(const State& state, const Results& r) {
   return std::clamp(state.view.head, 0, std::max(0, r.problem.heads - 1));
 }
@@ -42,7 +29,7 @@ std::string describe_computation(const State& state, const Results& r) {
     std::snprintf(projection, sizeof projection, "identity W");
   std::string masks = m.causal ? "causal mask" : "no causal mask";
   if (m.pad_to > 0) masks += ", padded to " + std::to_string(r.tokens.size());
-  return encoding_text(m) + " · " + projection + " · " + masks + " · d_h " + std::to_string(r.problem.head_dim());
+  return describe_encoding(m) + " · " + projection + " · " + masks + " · d_h " + std::to_string(r.problem.head_dim());
 }
 
 plot::HeatmapSpec attention_spec(const State& state, const Results& r, float side) {
@@ -55,7 +42,7 @@ plot::HeatmapSpec attention_spec(const State& state, const Results& r, float sid
                " of " + std::to_string(r.problem.heads);
   spec.subtitle = describe_computation(state, r);
   for (const Token& t : r.tokens) spec.row_labels.push_back(t.text);
-  spec.col_labels = spec.row_labels;
+  for (const Token& t : r.key_tokens) spec.col_labels.push_back(t.text);
   spec.row_axis = "query";
   spec.col_axis = "key";
   spec.values = &values;
@@ -145,7 +132,7 @@ void AttentionView::draw(const State& state, const Workspace& workspace, gpu::Gp
   const auto& tokens = r->tokens;
   ImGui::BeginTooltip();
   ImGui::Text("query %d  \"%s\"", i, tokens[static_cast<std::size_t>(i)].text.c_str());
-  ImGui::Text("key   %d  \"%s\"", j, tokens[static_cast<std::size_t>(j)].text.c_str());
+  ImGui::Text("key   %d  \"%s\"", j, r->key_tokens[static_cast<std::size_t>(j)].text.c_str());
   if (r->problem.masked(i, j)) {
     ImGui::TextColored(ImVec4(0.8f, 0.5f, 0.2f, 1), "masked (%s): weight 0",
                        r->problem.key_valid[static_cast<std::size_t>(j)] == 0 ? "padding key" : "future key, causal");

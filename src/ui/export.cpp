@@ -22,7 +22,8 @@ Status export_attention(const State& state, const Results& results, const Export
     write_attention_csv(csv, results);
     if (auto s = write_file_atomic(request.csv, csv.str()); !s) return s;
     written.push_back(request.csv + " (" + std::to_string(results.attention.weights.size()) + " heads × " +
-                      std::to_string(results.tokens.size()) + "² cells CSV)");
+                      std::to_string(results.tokens.size()) + " × " + std::to_string(results.key_tokens.size()) +
+                      " cells CSV)");
   }
   return Ok{};
 }

@@ -158,7 +158,11 @@ TEST(CliExport, UserErrorsAreClearAndNonZero) {
   const Case cases[] = {
       {"export attention --bogus 1 --png x.png", 2, "unknown option \"--bogus\""},
       {"export attention --heads seven --png x.png", 2, "--heads expects a whole number"},
-      {"export attention --encoding alibi --png x.png", 2, "none|sinusoidal|rope"},
+      {"export attention --encoding alibi --png x.png", 2, "none|integer|normalized|binary|sinusoidal|learned|rope"},
+      {"export attention --bias relative --png x.png", 2, "none|alibi|t5|shaw"},
+      {"export attention --grid 3 --png x.png", 2, "--grid expects WxH"},
+      {"export attention --rope-scaling yarn --factor 0.5 --png x.png", 1, "factor"},
+      {"export frequencies --png x.png", 2, "exports --csv so far"},
       {"export attention --heads 3 --png x.png", 1, "must divide the embedding width 100"},
       {"export attention --head 9 --png x.png", 2, "there are 5 heads"},
       {"export attention", 2, "nothing to write"},
@@ -245,4 +249,54 @@ TEST(Gui, ScreenshotUnderXvfbShowsTheHeatmap) {
     if (g > 150 && r < 200 && b < 140 && g > b + 40) ++greenish;
   }
   EXPECT_GT(greenish, 10000u);
+}
+
+TEST(CliExport, FrequenciesCsvFollowsTheDefinitions) {
+  const fs::path dir = temp_dir();
+  // Llama 3.2: base 500000, head_dim 64, llama3 scaling with factor 32 of 8192.
+  const auto r = run("export frequencies --head-dim 64 --base 500000 --rope-scaling llama3 --factor 32 "
+                     "--original-max-position 8192 --csv " + (dir / "f.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream in(read_file(dir / "f.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "pair,theta,wavelength,theta_scaled,wavelength_scaled");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<double> f;
+    std::stringstream s(line);
+    for (std::string field; std::getline(s, field, ',');) f.push_back(std::stod(field));
+    const double theta = std::pow(500000.0, -2.0 * f[0] / 64.0);
+    EXPECT_NEAR(f[1] / theta, 1.0, 1e-12);
+    EXPECT_NEAR(f[2] * theta, 2 * M_PI, 1e-9);
+    const double wavelength = 2 * M_PI / theta;  // Llama 3: short waves kept, long ones ÷ 32
+    if (wavelength < 8192.0 / 4.0) EXPECT_NEAR(f[3] / theta, 1.0, 1e-12);
+    if (wavelength > 8192.0 / 1.0) EXPECT_NEAR(f[3] * 32.0 / theta, 1.0, 1e-12);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 32);
+}
+
+TEST(CliExport, BiasCsvHasEveryCell) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export bias --bias alibi --heads 4 --causal --csv " + (dir / "b.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream in(read_file(dir / "b.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "head,query,key,bucket,bias");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream s(line);
+    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
+    ASSERT_EQ(f.size(), 5u) << line;
+    const int h = std::stoi(f[0]), i = std::stoi(f[1]), j = std::stoi(f[2]);
+    EXPECT_TRUE(f[3].empty());
+    // Causal ALiBi with 4 heads: slopes 2^-2, 2^-4, 2^-6, 2^-8; bias −m·(i − j) for j ≤ i.
+    const double slope = std::pow(2.0, -2.0 * (h + 1));
+    if (j <= i) EXPECT_NEAR(std::stod(f[4]), -slope * (i - j), 1e-6) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4 * 5 * 5);
 }

@@ -86,6 +86,30 @@ std::string axis_label(const std::vector<std::string>& labels, int i, int stride
   return stride == 1 ? text : std::to_string(i) + " " + text;
 }
 
+// Greedy line breaking at `separator`: as many pieces per line as fit in `width`.
+std::vector<std::string> wrap_at_separators(const std::string& text, const std::string& separator, float width,
+                                            float size, const TextMeasure& measure) {
+  std::vector<std::string> lines;
+  if (text.empty()) return lines;
+  std::size_t start = 0;
+  std::string line;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(separator, start), text.size());
+    const std::string piece = text.substr(start, end - start);
+    const std::string joined = line.empty() ? piece : line + separator + piece;
+    if (!line.empty() && measure.width(joined, size) > width) {
+      lines.push_back(line);
+      line = piece;
+    } else {
+      line = joined;
+    }
+    if (end == text.size()) break;
+    start = end + separator.size();
+  }
+  lines.push_back(line);
+  return lines;
+}
+
 float luminance(Color c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }
 
 }  // namespace
@@ -128,19 +152,25 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   float tick_w = 0;
   for (double t : ticks) tick_w = std::max(tick_w, measure.width(tick_label(t, tick_step), kTickSize));
 
-  // Layout, left to right: axis title, row labels, cells, colorbar, its ticks, its title.
-  const float header = kMargin + kTitleSize + kGap + (s.subtitle.empty() ? 0.0f : kTickSize + kGap) + 8.0f;
+  // Layout, left to right: axis title, row labels, cells, colorbar, its ticks, its title. The
+  // subtitle wraps at its " · " separators to the width the rest needs.
   const float x0 = kMargin + kLabelSize + kGap + row_label_w + kGap + 4.0f;
+  const float natural_width = x0 + cell * static_cast<float>(cols) + 32.0f + kGap + tick_w + kGap + kLabelSize + kMargin;
+  const auto subtitle = wrap_at_separators(s.subtitle, " · ", natural_width - 2 * kMargin, kTickSize, measure);
+  const float header = kMargin + kTitleSize + kGap + static_cast<float>(subtitle.size()) * (kTickSize + 4.0f) + 10.0f;
   const float y0 = header;
   out.cells = {x0, y0, x0 + cell * static_cast<float>(cols), y0 + cell * static_cast<float>(rows)};
   const Box& grid = out.cells;
   const Box bar{grid.x1 + 18.0f, grid.y0, grid.x1 + 32.0f, grid.y1};
-  fig.width = std::max(bar.x1 + kGap + tick_w + kGap + kLabelSize + kMargin,
-                       kMargin * 2 + measure.width(s.title, kTitleSize));
-  fig.height = grid.y1 + 4.0f + kGap + col_label_w + kGap + kLabelSize + kMargin;
+  fig.width = std::max({bar.x1 + kGap + tick_w + kGap + kLabelSize + kMargin,
+                        kMargin * 2 + measure.width(s.title, kTitleSize),
+                        bar.x0 + 14.0f + kGap + measure.width("masked", kTickSize) + kMargin});
+  fig.height = std::max(grid.y1 + 4.0f + kGap + col_label_w + kGap + kLabelSize + kMargin, grid.y1 + 40.0f);
 
   fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk);
-  if (!s.subtitle.empty()) fig.text({kMargin, kMargin + kTitleSize + kGap}, s.subtitle, kTickSize, kMuted);
+  for (std::size_t k = 0; k < subtitle.size(); ++k)
+    fig.text({kMargin, kMargin + kTitleSize + kGap + static_cast<float>(k) * (kTickSize + 4.0f)}, subtitle[k], kTickSize,
+             kMuted);
 
   // Cells, then a thin frame.
   Image cells;
@@ -200,8 +230,8 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   for (int r = 0; r < rows && s.masked && !any_masked; ++r)
     for (int c = 0; c < cols && !any_masked; ++c) any_masked = s.masked(r, c);
   if (any_masked) {
-    const float w = measure.width("masked", kTickSize);
-    const Box swatch{grid.x1 - w - kGap - 14.0f, grid.y0 - 8.0f - 12.0f, grid.x1 - w - kGap, grid.y0 - 8.0f};
+    // Below the colorbar, where the column labels leave room.
+    const Box swatch{bar.x0, grid.y1 + 10.0f, bar.x0 + 14.0f, grid.y1 + 22.0f};
     Image hatch;
     hatch.width = hatch.height = 12;
     hatch.version = next_version();
@@ -212,7 +242,7 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
       }
     fig.image(swatch, fig.add_image(std::move(hatch)));
     fig.rect(swatch, {0, 0, 0, 0}, kMuted, 1.0f);
-    fig.text({grid.x1, (swatch.y0 + swatch.y1) * 0.5f}, "masked", kTickSize, kInk, HAlign::Right, VAlign::Middle);
+    fig.text({swatch.x1 + kGap, (swatch.y0 + swatch.y1) * 0.5f}, "masked", kTickSize, kInk, HAlign::Left, VAlign::Middle);
   }
   return out;
 }

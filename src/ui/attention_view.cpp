@@ -52,7 +52,8 @@ plot::HeatmapSpec attention_spec(const State& state, const Results& r, float sid
     spec.colormap = plot::Colormap::Viridis;
     spec.vmin = 0.0f;
     spec.vmax = std::max(values.maxCoeff(), 1e-6f);
-    spec.value_label = "weight  softmax(q·k/√d_h)";
+    spec.value_label = r.problem.relative_bias.size() > 0 || r.problem.shaw ? "weight  softmax(q·k/√d_h + b)"
+                                                                            : "weight  softmax(q·k/√d_h)";
   } else {
     float extent = 0.0f;  // symmetric about 0 so that white means a zero score
     for (Eigen::Index i = 0; i < values.size(); ++i)
@@ -60,7 +61,7 @@ plot::HeatmapSpec attention_spec(const State& state, const Results& r, float sid
     spec.colormap = plot::Colormap::Diverging;
     spec.vmin = -std::max(extent, 1e-6f);
     spec.vmax = std::max(extent, 1e-6f);
-    spec.value_label = "score  q·k/√d_h";
+    spec.value_label = r.problem.relative_bias.size() > 0 || r.problem.shaw ? "score  q·k/√d_h + b" : "score  q·k/√d_h";
   }
   spec.side = side;
   return spec;

@@ -48,6 +48,66 @@ void help_marker(const char* text) {
   }
 }
 
+void draw_rope_controls(ModelSettings& m, const Workspace& workspace) {
+  {
+    static constexpr RopeStyle values[] = {RopeStyle::Interleaved, RopeStyle::Half};
+    static constexpr const char* names[] = {"interleaved (RoFormer, Meta Llama)", "rotate-half (NeoX, HF)"};
+    enum_combo("RoPE pairs", m.rope_style, values, names);
+  }
+  const int dh = workspace.has_embeddings() ? workspace.embeddings().dim() / std::max(1, m.heads) : 0;
+  if (ImGui::SliderInt("rotary dim", &m.rotary_dim, 0, dh - dh % 2, m.rotary_dim == 0 ? "all" : "%d"))
+    m.rotary_dim -= m.rotary_dim % 2;
+  help_marker("Partial rotary: only the first dimensions of each head rotate (0 = all of d_h).");
+  float p = static_cast<float>(m.rope_fraction);
+  if (ImGui::SliderFloat("p (p-RoPE)", &p, 0.0f, 1.0f, "%.2f")) m.rope_fraction = p;
+  help_marker("Barbero et al. 2024: the lowest-frequency fraction 1 − p of the pairs does not rotate.");
+  {
+    static constexpr RopeScalingType values[] = {RopeScalingType::None, RopeScalingType::Linear, RopeScalingType::Ntk,
+                                                 RopeScalingType::Dynamic, RopeScalingType::Yarn,
+                                                 RopeScalingType::Llama3};
+    static constexpr const char* names[] = {"none", "linear (position interpolation)", "NTK-aware", "dynamic NTK",
+                                            "YaRN", "Llama 3"};
+    enum_combo("context scaling", m.scaling.type, values, names);
+  }
+  RopeScaling& sc = m.scaling;
+  if (sc.type != RopeScalingType::None) {
+    if (ImGui::InputDouble("factor s", &sc.factor, 1.0, 4.0, "%.2f")) sc.factor = std::max(sc.factor, 1.0);
+    if (ImGui::InputInt("original length L", &sc.original_max_position, 256, 1024))
+      sc.original_max_position = std::max(sc.original_max_position, 1);
+  }
+  if (sc.type == RopeScalingType::Llama3) {
+    ImGui::InputDouble("low_freq_factor", &sc.low_freq_factor, 0.5, 1.0, "%.2f");
+    ImGui::InputDouble("high_freq_factor", &sc.high_freq_factor, 0.5, 1.0, "%.2f");
+  }
+  if (sc.type == RopeScalingType::Yarn) {
+    ImGui::InputDouble("beta_fast", &sc.beta_fast, 1.0, 8.0, "%.1f");
+    ImGui::InputDouble("beta_slow", &sc.beta_slow, 0.5, 1.0, "%.2f");
+  }
+  if (ImGui::Button("Llama 3.2 preset")) {
+    m.base = 500000.0;
+    m.rope_style = RopeStyle::Half;
+    sc = RopeScaling{RopeScalingType::Llama3, 32.0, 8192, 1.0, 4.0, 32.0, 1.0};
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("rope_theta 500000, rope_type llama3: factor 32, low 1, high 4, original 8192 (HF rotate-half)");
+  bool grid = m.grid_width > 0;
+  if (ImGui::Checkbox("2-D positions (grid)", &grid)) {
+    m.grid_width = grid ? 4 : 0;
+    m.grid_height = grid ? 4 : 0;
+  }
+  if (grid) {
+    int wh[2] = {m.grid_width, m.grid_height};
+    if (ImGui::InputInt2("W × H", wh)) {
+      m.grid_width = std::clamp(wh[0], 1, 256);
+      m.grid_height = std::clamp(wh[1], 1, 256);
+    }
+    static constexpr Rope2d values[] = {Rope2d::Axial, Rope2d::Mixed};
+    static constexpr const char* names[] = {"axial (x and y pairs apart)", "mixed (learned directions)"};
+    enum_combo("2-D RoPE", m.rope_2d, values, names);
+  }
+  ImGui::Checkbox("first token is CLS (not rotated)", &m.cls);
+}
+
 }  // namespace
 
 ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
@@ -93,21 +153,57 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
 
   section("Positional encoding");
   {
-    static constexpr EncodingKind values[] = {EncodingKind::None, EncodingKind::Sinusoidal, EncodingKind::Rope};
-    static constexpr const char* names[] = {"none", "sinusoidal (added to x)", "RoPE (rotates q and k)"};
+    static constexpr EncodingKind values[] = {EncodingKind::None,       EncodingKind::Integer, EncodingKind::Normalized,
+                                              EncodingKind::Binary,     EncodingKind::Sinusoidal,
+                                              EncodingKind::Learned,    EncodingKind::Rope};
+    static constexpr const char* names[] = {"none",
+                                            "integer p (added to x)",
+                                            "normalized p/N (added to x)",
+                                            "binary bits of p (added to x)",
+                                            "sinusoidal (added to x)",
+                                            "learned table (added to x)",
+                                            "RoPE (rotates q and k)"};
     enum_combo("encoding", m.encoding, values, names);
   }
-  ImGui::BeginDisabled(m.encoding != EncodingKind::Rope);
-  {
-    static constexpr RopeStyle values[] = {RopeStyle::Interleaved, RopeStyle::Half};
-    static constexpr const char* names[] = {"interleaved (RoFormer, Meta Llama)", "rotate-half (NeoX, HF)"};
-    enum_combo("RoPE pairs", m.rope_style, values, names);
+  if (m.encoding == EncodingKind::Binary) {
+    static constexpr BinaryValues values[] = {BinaryValues::ZeroOne, BinaryValues::PlusMinusOne};
+    static constexpr const char* names[] = {"{0, 1}", "{−1, +1}"};
+    enum_combo("bit values", m.binary_values, values, names);
   }
-  ImGui::EndDisabled();
-  ImGui::BeginDisabled(m.encoding == EncodingKind::None);
-  if (ImGui::InputDouble("base", &m.base, 1000.0, 10000.0, "%.0f")) m.base = std::max(m.base, 2.0);
-  help_marker("θᵢ = base^(−2i/d). 10000 in the Transformer and RoFormer; 500000 in Llama 3.");
-  ImGui::EndDisabled();
+  if (m.encoding == EncodingKind::Learned) {
+    if (ImGui::InputInt("T_max", &m.learned_max, 16, 128)) m.learned_max = std::clamp(m.learned_max, 1, 65536);
+    help_marker("A learned table has one row per position up to T_max and nothing beyond it.");
+    ImGui::InputText("table .npy", &m.learned_file);
+    help_marker("Empty: a seeded Gaussian table. Otherwise a T_max × d float table saved with NumPy.");
+  }
+  if (m.encoding == EncodingKind::Sinusoidal || m.encoding == EncodingKind::Rope) {
+    if (ImGui::InputDouble("base", &m.base, 1000.0, 10000.0, "%.0f")) m.base = std::max(m.base, 2.0);
+    help_marker("θᵢ = base^(−2i/d). 10000 in the Transformer and RoFormer; 500000 in Llama 3.");
+  }
+  if (m.encoding == EncodingKind::Rope) draw_rope_controls(m, workspace);
+
+  section("Bias and cross-attention");
+  {
+    static constexpr BiasKind values[] = {BiasKind::None, BiasKind::Alibi, BiasKind::T5, BiasKind::Shaw};
+    static constexpr const char* names[] = {"none", "ALiBi (linear in distance)", "T5 relative buckets",
+                                            "Shaw relative vectors (CPU)"};
+    enum_combo("bias", m.bias, values, names);
+  }
+  if (m.bias == BiasKind::T5) {
+    if (ImGui::InputInt("buckets", &m.buckets)) m.buckets = std::clamp(m.buckets, 2, 1024);
+    if (ImGui::InputInt("max distance", &m.max_distance)) m.max_distance = std::max(m.max_distance, 1);
+  }
+  if (m.bias == BiasKind::Shaw && ImGui::InputInt("clip k", &m.clip)) m.clip = std::clamp(m.clip, 0, 4096);
+  bool cross = !m.cross_sentence.empty() || cross_open_;
+  if (ImGui::Checkbox("cross-attention", &cross)) {
+    cross_open_ = cross;
+    if (!cross) m.cross_sentence.clear();
+    else if (m.cross_sentence.empty()) m.cross_sentence = "The cat sat on the mat.";
+  }
+  if (cross) {
+    ImGui::InputText("keys from", &m.cross_sentence);
+    if (m.causal) m.causal = false;  // keys come from another sentence: nothing is "future"
+  }
 
   section("Attention");
   if (workspace.has_embeddings()) {
@@ -132,7 +228,9 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   int seed = static_cast<int>(m.seed);
   if (ImGui::InputInt("seed", &seed)) m.seed = static_cast<std::uint64_t>(std::max(seed, 0));
   ImGui::EndDisabled();
+  ImGui::BeginDisabled(!m.cross_sentence.empty());
   ImGui::Checkbox("causal mask", &m.causal);
+  ImGui::EndDisabled();
   help_marker("Query i may only attend to keys j ≤ i: the future is masked (−∞ before the softmax).");
   if (ImGui::InputInt("pad to", &m.pad_to, 1, 8)) m.pad_to = std::clamp(m.pad_to, 0, 4096);
   help_marker("Appends <pad> tokens up to this length; their keys are masked for every query.");

@@ -23,6 +23,7 @@ class ControlsPanel {
 
  private:
   int sample_index_ = 0;
+  bool cross_open_ = false;  // the cross-attention box stays open while its sentence is empty
 };
 
 }  // namespace poslab

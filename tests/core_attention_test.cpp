@@ -188,3 +188,23 @@ TEST(Pipeline, FailingBackendFallsBackToCpuWithANote) {
   EXPECT_NE(r->notes[0].find("shader failed to link"), std::string::npos);
   EXPECT_FALSE(r->max_diff_vs_cpu.has_value());
 }
+
+// The context-only path (blocks of queries, heads in parallel, causal blocks skipping the
+// future) gives attention_cpu's context under every mask and bias, also when T_q ≠ T_k.
+TEST(Attention, ContextOnlyPathMatchesTheFullOne) {
+  for (int Tq : {1, 7, 300, 600})
+    for (bool causal : {false, true}) {
+      AttentionInput in;
+      const int Tk = causal ? Tq : Tq + 13;
+      in.Q = gaussian_matrix(Tq, 32, 1.0, 1);
+      in.K = gaussian_matrix(Tk, 32, 1.0, 2);
+      in.V = gaussian_matrix(Tk, 32, 1.0, 3);
+      in.heads = 4;
+      in.causal = causal;
+      in.key_valid.assign(static_cast<std::size_t>(Tk), 1);
+      in.key_valid[static_cast<std::size_t>(Tk - 1)] = 0;
+      if (Tq > 1) in.relative_bias = gaussian_matrix(4, Tq + Tk - 1, 1.0, 4);
+      EXPECT_LT((attention_context_cpu(in) - attention_cpu(in).context).cwiseAbs().maxCoeff(), 1e-5)
+          << "T_q=" << Tq << " causal=" << causal;
+    }
+}

@@ -112,6 +112,48 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
   return out;
 }
 
+Matrix attention_context_cpu(const AttentionInput& input) {
+  const int dh = input.head_dim();
+  const int Tq = input.queries(), Tk = input.keys();
+  const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(dh));
+  constexpr int kBlock = 256;  // query rows per step: the scores of a block stay in cache
+  Matrix context = Matrix::Zero(Tq, input.Q.cols());
+#pragma omp parallel for schedule(dynamic, 1)  // heads are independent: one per core
+  for (int h = 0; h < input.heads; ++h) {
+    const auto Qh = input.Q.middleCols(h * dh, dh);  // T_q × d_h
+    const auto Kh = input.K.middleCols(h * dh, dh);  // T_k × d_h
+    const auto Vh = input.V.middleCols(h * dh, dh);  // T_k × d_h
+    Matrix S;
+    for (int r0 = 0; r0 < Tq; r0 += kBlock) {
+      const int rows = std::min(kBlock, Tq - r0);
+      // With the causal mask, the block's queries see no key past its last row.
+      const int keys = input.causal ? std::min(Tk, r0 + rows) : Tk;
+      S.resize(rows, keys);  // rows × keys
+      S.noalias() = Qh.middleRows(r0, rows) * Kh.topRows(keys).transpose();
+      S *= inv_sqrt;
+      for (int i = 0; i < rows; ++i) {
+        auto row = S.row(i);
+        const int q = r0 + i;
+        if (input.relative_bias.size() > 0) row += input.relative_bias.row(h).segment(Tq - 1 - q, keys);
+        const int visible = input.causal ? std::min(keys, q + 1) : keys;
+        row.tail(keys - visible).setZero();
+        auto head = row.head(visible).array();
+        for (int j = 0; j < visible; ++j)
+          if (input.key_valid[static_cast<std::size_t>(j)] == 0) head(j) = -std::numeric_limits<float>::infinity();
+        const float m = head.maxCoeff();
+        if (m == -std::numeric_limits<float>::infinity()) {
+          row.setZero();
+          continue;
+        }
+        head = (head - m).exp();
+        head /= head.sum();
+      }
+      context.block(r0, h * dh, rows, dh).noalias() = S * Vh.topRows(keys);
+    }
+  }
+  return context;
+}
+
 AttentionOutput solve_cpu(const AttentionProblem& problem) {
   AttentionOutput out = attention_cpu(project(problem));
   out.output = out.context * problem.Wo;

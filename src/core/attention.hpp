@@ -97,6 +97,11 @@ AttentionInput project(const AttentionProblem& problem);
 // Scores, weights and context from projected inputs (no output projection).
 AttentionOutput attention_cpu(const AttentionInput& input);
 
+// Only the context (T_q × d), keeping no score or weight matrices: the heads run in parallel on
+// the cores, each through one reused T_q × T_k buffer. The same numbers as attention_cpu's
+// context, for callers that need nothing else (benchmarks, long sequences).
+Matrix attention_context_cpu(const AttentionInput& input);
+
 // The whole attention step on the CPU: project, attend, output projection.
 AttentionOutput solve_cpu(const AttentionProblem& problem);
 

@@ -15,7 +15,7 @@ shift || true
 # for the tests GoogleTest, Xvfb and xdotool.
 packages=(
   build-essential cmake pkg-config
-  libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev
+  libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core
   libgtest-dev googletest xvfb xauth xdotool
 )

@@ -1,5 +1,7 @@
 #include "core/options.hpp"
 
+#include "core/model_config.hpp"
+
 #include <charconv>
 #include <cmath>
 
@@ -131,6 +133,8 @@ const std::vector<StateOption>& state_options() {
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--max-distance", 1, 1 << 20), s.model.max_distance); }},
       {"--clip", "K", "Shaw et al. clip distance (4)",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--clip", 0, 4096), s.model.clip); }},
+      {"--model-config", "config.json", "rope_theta and rope_scaling from a Hugging Face config.json",
+       [](State& s, std::string_view v) { return load_model_config(s.model, std::string(v)); }},
       {"--cross-sentence", "TEXT", "cross-attention: keys and values from this sentence",
        [](State& s, std::string_view v) -> Status { s.model.cross_sentence = std::string(v); return Ok{}; }},
       {"--heads", "H", "number of attention heads (must divide the embedding width)",

@@ -3,6 +3,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "core/model_config.hpp"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -48,7 +50,7 @@ void help_marker(const char* text) {
   }
 }
 
-void draw_rope_controls(ModelSettings& m, const Workspace& workspace) {
+void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigField& config) {
   {
     static constexpr RopeStyle values[] = {RopeStyle::Interleaved, RopeStyle::Half};
     static constexpr const char* names[] = {"interleaved (RoFormer, Meta Llama)", "rotate-half (NeoX, HF)"};
@@ -82,6 +84,17 @@ void draw_rope_controls(ModelSettings& m, const Workspace& workspace) {
   if (sc.type == RopeScalingType::Yarn) {
     ImGui::InputDouble("beta_fast", &sc.beta_fast, 1.0, 8.0, "%.1f");
     ImGui::InputDouble("beta_slow", &sc.beta_slow, 0.5, 1.0, "%.2f");
+  }
+  ImGui::InputText("##config", &config.path);
+  ImGui::SameLine();
+  if (ImGui::Button("Read config.json")) {
+    auto read = load_model_config(m, config.path);
+    config.message = read ? "read rope_theta and rope_scaling from " + config.path : read.error();
+  }
+  if (!config.message.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", config.message.c_str());
+    ImGui::PopStyleColor();
   }
   if (ImGui::Button("Llama 3.2 preset")) {
     m.base = 500000.0;
@@ -180,7 +193,7 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
     if (ImGui::InputDouble("base", &m.base, 1000.0, 10000.0, "%.0f")) m.base = std::max(m.base, 2.0);
     help_marker("θᵢ = base^(−2i/d). 10000 in the Transformer and RoFormer; 500000 in Llama 3.");
   }
-  if (m.encoding == EncodingKind::Rope) draw_rope_controls(m, workspace);
+  if (m.encoding == EncodingKind::Rope) draw_rope_controls(m, workspace, config_);
 
   section("Bias and cross-attention");
   {

@@ -14,6 +14,12 @@ struct ControlsActions {
   bool export_csv = false;
 };
 
+// A Hugging Face config.json to read RoPE settings from, and what the last read said.
+struct ConfigField {
+  std::string path = "config.json";
+  std::string message;
+};
+
 class ControlsPanel {
  public:
   // Edits `state`; returns what the user asked for besides that.
@@ -23,7 +29,8 @@ class ControlsPanel {
 
  private:
   int sample_index_ = 0;
-  bool cross_open_ = false;  // the cross-attention box stays open while its sentence is empty
+  bool cross_open_ = false;
+  ConfigField config_;  // the cross-attention box stays open while its sentence is empty
 };
 
 }  // namespace poslab

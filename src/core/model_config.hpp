@@ -1,0 +1,18 @@
+#pragma once
+// Reads the positional settings of a Hugging Face config.json as they are: rope_theta and
+// rope_scaling (rope_type or type, factor, original_max_position_embeddings, low_freq_factor,
+// high_freq_factor, beta_fast, beta_slow). Other keys are the model's business and ignored.
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/state.hpp"
+
+namespace poslab {
+
+// Applies the config to `settings` only when the whole config reads cleanly; on error the
+// settings are unchanged and the message names the file and the key.
+Status apply_model_config(ModelSettings& settings, std::string_view json_text, const std::string& name);
+Status load_model_config(ModelSettings& settings, const std::filesystem::path& path);
+
+}  // namespace poslab

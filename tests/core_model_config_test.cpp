@@ -1,0 +1,55 @@
+// A Hugging Face config.json read into the settings as it is.
+#include <gtest/gtest.h>
+
+#include "core/model_config.hpp"
+
+using namespace poslab;
+
+TEST(ModelConfig, ReadsLlama32) {
+  // The positional part of meta-llama/Llama-3.2-1B's config.json.
+  const char* json = R"({"hidden_size": 2048, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "max_position_embeddings": 131072, "rope_theta": 500000.0,
+    "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    "tie_word_embeddings": true})";
+  ModelSettings s;
+  ASSERT_TRUE(apply_model_config(s, json, "config.json").ok());
+  EXPECT_EQ(s.base, 500000.0);
+  EXPECT_EQ(s.scaling.type, RopeScalingType::Llama3);
+  EXPECT_EQ(s.scaling.factor, 32.0);
+  EXPECT_EQ(s.scaling.low_freq_factor, 1.0);
+  EXPECT_EQ(s.scaling.high_freq_factor, 4.0);
+  EXPECT_EQ(s.scaling.original_max_position, 8192);
+}
+
+TEST(ModelConfig, ReadsOlderTypeKeyAndNull) {
+  ModelSettings s;
+  ASSERT_TRUE(apply_model_config(s, R"({"rope_scaling": {"type": "yarn", "factor": 4.0,
+      "original_max_position_embeddings": 32768}, "rope_theta": 1000000})", "c").ok());
+  EXPECT_EQ(s.scaling.type, RopeScalingType::Yarn);
+  EXPECT_EQ(s.scaling.original_max_position, 32768);
+  EXPECT_EQ(s.base, 1000000.0);
+  ASSERT_TRUE(apply_model_config(s, R"({"rope_scaling": {"type": "linear", "factor": 2.0},
+      "max_position_embeddings": 4096})", "c").ok());
+  EXPECT_EQ(s.scaling.type, RopeScalingType::Linear);
+  EXPECT_EQ(s.scaling.original_max_position, 4096);
+  ASSERT_TRUE(apply_model_config(s, R"({"rope_scaling": null})", "c").ok());
+  EXPECT_EQ(s.scaling.type, RopeScalingType::Linear);  // null says nothing new
+}
+
+TEST(ModelConfig, BadConfigsChangeNothing) {
+  ModelSettings s;
+  const ModelSettings before = s;
+  struct Case { const char* json; const char* message; };
+  for (const Case& c : {Case{"{not json", "not valid JSON"}, Case{"[1, 2]", "holds an object"},
+                        Case{R"({"rope_theta": "big"})", "\"rope_theta\" must be a number"},
+                        Case{R"({"rope_theta": 5e5, "rope_scaling": {"rope_type": "longrope", "factor": 2}})", "longrope"},
+                        Case{R"({"rope_scaling": {"rope_type": "linear", "factor": 0.5}})", "factor"}}) {
+    auto r = apply_model_config(s, c.json, "cfg.json");
+    ASSERT_FALSE(r.ok()) << c.json;
+    EXPECT_NE(r.error().find(c.message), std::string::npos) << r.error();
+    EXPECT_NE(r.error().find("cfg.json"), std::string::npos) << r.error();
+    EXPECT_TRUE(s == before);
+  }
+  EXPECT_NE(load_model_config(s, "/no/such/config.json").error().find("cannot be opened"), std::string::npos);
+}

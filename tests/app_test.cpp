@@ -300,3 +300,31 @@ TEST(CliExport, BiasCsvHasEveryCell) {
   }
   EXPECT_EQ(rows, 4 * 5 * 5);
 }
+
+TEST(Sessions, ASavedSessionReproducesTheExportPixelForPixel) {
+  const fs::path dir = temp_dir();
+  const auto first = run("export attention --sentence \"She said that he said that they said no.\" --heads 4 --causal "
+                         "--bias alibi --rope-scaling yarn --factor 2 --head 2 --value scores --png " +
+                         (dir / "a.png").string() + " --save-session " + (dir / "s.json").string());
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto second = run("export attention --session " + (dir / "s.json").string() + " --png " + (dir / "b.png").string());
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_EQ(read_png(dir / "a.png").rgba, read_png(dir / "b.png").rgba);
+  // Options after --session refine it.
+  const auto third = run("export attention --session " + (dir / "s.json").string() + " --head 0 --png " +
+                         (dir / "c.png").string());
+  ASSERT_EQ(third.exit_code, 0) << third.output;
+  EXPECT_NE(read_png(dir / "a.png").rgba, read_png(dir / "c.png").rgba);
+}
+
+TEST(Sessions, ABadSessionIsAClearError) {
+  const fs::path dir = temp_dir();
+  std::ofstream(dir / "bad.json") << R"({"poslab_session": 1, "state": {"heads": "many"}})";
+  const auto r = run("export attention --session " + (dir / "bad.json").string() + " --csv x.csv");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("\"heads\" must be a number"), std::string::npos) << r.output;
+  std::ofstream(dir / "odd.json") << R"({"poslab_session": 1, "state": {"heads": 4, "mood": "sunny"}})";
+  const auto odd = run("export attention --session " + (dir / "odd.json").string() + " --csv " + (dir / "o.csv").string());
+  EXPECT_EQ(odd.exit_code, 0) << odd.output;
+  EXPECT_NE(odd.output.find("ignoring unknown key \"state.mood\""), std::string::npos) << odd.output;
+}

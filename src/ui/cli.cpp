@@ -9,6 +9,7 @@
 
 #include "core/export_data.hpp"
 #include "core/options.hpp"
+#include "core/session.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
@@ -37,6 +38,8 @@ void print_help() {
       "  poslab export bias [state options] --csv FILE\n"
       "      head,query,key,bucket,bias (ALiBi or T5 bias of every cell)\n"
       "  poslab --help | --version\n\n"
+      "sessions: --session FILE starts from a saved state (options after it refine it);\n"
+      "          export's --save-session FILE writes the state it used\n\n"
       "state options:\n%s",
       POSLAB_VERSION, state_options_help().c_str());
 }
@@ -73,8 +76,22 @@ ParsedOption split_option(std::string_view arg) {
   return {arg, {}, false};
 }
 
+// --session FILE replaces the whole state with the file's; options after it refine it.
+std::optional<Status> try_session_option(State& state, ArgParser& p, const ParsedOption& opt) {
+  if (opt.name != "--session") return std::nullopt;
+  auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+  if (!v) return Status(Error{v.error()});
+  auto loaded = load_session(std::string(*v));
+  if (!loaded) return Status(Error{loaded.error()});
+  for (const auto& key : loaded->unknown_keys)
+    std::fprintf(stderr, "poslab: %s: ignoring unknown key \"%s\"\n", std::string(*v).c_str(), key.c_str());
+  state = loaded->state;
+  return Status(Ok{});
+}
+
 // Applies a state option if `opt` is one; returns nullopt when it is not a state option.
 std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedOption& opt) {
+  if (auto session = try_session_option(state, p, opt)) return session;
   const StateOption* so = find_state_option(opt.name);
   if (!so) return std::nullopt;
   if (so->value.empty()) {
@@ -93,11 +110,18 @@ int run_export(ArgParser& p) {
     return usage_error("unknown view \"" + std::string(view) + "\" (available: attention, frequencies, bias)");
   State state;
   ExportRequest request;
+  std::string save_session;
   int head_dim = 0;
   while (!p.done()) {
     const ParsedOption opt = split_option(p.next());
     if (auto applied = try_state_option(state, p, opt)) {
       if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    if (opt.name == "--save-session") {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      save_session = std::string(*v);
       continue;
     }
     if (opt.name == "--head-dim" && view == "frequencies") {
@@ -161,6 +185,13 @@ int run_export(ArgParser& p) {
     return usage_error("--head " + std::to_string(state.view.head) + " is out of range: there are " +
                        std::to_string(results.problem.heads) + " heads (0 to " + std::to_string(results.problem.heads - 1) + ")");
   for (const auto& note : results.notes) std::fprintf(stderr, "poslab: %s\n", note.c_str());
+  if (!save_session.empty()) {
+    if (auto s = write_file_atomic(save_session, session_json(state)); !s) {
+      std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
+      return kRuntimeError;
+    }
+    std::printf("wrote %s (session)\n", save_session.c_str());
+  }
   if (view != "attention") {
     std::ostringstream csv;
     if (view == "frequencies") {
@@ -188,6 +219,7 @@ int run_export(ArgParser& p) {
 
 int run_gui_from_args(ArgParser& p) {
   GuiOptions options;
+  options.remember_session = p.done();  // a plain `poslab` picks up where the last one left off
   while (!p.done()) {
     const ParsedOption opt = split_option(p.next());
     if (auto applied = try_state_option(options.state, p, opt)) {

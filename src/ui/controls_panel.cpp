@@ -281,6 +281,14 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("→ %s.png / .csv", target.c_str());
   ImGui::PopStyleColor();
+
+  section("Session");
+  ImGui::InputText("file", &session_path);
+  actions.save_session = ImGui::Button("Save");
+  ImGui::SameLine();
+  actions.open_session = ImGui::Button("Open");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("JSON with every choice above; 'poslab export VIEW --session FILE' reproduces it");
   ImGui::PopItemWidth();
   return actions;
 }

@@ -12,6 +12,8 @@ struct ControlsActions {
   bool export_png_1x = false;
   bool export_png_2x = false;
   bool export_csv = false;
+  bool save_session = false;  // write `session_path`
+  bool open_session = false;  // read `session_path`
 };
 
 // A Hugging Face config.json to read RoPE settings from, and what the last read said.
@@ -26,6 +28,7 @@ class ControlsPanel {
   ControlsActions draw(State& state, const Workspace& workspace);
   std::string embeddings_input;  // the path field
   std::string export_stem = "poslab-attention";
+  std::string session_path = "poslab-session.json";
 
  private:
   int sample_index_ = 0;

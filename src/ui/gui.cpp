@@ -8,10 +8,13 @@
 #include <imgui_impl_opengl3.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
 #include "core/export_data.hpp"
+#include "core/session.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "plot/draw.hpp"
@@ -86,6 +89,15 @@ void apply_style() {
 
 }  // namespace
 
+std::string last_session_path() {
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
+                                     : home && *home ? std::filesystem::path(home) / ".config"
+                                                     : std::filesystem::temp_directory_path();
+  return (base / "poslab" / "last-session.json").string();
+}
+
 int run_gui(const GuiOptions& options) {
   glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {
@@ -135,6 +147,9 @@ int run_gui(const GuiOptions& options) {
   }
 
   State state = options.state;
+  if (options.remember_session) {
+    if (auto last = load_session(last_session_path())) state = last->state;  // none yet is fine
+  }
   Workspace workspace;
   workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable);
   ControlsPanel controls;
@@ -193,6 +208,25 @@ int run_gui(const GuiOptions& options) {
     if (auto s = workspace.update(state); !s) {
       if (status.text != s.error()) status.fail(s.error());
     }
+    if (actions.save_session) {
+      if (auto s = write_file_atomic(controls.session_path, session_json(state)); !s) status.fail(s.error());
+      else status.info("saved the session to " + controls.session_path);
+    }
+    if (actions.open_session) {
+      if (auto loaded = load_session(controls.session_path); !loaded) {
+        status.fail(loaded.error() + " — keeping the current state");
+      } else {
+        state = loaded->state;
+        const std::string embeddings = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
+        if (embeddings != workspace.embeddings_path()) {
+          controls.embeddings_input = embeddings;
+          if (auto s = workspace.load_embeddings(embeddings); !s) status.fail(s.error());
+        }
+        std::string note = "opened " + controls.session_path;
+        for (const auto& key : loaded->unknown_keys) note += " (ignored unknown key " + key + ")";
+        status.info(note);
+      }
+    }
     if (workspace.results() && (requested.export_png_1x || requested.export_png_2x || requested.export_csv)) {
       ExportRequest request;
       if (requested.export_png_1x || requested.export_png_2x) request.png = controls.export_stem + ".png";
@@ -224,6 +258,12 @@ int run_gui(const GuiOptions& options) {
     glfwSwapBuffers(window);
   }
 
+  if (options.remember_session) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(last_session_path()).parent_path(), ec);
+    if (auto s = write_file_atomic(last_session_path(), session_json(state)); !s)
+      std::fprintf(stderr, "poslab: could not remember the session: %s\n", s.error().c_str());
+  }
   gpu_backend.reset();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

@@ -12,7 +12,11 @@ struct GuiOptions {
   int frames = 5;
   int width = 1440;
   int height = 900;
+  bool remember_session = false;  // start from the last session and save it on exit
 };
+
+// Where the GUI keeps the last session: $XDG_CONFIG_HOME/poslab or ~/.config/poslab.
+std::string last_session_path();
 
 // Runs the GUI until the window closes; returns the process exit code.
 int run_gui(const GuiOptions& options);

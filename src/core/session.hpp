@@ -1,0 +1,33 @@
+#pragma once
+// Session files: the whole State as JSON, keyed by the command-line option names (without the
+// dashes), so that a session, the command line and the GUI speak one vocabulary.
+//   {"poslab_session": 1, "state": {"sentence": "…", "encoding": "rope", "heads": 5, "causal": true}}
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/state.hpp"
+
+namespace poslab {
+
+inline constexpr int kSessionVersion = 1;
+
+// Every state option with its value in `state`, as the command line would spell it; flags are
+// "true" or "false".
+std::vector<std::pair<std::string, std::string>> state_to_options(const State& state);
+
+std::string session_json(const State& state);
+
+struct LoadedSession {
+  State state;
+  std::vector<std::string> unknown_keys;  // reported to the user and otherwise ignored
+};
+
+// Missing keys take their defaults; a value of the wrong type or out of range is an error that
+// names the key, and nothing is returned half-applied.
+Result<LoadedSession> parse_session(std::string_view json_text, const std::string& name);
+Result<LoadedSession> load_session(const std::filesystem::path& path);
+
+}  // namespace poslab

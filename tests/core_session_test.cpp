@@ -1,0 +1,75 @@
+// Session files: a round trip keeps every choice; bad files change nothing.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "core/options.hpp"
+#include "core/session.hpp"
+
+using namespace poslab;
+
+TEST(Session, EveryStateOptionIsSaved) {
+  std::set<std::string> saved;
+  for (const auto& [name, value] : state_to_options(State{})) saved.insert(name);
+  saved.insert("--grid");          // saved when a grid is set
+  saved.insert("--model-config");  // an action: its effect is saved as base and scaling
+  for (const auto& option : state_options()) EXPECT_TRUE(saved.contains(std::string(option.name))) << option.name;
+}
+
+TEST(Session, RoundTripKeepsEveryChoice) {
+  State s;
+  s.embeddings_path = "/data/glove.txt";
+  s.model.sentence = "May the force be with you.";
+  s.model.encoding = EncodingKind::Binary;
+  s.model.binary_values = BinaryValues::PlusMinusOne;
+  s.model.rope_style = RopeStyle::Half;
+  s.model.base = 500000.0;
+  s.model.rotary_dim = 8;
+  s.model.rope_fraction = 0.25;
+  s.model.scaling = RopeScaling{RopeScalingType::Llama3, 32.0, 8192, 1.0, 4.0, 32.0, 1.0};
+  s.model.grid_width = 14;
+  s.model.grid_height = 3;
+  s.model.rope_2d = Rope2d::Mixed;
+  s.model.cls = true;
+  s.model.bias = BiasKind::T5;
+  s.model.buckets = 16;
+  s.model.heads = 4;
+  s.model.projection = ProjectionKind::Identity;
+  s.model.sigma = 0.037;
+  s.model.seed = 12345;
+  s.model.causal = true;
+  s.model.pad_to = 12;
+  s.view.head = 3;
+  s.view.value = HeatmapValue::Scores;
+  s.backend = Backend::Cpu;
+  s.check_against_cpu = false;
+  auto loaded = parse_session(session_json(s), "s.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  EXPECT_TRUE(loaded->state == s);
+  EXPECT_TRUE(loaded->unknown_keys.empty());
+}
+
+TEST(Session, MissingKeysTakeDefaultsAndUnknownKeysAreReported) {
+  auto loaded = parse_session(R"({"poslab_session": 1, "theme": "dark",
+                                  "state": {"heads": 4, "colour": "red"}})", "s.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  State expected;
+  expected.model.heads = 4;
+  EXPECT_TRUE(loaded->state == expected);
+  EXPECT_EQ(loaded->unknown_keys, (std::vector<std::string>{"theme", "state.colour"}));
+}
+
+TEST(Session, WrongTypesAndValuesAreClearErrors) {
+  struct Case { const char* json; const char* message; };
+  for (const Case& c : {Case{R"({"poslab_session": 1, "state": {"heads": "four"}})", "\"heads\" must be a number"},
+                        Case{R"({"poslab_session": 1, "state": {"causal": 1}})", "\"causal\" must be true or false"},
+                        Case{R"({"poslab_session": 1, "state": {"encoding": "alibi"}})", "--encoding expects one of"},
+                        Case{R"({"poslab_session": 1, "state": {"sentence": 3}})", "\"sentence\" must be a string"},
+                        Case{R"({"poslab_session": 99})", "newer PosLab"},
+                        Case{R"({"state": {}})", "not a PosLab session"},
+                        Case{"{oops", "not valid JSON"}}) {
+    auto loaded = parse_session(c.json, "s.json");
+    ASSERT_FALSE(loaded.ok()) << c.json;
+    EXPECT_NE(loaded.error().find(c.message), std::string::npos) << loaded.error();
+  }
+}

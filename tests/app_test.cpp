@@ -328,3 +328,18 @@ TEST(Sessions, ABadSessionIsAClearError) {
   EXPECT_EQ(odd.exit_code, 0) << odd.output;
   EXPECT_NE(odd.output.find("ignoring unknown key \"state.mood\""), std::string::npos) << odd.output;
 }
+
+TEST(CliExport, SvgIsWellFormedWithVectorText) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export attention --causal --svg " + (dir / "a.svg").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string svg = read_file(dir / "a.svg");
+  // Parsed by Python's XML parser: a well-formed document whose root is <svg>.
+  const std::string check = "/usr/bin/python3 -c \"import sys, xml.dom.minidom as m; "
+                            "d = m.parse(sys.argv[1]); sys.exit(d.documentElement.tagName != 'svg')\" " +
+                            (dir / "a.svg").string();
+  EXPECT_EQ(std::system(check.c_str()), 0);
+  for (const char* text : {">chased</text>", ">Attention weights · head 0 of 5</text>", ">masked</text>", ">query</text>"})
+    EXPECT_NE(svg.find(text), std::string::npos) << text;
+  EXPECT_NE(svg.find("data:image/png;base64,"), std::string::npos);  // the cells
+}

@@ -30,8 +30,8 @@ void print_help() {
       "usage:\n"
       "  poslab [state options] [--screenshot FILE.png] [--frames N] [--size WxH]\n"
       "      the GUI; with --screenshot it saves the window after N frames (default 5) and quits\n"
-      "  poslab export attention [state options] [--png FILE] [--csv FILE] [--scale N]\n"
-      "      headless (no window, no X server): the attention heatmap as PNG (scale 1 to 8)\n"
+      "  poslab export attention [state options] [--png FILE] [--svg FILE] [--csv FILE] [--scale N]\n"
+      "      headless (no window, no X server): the attention heatmap as PNG (scale 1 to 8) or SVG\n"
       "      and its data as CSV: head,query,key,query_token,key_token,score,weight\n"
       "  poslab export frequencies [--head-dim N] [state options] --csv FILE\n"
       "      pair,theta,wavelength,theta_scaled,wavelength_scaled (RoPE frequencies, scaled)\n"
@@ -132,10 +132,11 @@ int run_export(ArgParser& p) {
       head_dim = static_cast<int>(*n);
       continue;
     }
-    if (opt.name == "--png" || opt.name == "--csv" || opt.name == "--scale") {
+    if (opt.name == "--png" || opt.name == "--svg" || opt.name == "--csv" || opt.name == "--scale") {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
       if (opt.name == "--png") request.png = std::string(*v);
+      else if (opt.name == "--svg") request.svg = std::string(*v);
       else if (opt.name == "--csv") request.csv = std::string(*v);
       else {
         auto scale = parse_integer(*v, "--scale", 1, 8);
@@ -146,8 +147,9 @@ int run_export(ArgParser& p) {
     }
     return usage_error("unknown option \"" + std::string(opt.name) + "\" for export");
   }
-  if (request.png.empty() && request.csv.empty()) return usage_error("nothing to write: give --png FILE and/or --csv FILE");
-  if (view != "attention" && !request.png.empty())
+  if (request.png.empty() && request.svg.empty() && request.csv.empty())
+    return usage_error("nothing to write: give --png FILE, --svg FILE and/or --csv FILE");
+  if (view != "attention" && (!request.png.empty() || !request.svg.empty()))
     return usage_error("the " + std::string(view) + " view exports --csv so far; its plot is not drawn yet");
 
   Workspace workspace;

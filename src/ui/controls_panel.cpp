@@ -274,12 +274,15 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   actions.export_png_2x = ImGui::Button("PNG 2×");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Shift+E: twice the pixels, for slides and print");
   ImGui::SameLine();
+  actions.export_svg = ImGui::Button("SVG");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Vector text and lines; the cells as an embedded image");
+  ImGui::SameLine();
   actions.export_csv = ImGui::Button("CSV");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+D: head,query,key,query_token,key_token,score,weight");
   std::error_code ec;
   const std::string target = std::filesystem::absolute(export_stem, ec).string();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("→ %s.png / .csv", target.c_str());
+  ImGui::TextWrapped("→ %s.png / .svg / .csv", target.c_str());
   ImGui::PopStyleColor();
 
   section("Session");

@@ -12,6 +12,7 @@ struct ControlsActions {
   bool export_png_1x = false;
   bool export_png_2x = false;
   bool export_csv = false;
+  bool export_svg = false;
   bool save_session = false;  // write `session_path`
   bool open_session = false;  // read `session_path`
 };

@@ -4,6 +4,7 @@
 
 #include "core/export_data.hpp"
 #include "plot/render.hpp"
+#include "plot/svg.hpp"
 #include "ui/attention_view.hpp"
 
 namespace poslab {
@@ -16,6 +17,11 @@ Status export_attention(const State& state, const Results& results, const Export
     if (!image) return Error{request.png + ": " + image.error()};
     if (auto s = write_file_atomic(request.png, plot::encode_png(*image)); !s) return s;
     written.push_back(request.png + " (" + std::to_string(image->width) + "×" + std::to_string(image->height) + " PNG)");
+  }
+  if (!request.svg.empty()) {
+    const auto figure = attention_figure(state, results, kExportSide);
+    if (auto s = write_file_atomic(request.svg, plot::render_svg(figure.figure)); !s) return s;
+    written.push_back(request.svg + " (SVG)");
   }
   if (!request.csv.empty()) {
     std::ostringstream csv;

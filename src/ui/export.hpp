@@ -10,6 +10,7 @@ namespace poslab {
 
 struct ExportRequest {
   std::string png;  // empty: no image
+  std::string svg;  // empty: no vector image
   std::string csv;  // empty: no data
   float scale = 1.0f;
 };

@@ -227,10 +227,12 @@ int run_gui(const GuiOptions& options) {
         status.info(note);
       }
     }
-    if (workspace.results() && (requested.export_png_1x || requested.export_png_2x || requested.export_csv)) {
+    if (workspace.results() && (requested.export_png_1x || requested.export_png_2x || requested.export_csv ||
+                                 requested.export_svg)) {
       ExportRequest request;
       if (requested.export_png_1x || requested.export_png_2x) request.png = controls.export_stem + ".png";
       if (requested.export_csv) request.csv = controls.export_stem + ".csv";
+      if (requested.export_svg) request.svg = controls.export_stem + ".svg";
       request.scale = requested.export_png_2x ? 2.0f : 1.0f;
       std::vector<std::string> written;
       if (auto s = export_attention(state, *workspace.results(), request, written); !s) status.fail(s.error());

@@ -9,15 +9,10 @@
 #include "reference.hpp"
 
 using namespace poslab;
+using poslab::testing::max_diff;
 using poslab::testing::reference;
 
 namespace {
-
-double max_diff(const Matrix& a, const Eigen::MatrixXd& b) {
-  EXPECT_EQ(a.rows(), b.rows());
-  EXPECT_EQ(a.cols(), b.cols());
-  return (a.cast<double>() - b).cwiseAbs().maxCoeff();
-}
 
 Matrix from_reference(const std::string& name) { return reference(name).cast<float>(); }
 

@@ -51,5 +51,5 @@ TEST(ModelConfig, BadConfigsChangeNothing) {
     EXPECT_NE(r.error().find("cfg.json"), std::string::npos) << r.error();
     EXPECT_TRUE(s == before);
   }
-  EXPECT_NE(load_model_config(s, "/no/such/config.json").error().find("cannot be opened"), std::string::npos);
+  EXPECT_NE(load_model_config(s, "/no/such/config.json").error().find("no such file"), std::string::npos);
 }

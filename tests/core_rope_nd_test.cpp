@@ -12,16 +12,10 @@
 #include "reference.hpp"
 
 using namespace poslab;
+using poslab::testing::max_diff;
 using poslab::testing::reference;
 
 namespace {
-
-double max_diff(const Matrix& a, const Eigen::MatrixXd& b) {
-  EXPECT_EQ(a.rows(), b.rows());
-  EXPECT_EQ(a.cols(), b.cols());
-  if (a.rows() != b.rows() || a.cols() != b.cols()) return 1e9;
-  return (a.cast<double>() - b).cwiseAbs().maxCoeff();
-}
 
 std::vector<double> row_vector(const Eigen::MatrixXd& m) {
   return std::vector<double>(m.data(), m.data() + m.size());

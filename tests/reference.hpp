@@ -1,6 +1,8 @@
 #pragma once
 // Reads every tests/reference/*.txt, written by the NumPy scripts beside them (independent of
 // PosLab's C++): one matrix per line, `name rows cols values…`; names are unique across files.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -36,6 +38,14 @@ inline const Eigen::MatrixXd& reference(const std::string& name) {
   auto it = table.find(name);
   if (it == table.end()) throw std::runtime_error("no reference named " + name);
   return it->second;
+}
+
+// max |a − b| of a float result against a reference; a shape mismatch fails the test.
+inline double max_diff(const Matrix& a, const Eigen::MatrixXd& b) {
+  EXPECT_EQ(a.rows(), b.rows());
+  EXPECT_EQ(a.cols(), b.cols());
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return 1e9;
+  return (a.cast<double>() - b).cwiseAbs().maxCoeff();
 }
 
 }  // namespace poslab::testing

@@ -2,8 +2,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+
+#include "core/files.hpp"
 
 namespace poslab {
 
@@ -119,16 +119,9 @@ Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::s
 }
 
 Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Error{name + ": no such file"};
-  if (std::filesystem::is_directory(path, ec)) return Error{name + ": is a directory, not a file"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{name + ": cannot be opened for reading"};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Error{name + ": read error"};
-  return parse_text_embeddings(buffer.str(), name);
+  auto bytes = read_whole_file(path);
+  if (!bytes) return Error{bytes.error()};
+  return parse_text_embeddings(*bytes, path.string());
 }
 
 }  // namespace poslab

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <numbers>
 #include <sstream>
-#include <unistd.h>
 
 namespace poslab {
 
@@ -73,33 +72,6 @@ void write_bias_csv(std::ostream& out, const ModelSettings& s, const Results& r)
         if (s.bias == BiasKind::T5) out << t5_bucket(j - i, !s.causal, s.buckets, s.max_distance);
         out << ',' << format_float(bias.size() == 0 ? 0.0f : bias(h, j - i + Tq - 1)) << '\n';
       }
-}
-
-Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
-  const std::string name = path.string();
-  if (name.empty()) return Error{"no output path given"};
-  std::error_code ec;
-  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  if (!std::filesystem::is_directory(dir, ec)) return Error{name + ": the folder " + dir.string() + " does not exist"};
-  if (std::filesystem::is_directory(path, ec)) return Error{name + ": is a folder"};
-  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error{name + ": cannot write in " + dir.string() + " (permission denied?)"};
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return Error{name + ": write failed (disk full?)"};
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return Error{name + ": cannot replace the file: " + ec.message()};
-  }
-  return Ok{};
 }
 
 }  // namespace poslab

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/files.hpp"
 #include "core/pipeline.hpp"
 
 namespace poslab {
@@ -28,7 +29,5 @@ std::string csv_field(std::string_view text);
 // Shortest decimal text that reads back as the same float.
 std::string format_float(float v);
 
-// Writes to a temporary file beside `path`, then renames it over `path`: never half-written.
-Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
 }  // namespace poslab

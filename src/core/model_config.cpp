@@ -1,8 +1,7 @@
 #include "core/model_config.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include "core/files.hpp"
 
 namespace poslab {
 
@@ -81,11 +80,9 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
 }
 
 Status load_model_config(ModelSettings& settings, const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path.string() + ": cannot be opened"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return apply_model_config(settings, text.str(), path.string());
+  auto bytes = read_whole_file(path);
+  if (!bytes) return Error{bytes.error()};
+  return apply_model_config(settings, *bytes, path.string());
 }
 
 }  // namespace poslab

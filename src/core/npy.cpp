@@ -4,10 +4,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <vector>
+
+#include "core/files.hpp"
 
 namespace poslab {
 
@@ -298,16 +298,9 @@ Result<Matrix> parse_npy_matrix(std::string_view bytes, const std::string& name)
 }
 
 Result<Matrix> load_npy_matrix(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Error{name + ": no such file"};
-  if (std::filesystem::is_directory(path, ec)) return Error{name + ": is a directory, not a file"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{name + ": cannot be opened for reading"};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Error{name + ": read error"};
-  return parse_npy_matrix(buffer.str(), name);
+  auto bytes = read_whole_file(path);
+  if (!bytes) return Error{bytes.error()};
+  return parse_npy_matrix(*bytes, path.string());
 }
 
 }  // namespace poslab

@@ -1,12 +1,11 @@
 #include "core/session.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "core/options.hpp"
+#include "core/files.hpp"
 
 namespace poslab {
 
@@ -135,11 +134,9 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
 }
 
 Result<LoadedSession> load_session(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path.string() + ": cannot be opened"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_session(text.str(), path.string());
+  auto bytes = read_whole_file(path);
+  if (!bytes) return Error{bytes.error()};
+  return parse_session(*bytes, path.string());
 }
 
 }  // namespace poslab

@@ -122,6 +122,22 @@ void GpuBackend::project(const AttentionProblem& p) {
   apply_rope(k_, Tk_, kpos_, p);
 }
 
+// Makes `program` current, binds `buffers` to bindings 0, 1, 2, … and sets the uniforms of the
+// problem's shape. A kernel that does not declare one of them ignores it (location −1).
+void GpuBackend::use_with(const ComputeProgram& program, std::initializer_list<const Buffer*> buffers) const {
+  program.use();
+  GLuint binding = 0;
+  for (const Buffer* b : buffers) b->bind_base(binding++);
+  program.set("Tq", Tq_);
+  program.set("Tk", Tk_);
+  program.set("d", d_);
+  program.set("heads", heads_);
+  program.set("head_dim", head_dim_);
+  program.set("causal", causal_ ? 1 : 0);
+  program.set("has_bias", has_bias_ ? 1 : 0);
+  program.set("scale", 1.0f / std::sqrt(static_cast<float>(head_dim_)));
+}
+
 Status GpuBackend::attend_flash() {
   const int split_keys = keys_per_split(head_dim_);
   splits_ = (Tk_ + split_keys - 1) / split_keys;
@@ -129,35 +145,12 @@ Status GpuBackend::attend_flash() {
   partial_o_.reserve(rows * static_cast<std::size_t>(head_dim_) * sizeof(float));
   partial_ml_.reserve(rows * 2 * sizeof(float));
   stats_.reserve(static_cast<std::size_t>(heads_) * static_cast<std::size_t>(Tq_) * 2 * sizeof(float));
-  flash_shader_.use();
-  q_.bind_base(0);
-  k_.bind_base(1);
-  v_.bind_base(2);
-  valid_.bind_base(3);
-  bias_.bind_base(4);
-  partial_o_.bind_base(5);
-  partial_ml_.bind_base(6);
-  flash_shader_.set("Tq", Tq_);
-  flash_shader_.set("Tk", Tk_);
-  flash_shader_.set("d", d_);
-  flash_shader_.set("heads", heads_);
-  flash_shader_.set("head_dim", head_dim_);
-  flash_shader_.set("causal", causal_ ? 1 : 0);
-  flash_shader_.set("has_bias", has_bias_ ? 1 : 0);
-  flash_shader_.set("scale", 1.0f / std::sqrt(static_cast<float>(head_dim_)));
+  use_with(flash_shader_, {&q_, &k_, &v_, &valid_, &bias_, &partial_o_, &partial_ml_});
   flash_shader_.set("keys_per_split", split_keys);
   glDispatchCompute(groups(Tq_, 64), static_cast<GLuint>(splits_), static_cast<GLuint>(heads_));
   glMemoryBarrier(kStorageBarrier);
 
-  combine_shader_.use();
-  partial_o_.bind_base(0);
-  partial_ml_.bind_base(1);
-  context_.bind_base(2);
-  stats_.bind_base(3);
-  combine_shader_.set("Tq", Tq_);
-  combine_shader_.set("d", d_);
-  combine_shader_.set("heads", heads_);
-  combine_shader_.set("head_dim", head_dim_);
+  use_with(combine_shader_, {&partial_o_, &partial_ml_, &context_, &stats_});
   combine_shader_.set("splits", splits_);
   glDispatchCompute(groups(Tq_ * head_dim_, 64), static_cast<GLuint>(heads_), 1);
   glMemoryBarrier(kStorageBarrier);
@@ -165,43 +158,19 @@ Status GpuBackend::attend_flash() {
 }
 
 void GpuBackend::scores_for_head(int head, bool normalize) {
-  scores_shader_.use();
-  q_.bind_base(0);
-  k_.bind_base(1);
-  valid_.bind_base(2);
-  bias_.bind_base(3);
-  stats_.bind_base(4);
-  s_.bind_base(5);
-  a_.bind_base(6);
-  scores_shader_.set("Tq", Tq_);
-  scores_shader_.set("Tk", Tk_);
-  scores_shader_.set("d", d_);
-  scores_shader_.set("head_dim", head_dim_);
+  use_with(scores_shader_, {&q_, &k_, &valid_, &bias_, &stats_, &s_, &a_});
   scores_shader_.set("head", head);
-  scores_shader_.set("causal", causal_ ? 1 : 0);
-  scores_shader_.set("has_bias", has_bias_ ? 1 : 0);
   scores_shader_.set("normalize", normalize ? 1 : 0);
-  scores_shader_.set("scale", 1.0f / std::sqrt(static_cast<float>(head_dim_)));
   glDispatchCompute(groups(Tk_, 16), groups(Tq_, 16), 1);
   glMemoryBarrier(kStorageBarrier);
 }
 
 void GpuBackend::attend_three_pass(int head) {
   scores_for_head(head, false);
-  softmax_shader_.use();
-  s_.bind_base(0);
-  a_.bind_base(1);
-  softmax_shader_.set("Tk", Tk_);
+  use_with(softmax_shader_, {&s_, &a_});
   glDispatchCompute(static_cast<GLuint>(Tq_), 1, 1);
   glMemoryBarrier(kStorageBarrier);
-  context_shader_.use();
-  a_.bind_base(0);
-  v_.bind_base(1);
-  context_.bind_base(2);
-  context_shader_.set("Tq", Tq_);
-  context_shader_.set("Tk", Tk_);
-  context_shader_.set("d", d_);
-  context_shader_.set("head_dim", head_dim_);
+  use_with(context_shader_, {&a_, &v_, &context_});
   context_shader_.set("head", head);
   glDispatchCompute(groups(head_dim_, 16), groups(Tq_, 16), 1);
   glMemoryBarrier(kStorageBarrier);

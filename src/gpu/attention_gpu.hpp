@@ -4,6 +4,7 @@
 // and the output projection. Needs a current OpenGL 4.3 context; create() says why when it
 // cannot run, and the caller falls back to the CPU.
 #include <algorithm>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -58,6 +59,7 @@ class GpuBackend final : public AttentionBackend {
   void upload_masks(const std::vector<std::uint8_t>& key_valid, const Matrix& relative_bias);
   void project(const AttentionProblem& p);
   void apply_rope(Buffer& x, int rows, const Buffer& positions, const AttentionProblem& p);
+  void use_with(const ComputeProgram& program, std::initializer_list<const Buffer*> buffers) const;
   Status attend_flash();
   void scores_for_head(int head, bool normalize);
   void attend_three_pass(int head);

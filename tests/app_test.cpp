@@ -162,7 +162,7 @@ TEST(CliExport, UserErrorsAreClearAndNonZero) {
       {"export attention --bias relative --png x.png", 2, "none|alibi|t5|shaw"},
       {"export attention --grid 3 --png x.png", 2, "--grid expects WxH"},
       {"export attention --rope-scaling yarn --factor 0.5 --png x.png", 1, "factor"},
-      {"export frequencies --png x.png", 2, "exports --csv so far"},
+      {"export bias --png x.png", 2, "exports --csv so far"},
       {"export attention --heads 3 --png x.png", 1, "must divide the embedding width 100"},
       {"export attention --head 9 --png x.png", 2, "there are 5 heads"},
       {"export attention", 2, "nothing to write"},
@@ -342,4 +342,17 @@ TEST(CliExport, SvgIsWellFormedWithVectorText) {
   for (const char* text : {">chased</text>", ">Attention weights · head 0 of 5</text>", ">masked</text>", ">query</text>"})
     EXPECT_NE(svg.find(text), std::string::npos) << text;
   EXPECT_NE(svg.find("data:image/png;base64,"), std::string::npos);  // the cells
+}
+
+TEST(CliExport, FrequenciesPlotExportsAsPngAndSvg) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export frequencies --rope-scaling yarn --factor 8 --png " + (dir / "f.png").string() + " --svg " +
+                     (dir / "f.svg").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto img = read_png(dir / "f.png");
+  EXPECT_GT(img.width, 600);
+  EXPECT_GT(distinct_colors(img), 50u);
+  const std::string svg = read_file(dir / "f.svg");
+  EXPECT_NE(svg.find(">pair i</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">yarn ×8</text>"), std::string::npos);
 }

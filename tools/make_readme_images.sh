@@ -6,3 +6,4 @@ poslab=$root/build/poslab
 xvfb-run -a -s '-screen 0 1600x1000x24' "$poslab" --size 1440x900 --frames 5 --screenshot "$root/docs/screenshot.png"
 "$poslab" export attention --causal --sentence "May the force be with you." --head 1 --png "$root/docs/attention-causal.png"
 "$poslab" export attention --encoding none --heads 4 --png "$root/docs/attention-dog-no-positions.png"
+"$poslab" export frequencies --base 500000 --rope-scaling llama3 --factor 32 --original-max-position 8192 --head-dim 64 --png "$root/docs/frequencies-llama3.png"

@@ -33,8 +33,9 @@ void print_help() {
       "  poslab export attention [state options] [--png FILE] [--svg FILE] [--csv FILE] [--scale N]\n"
       "      headless (no window, no X server): the attention heatmap as PNG (scale 1 to 8) or SVG\n"
       "      and its data as CSV: head,query,key,query_token,key_token,score,weight\n"
-      "  poslab export frequencies [--head-dim N] [state options] --csv FILE\n"
-      "      pair,theta,wavelength,theta_scaled,wavelength_scaled (RoPE frequencies, scaled)\n"
+      "  poslab export frequencies [--head-dim N] [state options] [--png F] [--svg F] [--csv F]\n"
+      "      wavelength per RoPE pair, before and after the scaling; CSV:\n"
+      "      pair,theta,wavelength,theta_scaled,wavelength_scaled\n"
       "  poslab export bias [state options] --csv FILE\n"
       "      head,query,key,bucket,bias (ALiBi or T5 bias of every cell)\n"
       "  poslab --help | --version\n\n"
@@ -105,13 +106,12 @@ std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedO
 
 int run_export(ArgParser& p) {
   if (p.done()) return usage_error("export needs a view: poslab export attention --png out.png");
-  const std::string_view view = p.next();
-  if (view != "attention" && view != "frequencies" && view != "bias")
-    return usage_error("unknown view \"" + std::string(view) + "\" (available: attention, frequencies, bias)");
+  const std::string_view view_name = p.next();
+  const auto view = export_view_named(view_name);
+  if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: attention, frequencies, bias)");
   State state;
   ExportRequest request;
   std::string save_session;
-  int head_dim = 0;
   while (!p.done()) {
     const ParsedOption opt = split_option(p.next());
     if (auto applied = try_state_option(state, p, opt)) {
@@ -124,12 +124,12 @@ int run_export(ArgParser& p) {
       save_session = std::string(*v);
       continue;
     }
-    if (opt.name == "--head-dim" && view == "frequencies") {
+    if (opt.name == "--head-dim" && *view == ExportView::Frequencies) {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
       auto n = parse_integer(*v, "--head-dim", 2, 65536);
       if (!n) return usage_error(n.error());
-      head_dim = static_cast<int>(*n);
+      request.head_dim = static_cast<int>(*n);
       continue;
     }
     if (opt.name == "--png" || opt.name == "--svg" || opt.name == "--csv" || opt.name == "--scale") {
@@ -149,8 +149,8 @@ int run_export(ArgParser& p) {
   }
   if (request.png.empty() && request.svg.empty() && request.csv.empty())
     return usage_error("nothing to write: give --png FILE, --svg FILE and/or --csv FILE");
-  if (view != "attention" && (!request.png.empty() || !request.svg.empty()))
-    return usage_error("the " + std::string(view) + " view exports --csv so far; its plot is not drawn yet");
+  if (!view_has_plot(*view) && (!request.png.empty() || !request.svg.empty()))
+    return usage_error("the " + std::string(view_name) + " view exports --csv so far; its plot is not drawn yet");
 
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
@@ -194,24 +194,8 @@ int run_export(ArgParser& p) {
     }
     std::printf("wrote %s (session)\n", save_session.c_str());
   }
-  if (view != "attention") {
-    std::ostringstream csv;
-    if (view == "frequencies") {
-      const int dh = head_dim > 0 ? head_dim : results.problem.head_dim();
-      const int rotary = state.model.rotary_dim > 0 && head_dim == 0 ? state.model.rotary_dim : rotary_width(dh);
-      write_frequencies_csv(csv, state.model, rotary, results.problem.queries());
-    } else {
-      write_bias_csv(csv, state.model, results);
-    }
-    if (auto s = write_file_atomic(request.csv, csv.str()); !s) {
-      std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
-      return kRuntimeError;
-    }
-    std::printf("wrote %s\n", request.csv.c_str());
-    return 0;
-  }
   std::vector<std::string> written;
-  if (auto s = export_attention(state, results, request, written); !s) {
+  if (auto s = export_view(*view, state, results, request, written); !s) {
     std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
     return kRuntimeError;
   }

@@ -87,7 +87,9 @@ void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigFiel
   }
   ImGui::InputText("##config", &config.path);
   ImGui::SameLine();
-  if (ImGui::Button("Read config.json")) {
+  const bool read_config = ImGui::Button("Read");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("rope_theta and rope_scaling from a Hugging Face config.json");
+  if (read_config) {
     auto read = load_model_config(m, config.path);
     config.message = read ? "read rope_theta and rope_scaling from " + config.path : read.error();
   }
@@ -282,7 +284,7 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   std::error_code ec;
   const std::string target = std::filesystem::absolute(export_stem, ec).string();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("→ %s.png / .svg / .csv", target.c_str());
+  ImGui::TextWrapped("→ %s-VIEW.png / .svg / .csv (VIEW: the open tab)", target.c_str());
   ImGui::PopStyleColor();
 
   section("Session");

@@ -28,7 +28,7 @@ class ControlsPanel {
   // Edits `state`; returns what the user asked for besides that.
   ControlsActions draw(State& state, const Workspace& workspace);
   std::string embeddings_input;  // the path field
-  std::string export_stem = "poslab-attention";
+  std::string export_stem = "poslab";  // files are STEM-VIEW.png and so on
   std::string session_path = "poslab-session.json";
 
  private:

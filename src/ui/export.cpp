@@ -6,30 +6,73 @@
 #include "plot/render.hpp"
 #include "plot/svg.hpp"
 #include "ui/attention_view.hpp"
+#include "ui/frequencies_view.hpp"
 
 namespace poslab {
 
-Status export_attention(const State& state, const Results& results, const ExportRequest& request,
-                        std::vector<std::string>& written) {
+std::optional<ExportView> export_view_named(std::string_view name) {
+  for (ExportView v : {ExportView::Attention, ExportView::Frequencies, ExportView::Bias})
+    if (to_string(v) == name) return v;
+  return std::nullopt;
+}
+
+std::string_view to_string(ExportView view) {
+  switch (view) {
+    case ExportView::Attention: return "attention";
+    case ExportView::Frequencies: return "frequencies";
+    case ExportView::Bias: return "bias";
+  }
+  return "?";
+}
+
+bool view_has_plot(ExportView view) { return view != ExportView::Bias; }
+
+namespace {
+
+int rotary_for(const State& state, const Results& results, const ExportRequest& request) {
+  return request.head_dim > 0 ? rotary_width(request.head_dim)
+                              : frequencies_rotary_dim(state.model, results.problem.head_dim());
+}
+
+plot::Figure figure_of(ExportView view, const State& state, const Results& results, const ExportRequest& request) {
+  if (view == ExportView::Frequencies)
+    return frequencies_figure(state.model, rotary_for(state, results, request), results.problem.queries(), 640.0f,
+                              360.0f)
+        .figure;
+  return attention_figure(state, results, kExportSide).figure;
+}
+
+std::string csv_of(ExportView view, const State& state, const Results& results, const ExportRequest& request) {
+  std::ostringstream csv;
+  switch (view) {
+    case ExportView::Attention: write_attention_csv(csv, results); break;
+    case ExportView::Frequencies:
+      write_frequencies_csv(csv, state.model, rotary_for(state, results, request), results.problem.queries());
+      break;
+    case ExportView::Bias: write_bias_csv(csv, state.model, results); break;
+  }
+  return csv.str();
+}
+
+}  // namespace
+
+Status export_view(ExportView view, const State& state, const Results& results, const ExportRequest& request,
+                   std::vector<std::string>& written) {
+  if (!view_has_plot(view) && (!request.png.empty() || !request.svg.empty()))
+    return Error{"the " + std::string(to_string(view)) + " view exports --csv so far; its plot is not drawn yet"};
   if (!request.png.empty()) {
-    const auto figure = attention_figure(state, results, kExportSide);
-    auto image = plot::render_figure(figure.figure, request.scale);
+    auto image = plot::render_figure(figure_of(view, state, results, request), request.scale);
     if (!image) return Error{request.png + ": " + image.error()};
     if (auto s = write_file_atomic(request.png, plot::encode_png(*image)); !s) return s;
     written.push_back(request.png + " (" + std::to_string(image->width) + "×" + std::to_string(image->height) + " PNG)");
   }
   if (!request.svg.empty()) {
-    const auto figure = attention_figure(state, results, kExportSide);
-    if (auto s = write_file_atomic(request.svg, plot::render_svg(figure.figure)); !s) return s;
+    if (auto s = write_file_atomic(request.svg, plot::render_svg(figure_of(view, state, results, request))); !s) return s;
     written.push_back(request.svg + " (SVG)");
   }
   if (!request.csv.empty()) {
-    std::ostringstream csv;
-    write_attention_csv(csv, results);
-    if (auto s = write_file_atomic(request.csv, csv.str()); !s) return s;
-    written.push_back(request.csv + " (" + std::to_string(results.attention.weights.size()) + " heads × " +
-                      std::to_string(results.tokens.size()) + " × " + std::to_string(results.key_tokens.size()) +
-                      " cells CSV)");
+    if (auto s = write_file_atomic(request.csv, csv_of(view, state, results, request)); !s) return s;
+    written.push_back(request.csv + " (CSV)");
   }
   return Ok{};
 }

@@ -1,6 +1,8 @@
 #pragma once
 // Writing a view to files: the single path used by the GUI's Export buttons and `poslab export`.
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/pipeline.hpp"
@@ -8,16 +10,25 @@
 
 namespace poslab {
 
+enum class ExportView { Attention, Frequencies, Bias };
+
+// "attention", "frequencies", "bias"; nullopt for any other name.
+std::optional<ExportView> export_view_named(std::string_view name);
+std::string_view to_string(ExportView view);
+// Whether the view has a plot (PNG, SVG) or only data.
+bool view_has_plot(ExportView view);
+
 struct ExportRequest {
   std::string png;  // empty: no image
   std::string svg;  // empty: no vector image
   std::string csv;  // empty: no data
   float scale = 1.0f;
+  int head_dim = 0;  // frequencies: the head width (0: the state's d_h)
 };
 
-// Writes what the request asks for; needs a current OpenGL context for the PNG. Each file is
+// Writes what the request asks for; needs a current OpenGL context for a PNG. Each file is
 // written atomically. On success, `written` lists "path (details)" for each file.
-Status export_attention(const State& state, const Results& results, const ExportRequest& request,
-                        std::vector<std::string>& written);
+Status export_view(ExportView view, const State& state, const Results& results, const ExportRequest& request,
+                   std::vector<std::string>& written);
 
 }  // namespace poslab

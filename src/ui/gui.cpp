@@ -23,6 +23,7 @@
 #include "ui/attention_view.hpp"
 #include "ui/controls_panel.hpp"
 #include "ui/export.hpp"
+#include "ui/frequencies_view.hpp"
 #include "ui/info_panel.hpp"
 
 namespace poslab {
@@ -156,6 +157,8 @@ int run_gui(const GuiOptions& options) {
   controls.embeddings_input = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
   if (auto s = workspace.load_embeddings(controls.embeddings_input); !s) status.fail(s.error());
   AttentionView attention_view;
+  FrequenciesView frequencies_view;
+  ExportView active_view = ExportView::Attention;
 
   int frame = 0;
   int exit_code = 0;
@@ -178,10 +181,22 @@ int run_gui(const GuiOptions& options) {
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("view", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true);
-    const float info_height = 7.0f * ImGui::GetTextLineHeightWithSpacing();
-    attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
-                        info_height);
-    draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+    if (ImGui::BeginTabBar("views")) {
+      if (ImGui::BeginTabItem("Attention")) {
+        active_view = ExportView::Attention;
+        const float info_height = 7.0f * ImGui::GetTextLineHeightWithSpacing();
+        attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
+                            info_height);
+        draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Frequencies")) {
+        active_view = ExportView::Frequencies;
+        frequencies_view.draw(state, workspace, fonts);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
     ImGui::EndChild();
     if (!status.text.empty())
       ImGui::TextColored(status.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.6f, 0.85f, 0.6f, 1), "%s", status.text.c_str());
@@ -230,12 +245,13 @@ int run_gui(const GuiOptions& options) {
     if (workspace.results() && (requested.export_png_1x || requested.export_png_2x || requested.export_csv ||
                                  requested.export_svg)) {
       ExportRequest request;
-      if (requested.export_png_1x || requested.export_png_2x) request.png = controls.export_stem + ".png";
-      if (requested.export_csv) request.csv = controls.export_stem + ".csv";
-      if (requested.export_svg) request.svg = controls.export_stem + ".svg";
+      const std::string stem = controls.export_stem + "-" + std::string(to_string(active_view));
+      if (requested.export_png_1x || requested.export_png_2x) request.png = stem + ".png";
+      if (requested.export_csv) request.csv = stem + ".csv";
+      if (requested.export_svg) request.svg = stem + ".svg";
       request.scale = requested.export_png_2x ? 2.0f : 1.0f;
       std::vector<std::string> written;
-      if (auto s = export_attention(state, *workspace.results(), request, written); !s) status.fail(s.error());
+      if (auto s = export_view(active_view, state, *workspace.results(), request, written); !s) status.fail(s.error());
       else for (const auto& w : written) status.info("wrote " + w);
     }
 

@@ -1,0 +1,107 @@
+#include "ui/frequencies_view.hpp"
+
+#include <imgui.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/rope_scaling.hpp"
+#include "core/workspace.hpp"
+
+namespace poslab {
+
+namespace {
+
+std::string context_label(const char* what, double length) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s %g", what, length);
+  return buf;
+}
+
+}  // namespace
+
+int frequencies_rotary_dim(const ModelSettings& s, int head_dim) {
+  return s.rotary_dim > 0 ? s.rotary_dim : rotary_width(head_dim);
+}
+
+plot::LinePlotFigure frequencies_figure(const ModelSettings& s, int rotary_dim, int sequence_length, float width,
+                                        float height) {
+  const std::vector<double> thetas = rope_thetas(rotary_dim, s.base);
+  plot::LinePlotSpec spec;
+  char title[128];
+  std::snprintf(title, sizeof title, "RoPE wavelength per pair · rotary width %d, base %g", rotary_dim, s.base);
+  spec.title = title;
+  spec.subtitle = "λᵢ = 2π/θᵢ, θᵢ = base^(−2i/d): a pair whose wavelength exceeds the context never completes a turn";
+  spec.x_label = "pair i";
+  spec.y_label = "wavelength 2π/θᵢ (tokens)";
+  spec.log_y = true;
+  spec.width = width;
+  spec.height = height;
+  plot::Series base{"θᵢ as trained", {}, {}, plot::series_color(0)};
+  for (std::size_t i = 0; i < thetas.size(); ++i) {
+    base.x.push_back(static_cast<double>(i));
+    base.y.push_back(2 * std::numbers::pi / thetas[i]);
+  }
+  spec.series.push_back(base);
+  const double L = s.scaling.original_max_position;
+  if (s.scaling.type != RopeScalingType::None) {
+    const RopeFrequencies scaled = rope_frequencies(rotary_dim, s.base, s.scaling, sequence_length);
+    plot::Series series{std::string(to_string(s.scaling.type)) + " ×" + context_label("", s.scaling.factor).substr(1),
+                        {}, {}, plot::series_color(1)};
+    for (std::size_t i = 0; i < scaled.thetas.size(); ++i) {
+      series.x.push_back(static_cast<double>(i));
+      series.y.push_back(2 * std::numbers::pi / scaled.thetas[i]);
+    }
+    spec.series.push_back(series);
+    spec.references.push_back({L, context_label("original context L =", L), plot::series_color(2)});
+    spec.references.push_back({L * s.scaling.factor, context_label("scaled context s·L =", L * s.scaling.factor),
+                               plot::series_color(3)});
+  } else {
+    spec.references.push_back({L, context_label("context L =", L), plot::series_color(2)});
+  }
+  return plot::build_line_plot(spec, plot::figure_text_measure());
+}
+
+void FrequenciesView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
+  const Results* r = workspace.results();
+  if (!r) {
+    ImGui::TextDisabled("No results yet.");
+    return;
+  }
+  const int rotary = frequencies_rotary_dim(state.model, r->problem.head_dim());
+  if (rotary < 2) {
+    ImGui::TextDisabled("The head is too narrow for RoPE pairs.");
+    return;
+  }
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float width = std::max(200.0f, avail.x - 330.0f), height = std::max(150.0f, avail.y - 130.0f);
+  if (!(built_for_ == state.model) || built_rotary_ != rotary || std::abs(built_width_ - width) > 0.5f ||
+      std::abs(built_height_ - height) > 0.5f) {
+    figure_ = frequencies_figure(state.model, rotary, r->problem.queries(), width, height);
+    built_for_ = state.model;
+    built_rotary_ = rotary;
+    built_width_ = width;
+    built_height_ = height;
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  plot::draw_figure(ImGui::GetWindowDrawList(), figure_.figure, origin, 1.0f, fonts, textures_);
+  ImGui::InvisibleButton("frequencies", ImVec2(figure_.figure.width, figure_.figure.height));
+  if (!ImGui::IsItemHovered()) return;
+  // The pair nearest the mouse, with its exact values.
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const plot::Box& a = figure_.area;
+  if (!a.contains({mouse.x - origin.x, mouse.y - origin.y})) return;
+  const double x = figure_.x_min + (mouse.x - origin.x - a.x0) / a.width() * (figure_.x_max - figure_.x_min);
+  const int pair = std::clamp(static_cast<int>(std::lround(x)), 0, rotary / 2 - 1);
+  const double theta = rope_thetas(rotary, state.model.base)[static_cast<std::size_t>(pair)];
+  const double scaled = rope_frequencies(rotary, state.model.base, state.model.scaling, r->problem.queries())
+                            .thetas[static_cast<std::size_t>(pair)];
+  ImGui::BeginTooltip();
+  ImGui::Text("pair %d", pair);
+  ImGui::Text("θ = %.6g rad/token, λ = %.6g tokens", theta, 2 * std::numbers::pi / theta);
+  if (state.model.scaling.type != RopeScalingType::None)
+    ImGui::Text("scaled: θ' = %.6g, λ' = %.6g (×%.4g)", scaled, 2 * std::numbers::pi / scaled, theta / scaled);
+  ImGui::EndTooltip();
+}
+
+}  // namespace poslab

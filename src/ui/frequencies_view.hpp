@@ -1,0 +1,32 @@
+#pragma once
+// The frequencies view: the wavelength 2π/θᵢ of every RoPE pair against the context length,
+// before and after the context scaling of the state.
+#include "core/pipeline.hpp"
+#include "core/state.hpp"
+#include "plot/draw.hpp"
+#include "plot/lines.hpp"
+
+namespace poslab {
+
+class Workspace;
+
+// The rotary width of a head of width d_h under these settings.
+int frequencies_rotary_dim(const ModelSettings& settings, int head_dim);
+
+// The figure for a rotary width; `sequence_length` only matters to dynamic NTK.
+plot::LinePlotFigure frequencies_figure(const ModelSettings& settings, int rotary_dim, int sequence_length,
+                                        float width, float height);
+
+class FrequenciesView {
+ public:
+  void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts);
+
+ private:
+  plot::LinePlotFigure figure_;
+  plot::TextureCache textures_;
+  ModelSettings built_for_;
+  int built_rotary_ = -1;
+  float built_width_ = 0, built_height_ = 0;
+};
+
+}  // namespace poslab

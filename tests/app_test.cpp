@@ -162,7 +162,7 @@ TEST(CliExport, UserErrorsAreClearAndNonZero) {
       {"export attention --bias relative --png x.png", 2, "none|alibi|t5|shaw"},
       {"export attention --grid 3 --png x.png", 2, "--grid expects WxH"},
       {"export attention --rope-scaling yarn --factor 0.5 --png x.png", 1, "factor"},
-      {"export bias --png x.png", 2, "exports --csv so far"},
+      {"export bias --png x.png", 1, "add --bias alibi or --bias t5"},
       {"export attention --heads 3 --png x.png", 1, "must divide the embedding width 100"},
       {"export attention --head 9 --png x.png", 2, "there are 5 heads"},
       {"export attention", 2, "nothing to write"},
@@ -355,4 +355,14 @@ TEST(CliExport, FrequenciesPlotExportsAsPngAndSvg) {
   const std::string svg = read_file(dir / "f.svg");
   EXPECT_NE(svg.find(">pair i</text>"), std::string::npos);
   EXPECT_NE(svg.find(">yarn ×8</text>"), std::string::npos);
+}
+
+TEST(CliExport, BiasPlotShowsT5BucketsBesideTheBias) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export bias --bias t5 --causal --png " + (dir / "b.png").string() + " --svg " + (dir / "b.svg").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(read_png(dir / "b.png").width, 1000);  // two heatmaps side by side
+  const std::string svg = read_file(dir / "b.svg");
+  EXPECT_NE(svg.find(">T5 bucket map</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">T5 bias · head 0 of 5</text>"), std::string::npos);
 }

@@ -114,8 +114,9 @@ Result<EmbeddingTable> parse_word2vec_binary(std::string_view bytes, const std::
     for (long long c = 0; c < dim; ++c) {
       const float v = read_f32_le(bytes.data() + pos + static_cast<std::size_t>(c) * 4);
       if (!std::isfinite(v))
-        return record_error("non-finite value (inf or nan) in column " + std::to_string(c + 1) +
-                            " of \"" + shorten(word) + "\"");
+        return record_error("non-finite value (inf or nan) at position " + std::to_string(c + 1) +
+                            " of " + std::to_string(dim) + " in the vector of \"" +
+                            shorten(word) + "\"");
       row[c] = v;
     }
     pos += vector_bytes;

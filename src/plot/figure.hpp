@@ -95,6 +95,43 @@ struct Figure {
   }
   void image(Box b, int index) { push(ItemKind::Image, image_items, ImageItem{b, index}); }
 
+  // Draws `other` into this figure with its top-left corner at `at` (figures side by side).
+  void place(const Figure& other, Point at) {
+    const int first_image = static_cast<int>(images.size());
+    images.insert(images.end(), other.images.begin(), other.images.end());
+    auto moved = [at](Box b) { return Box{b.x0 + at.x, b.y0 + at.y, b.x1 + at.x, b.y1 + at.y}; };
+    for (const ItemRef& ref : other.order) {
+      const auto i = static_cast<std::size_t>(ref.index);
+      switch (ref.kind) {
+        case ItemKind::Rect: {
+          RectItem r = other.rects[i];
+          r.box = moved(r.box);
+          push(ItemKind::Rect, rects, r);
+          break;
+        }
+        case ItemKind::Line: {
+          LineItem l = other.lines[i];
+          for (Point& p : l.points) p = {p.x + at.x, p.y + at.y};
+          push(ItemKind::Line, lines, l);
+          break;
+        }
+        case ItemKind::Text: {
+          TextItem t = other.texts[i];
+          t.anchor = {t.anchor.x + at.x, t.anchor.y + at.y};
+          push(ItemKind::Text, texts, t);
+          break;
+        }
+        case ItemKind::Image: {
+          ImageItem im = other.image_items[i];
+          im.box = moved(im.box);
+          im.image += first_image;
+          push(ItemKind::Image, image_items, im);
+          break;
+        }
+      }
+    }
+  }
+
  private:
   template <typename T>
   void push(ItemKind kind, std::vector<T>& list, T item) {

@@ -191,7 +191,7 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
         if (s.masked && s.masked(r, c)) continue;
         const float v = (*s.values)(r, c);
         char buf[16];
-        std::snprintf(buf, sizeof buf, "%.2f", static_cast<double>(v));
+        std::snprintf(buf, sizeof buf, s.value_format, static_cast<double>(v));
         const Color bg = sample(s.colormap, (v - s.vmin) / span);
         const Color ink = luminance(bg) > 0.45f ? kInk : Color{1, 1, 1, 1};
         fig.text({grid.x0 + (static_cast<float>(c) + 0.5f) * cell, grid.y0 + (static_cast<float>(r) + 0.5f) * cell},

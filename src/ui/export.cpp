@@ -6,6 +6,7 @@
 #include "plot/render.hpp"
 #include "plot/svg.hpp"
 #include "ui/attention_view.hpp"
+#include "ui/bias_view.hpp"
 #include "ui/frequencies_view.hpp"
 
 namespace poslab {
@@ -25,7 +26,7 @@ std::string_view to_string(ExportView view) {
   return "?";
 }
 
-bool view_has_plot(ExportView view) { return view != ExportView::Bias; }
+bool view_has_plot(ExportView) { return true; }
 
 namespace {
 
@@ -35,6 +36,7 @@ int rotary_for(const State& state, const Results& results, const ExportRequest& 
 }
 
 plot::Figure figure_of(ExportView view, const State& state, const Results& results, const ExportRequest& request) {
+  if (view == ExportView::Bias) return bias_figure(state, results, kExportSide);
   if (view == ExportView::Frequencies)
     return frequencies_figure(state.model, rotary_for(state, results, request), results.problem.queries(), 640.0f,
                               360.0f)
@@ -58,8 +60,8 @@ std::string csv_of(ExportView view, const State& state, const Results& results, 
 
 Status export_view(ExportView view, const State& state, const Results& results, const ExportRequest& request,
                    std::vector<std::string>& written) {
-  if (!view_has_plot(view) && (!request.png.empty() || !request.svg.empty()))
-    return Error{"the " + std::string(to_string(view)) + " view exports --csv so far; its plot is not drawn yet"};
+  if (view == ExportView::Bias && results.problem.relative_bias.size() == 0 && (!request.png.empty() || !request.svg.empty()))
+    return Error{"the bias view draws ALiBi or T5: add --bias alibi or --bias t5"};
   if (!request.png.empty()) {
     auto image = plot::render_figure(figure_of(view, state, results, request), request.scale);
     if (!image) return Error{request.png + ": " + image.error()};

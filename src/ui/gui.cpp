@@ -23,6 +23,7 @@
 #include "ui/attention_view.hpp"
 #include "ui/controls_panel.hpp"
 #include "ui/export.hpp"
+#include "ui/bias_view.hpp"
 #include "ui/frequencies_view.hpp"
 #include "ui/info_panel.hpp"
 
@@ -158,6 +159,7 @@ int run_gui(const GuiOptions& options) {
   if (auto s = workspace.load_embeddings(controls.embeddings_input); !s) status.fail(s.error());
   AttentionView attention_view;
   FrequenciesView frequencies_view;
+  BiasView bias_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
@@ -188,6 +190,11 @@ int run_gui(const GuiOptions& options) {
         attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
                             info_height);
         draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Bias")) {
+        active_view = ExportView::Bias;
+        bias_view.draw(state, workspace, fonts);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Frequencies")) {

@@ -1,0 +1,30 @@
+#pragma once
+// The bias view: the ALiBi or T5 bias each head adds to the scores, and T5's bucket map.
+#include <string>
+
+#include "core/pipeline.hpp"
+#include "core/state.hpp"
+#include "plot/draw.hpp"
+#include "plot/heatmap.hpp"
+
+namespace poslab {
+
+class Workspace;
+
+// The figure for the shown head: its bias matrix, and for T5 the bucket of every (query, key)
+// beside it. Empty figure (width 0) when the state has no ALiBi or T5 bias.
+plot::Figure bias_figure(const State& state, const Results& results, float side);
+
+class BiasView {
+ public:
+  void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts);
+
+ private:
+  plot::Figure figure_;
+  plot::TextureCache textures_;
+  std::uint64_t built_version_ = 0;
+  ViewSettings built_view_;
+  float built_side_ = 0;
+};
+
+}  // namespace poslab

@@ -366,3 +366,28 @@ TEST(CliExport, BiasPlotShowsT5BucketsBesideTheBias) {
   EXPECT_NE(svg.find(">T5 bucket map</text>"), std::string::npos);
   EXPECT_NE(svg.find(">T5 bias · head 0 of 5</text>"), std::string::npos);
 }
+
+TEST(CliExport, MagnitudeCsvMatchesClosedForms) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export magnitude --png " + (dir / "m.png").string() + " --csv " + (dir / "m.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(distinct_colors(read_png(dir / "m.png")), 50u);
+  std::istringstream in(read_file(dir / "m.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "encoding,position,pe_norm,embedding_norm");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream s(line);
+    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
+    ASSERT_EQ(f.size(), 4u);
+    const double p = std::stod(f[1]), norm = std::stod(f[2]);
+    // d = 100: ‖p·1‖ = 10p; ‖sinusoid‖ = √(d/2) = √50 at every position; ‖p/N·1‖ = 10p/128.
+    if (f[0] == "integer p") EXPECT_NEAR(norm, 10.0 * p, 1e-3);
+    if (f[0] == "sinusoidal") EXPECT_NEAR(norm, std::sqrt(50.0), 1e-4);
+    if (f[0] == "normalized p/N") EXPECT_NEAR(norm, 10.0 * p / 128.0, 1e-4);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4 * 128);
+}

@@ -8,11 +8,12 @@
 #include "ui/attention_view.hpp"
 #include "ui/bias_view.hpp"
 #include "ui/frequencies_view.hpp"
+#include "ui/magnitude_view.hpp"
 
 namespace poslab {
 
 std::optional<ExportView> export_view_named(std::string_view name) {
-  for (ExportView v : {ExportView::Attention, ExportView::Frequencies, ExportView::Bias})
+  for (ExportView v : {ExportView::Attention, ExportView::Frequencies, ExportView::Bias, ExportView::Magnitude})
     if (to_string(v) == name) return v;
   return std::nullopt;
 }
@@ -22,6 +23,7 @@ std::string_view to_string(ExportView view) {
     case ExportView::Attention: return "attention";
     case ExportView::Frequencies: return "frequencies";
     case ExportView::Bias: return "bias";
+    case ExportView::Magnitude: return "magnitude";
   }
   return "?";
 }
@@ -37,6 +39,7 @@ int rotary_for(const State& state, const Results& results, const ExportRequest& 
 
 plot::Figure figure_of(ExportView view, const State& state, const Results& results, const ExportRequest& request) {
   if (view == ExportView::Bias) return bias_figure(state, results, kExportSide);
+  if (view == ExportView::Magnitude) return magnitude_figure(state.model, results, 640.0f, 360.0f).figure;
   if (view == ExportView::Frequencies)
     return frequencies_figure(state.model, rotary_for(state, results, request), results.problem.queries(), 640.0f,
                               360.0f)
@@ -52,6 +55,16 @@ std::string csv_of(ExportView view, const State& state, const Results& results, 
       write_frequencies_csv(csv, state.model, rotary_for(state, results, request), results.problem.queries());
       break;
     case ExportView::Bias: write_bias_csv(csv, state.model, results); break;
+    case ExportView::Magnitude: {
+      // Tidy: one row per (encoding, position); the embedding norm is the same on every row.
+      const MagnitudeData data = magnitude_data(state.model, results, kMagnitudePositions);
+      csv << "encoding,position,pe_norm,embedding_norm\n";
+      for (const auto& [name, norms] : data.norms)
+        for (std::size_t p = 0; p < norms.size(); ++p)
+          csv << csv_field(name) << ',' << p << ',' << format_float(static_cast<float>(norms[p])) << ','
+              << format_float(static_cast<float>(data.embedding_norm)) << '\n';
+      break;
+    }
   }
   return csv.str();
 }

@@ -25,6 +25,7 @@
 #include "ui/export.hpp"
 #include "ui/bias_view.hpp"
 #include "ui/frequencies_view.hpp"
+#include "ui/magnitude_view.hpp"
 #include "ui/info_panel.hpp"
 
 namespace poslab {
@@ -160,6 +161,7 @@ int run_gui(const GuiOptions& options) {
   AttentionView attention_view;
   FrequenciesView frequencies_view;
   BiasView bias_view;
+  MagnitudeView magnitude_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
@@ -190,6 +192,11 @@ int run_gui(const GuiOptions& options) {
         attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
                             info_height);
         draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Magnitude")) {
+        active_view = ExportView::Magnitude;
+        magnitude_view.draw(state, workspace, fonts);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Bias")) {

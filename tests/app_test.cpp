@@ -391,3 +391,39 @@ TEST(CliExport, MagnitudeCsvMatchesClosedForms) {
   }
   EXPECT_EQ(rows, 4 * 128);
 }
+
+TEST(CliExport, PatternsShowBinaryAndSinusoidSideBySide) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export patterns --encoding sinusoidal --png " + (dir / "p.png").string() + " --svg " +
+                     (dir / "p.svg").string() + " --csv " + (dir / "p.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(distinct_colors(read_png(dir / "p.png")), 200u);
+  const std::string svg = read_file(dir / "p.svg");
+  EXPECT_NE(svg.find(">PE(p, j): binary {0, 1}</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">PE(p, j): sinusoidal, base 10000</text>"), std::string::npos);
+  // CSV: binary bit j of p, and sin/cos of p·θᵢ, θᵢ = 10000^(−2i/100).
+  std::istringstream in(read_file(dir / "p.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "encoding,position,dimension,value");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    const bool binary = line.rfind("\"binary", 0) == 0;
+    const std::string rest = line.substr(line.find("\",") + 2);
+    std::stringstream s(rest);
+    std::string f;
+    std::getline(s, f, ',');
+    const int p = std::stoi(f);
+    std::getline(s, f, ',');
+    const int j = std::stoi(f);
+    std::getline(s, f, ',');
+    const double v = std::stod(f);
+    if (binary) EXPECT_EQ(v, (p >> j) & 1) << line;
+    else {
+      const double angle = p * std::pow(10000.0, -2.0 * (j / 2) / 100.0);
+      EXPECT_NEAR(v, j % 2 == 0 ? std::sin(angle) : std::cos(angle), 1e-6) << line;
+    }
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2 * 64 * 100);
+}

@@ -81,7 +81,8 @@ int label_stride(float cell, float size) {
   return cell >= needed ? 1 : static_cast<int>(std::ceil(needed / cell));
 }
 
-std::string axis_label(const std::vector<std::string>& labels, int i, int stride) {
+std::string axis_label(const std::vector<std::string>& labels, int i, int stride, bool index_only) {
+  if (index_only) return std::to_string(i);
   const std::string text = shorten_label(i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : "", 14);
   return stride == 1 ? text : std::to_string(i) + " " + text;
 }
@@ -141,11 +142,18 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   Figure& fig = out.figure;
 
   const float cell = s.side / static_cast<float>(std::max({rows, cols, 1}));
-  const int row_stride = label_stride(cell, kLabelSize);
-  const int col_stride = label_stride(cell, kLabelSize);
+  // Index labels step by 1, 2, 5, 10, 20, …; token labels by whatever fits.
+  auto nice = [&](int stride) {
+    if (!s.index_labels) return stride;
+    for (int base = 1;; base *= 10)
+      for (int m : {1, 2, 5})
+        if (m * base >= stride) return m * base;
+  };
+  const int row_stride = nice(label_stride(cell, kLabelSize));
+  const int col_stride = nice(label_stride(cell, kLabelSize));
   float row_label_w = 0, col_label_w = 0;
-  for (int r = 0; r < rows; r += row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, row_stride), kLabelSize));
-  for (int c = 0; c < cols; c += col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, col_stride), kLabelSize));
+  for (int r = 0; r < rows; r += row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, row_stride, s.index_labels), kLabelSize));
+  for (int c = 0; c < cols; c += col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, col_stride, s.index_labels), kLabelSize));
 
   const auto ticks = nice_ticks(s.vmin, s.vmax, 6);
   const double tick_step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
@@ -203,12 +211,12 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   for (int r = 0; r < rows; r += row_stride) {
     const float y = grid.y0 + (static_cast<float>(r) + 0.5f) * cell;
     fig.line({grid.x0 - 4.0f, y}, {grid.x0, y}, kMuted);
-    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, row_stride), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
+    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, row_stride, s.index_labels), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
   }
   for (int c = 0; c < cols; c += col_stride) {
     const float x = grid.x0 + (static_cast<float>(c) + 0.5f) * cell;
     fig.line({x, grid.y1}, {x, grid.y1 + 4.0f}, kMuted);
-    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, col_stride), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
+    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, col_stride, s.index_labels), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
   }
   fig.text({kMargin + kLabelSize * 0.5f, (grid.y0 + grid.y1) * 0.5f}, s.row_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true);
   fig.text({(grid.x0 + grid.x1) * 0.5f, fig.height - kMargin}, s.col_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom);

@@ -25,6 +25,7 @@ struct HeatmapSpec {
   float vmin = 0.0f, vmax = 1.0f;
   std::string value_label;  // colorbar title, e.g. "weight"
   const char* value_format = "%.2f";  // printf format of the values written in large cells
+  bool index_labels = false;  // label rows and columns by their index (numeric axes)
   float side = 560.0f;      // the longer side of the cell area, logical pixels
   // A GL texture already holding the cells (painted by the GPU with the same rule as
   // heatmap_cells); 0: build the cells on the CPU from `values`.

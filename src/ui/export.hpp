@@ -10,9 +10,9 @@
 
 namespace poslab {
 
-enum class ExportView { Attention, Frequencies, Bias, Magnitude };
+enum class ExportView { Attention, Patterns, Magnitude, Bias, Frequencies };
 
-// "attention", "frequencies", "bias", "magnitude"; nullopt for any other name.
+// The VIEW names of `poslab export VIEW`; nullopt for any other name.
 std::optional<ExportView> export_view_named(std::string_view name);
 std::string_view to_string(ExportView view);
 // Whether the view has a plot (PNG, SVG) or only data.

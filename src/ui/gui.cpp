@@ -26,6 +26,7 @@
 #include "ui/bias_view.hpp"
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
+#include "ui/patterns_view.hpp"
 #include "ui/info_panel.hpp"
 
 namespace poslab {
@@ -162,6 +163,7 @@ int run_gui(const GuiOptions& options) {
   FrequenciesView frequencies_view;
   BiasView bias_view;
   MagnitudeView magnitude_view;
+  PatternsView patterns_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
@@ -192,6 +194,11 @@ int run_gui(const GuiOptions& options) {
         attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
                             info_height);
         draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Patterns")) {
+        active_view = ExportView::Patterns;
+        patterns_view.draw(state, workspace, fonts);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Magnitude")) {

@@ -1,0 +1,32 @@
+#pragma once
+// The patterns view: the position × dimension table of an additive encoding, and chosen
+// dimensions against position. Binary and sinusoidal encodings are shown side by side with the
+// same range and colormap, so the jump of a bit and the smooth turn of a sinusoid compare.
+#include "core/pipeline.hpp"
+#include "core/state.hpp"
+#include "plot/draw.hpp"
+
+namespace poslab {
+
+class Workspace;
+
+inline constexpr int kPatternPositions = 64;
+
+plot::Figure patterns_figure(const ModelSettings& settings, int width, float side);
+
+// header `encoding,position,dimension,value`.
+std::string patterns_csv(const ModelSettings& settings, int width);
+
+class PatternsView {
+ public:
+  void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts);
+
+ private:
+  plot::Figure figure_;
+  plot::TextureCache textures_;
+  ModelSettings built_for_;
+  int built_width_ = -1;
+  float built_side_ = 0;
+};
+
+}  // namespace poslab

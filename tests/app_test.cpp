@@ -418,7 +418,7 @@ TEST(CliExport, PatternsShowBinaryAndSinusoidSideBySide) {
     const int j = std::stoi(f);
     std::getline(s, f, ',');
     const double v = std::stod(f);
-    if (binary) EXPECT_EQ(v, (p >> j) & 1) << line;
+    if (binary) EXPECT_EQ(v, j < 30 ? (p >> j) & 1 : 0) << line;  // p < 64: high bits are 0
     else {
       const double angle = p * std::pow(10000.0, -2.0 * (j / 2) / 100.0);
       EXPECT_NEAR(v, j % 2 == 0 ? std::sin(angle) : std::cos(angle), 1e-6) << line;

@@ -166,7 +166,7 @@ TEST(CliExport, UserErrorsAreClearAndNonZero) {
       {"export attention --heads 3 --png x.png", 1, "must divide the embedding width 100"},
       {"export attention --head 9 --png x.png", 2, "there are 5 heads"},
       {"export attention", 2, "nothing to write"},
-      {"export patterns --png x.png", 2, "unknown view"},
+      {"export nonsense --png x.png", 2, "unknown view"},
       {"export attention --png /no/such/dir/x.png", 1, "does not exist"},
       {"export attention --embeddings /no/such/file.txt --png x.png", 1, "no such file"},
       {"export attention --scale 0 --png x.png", 2, "--scale must be between 1 and 8"},

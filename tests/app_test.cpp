@@ -427,3 +427,27 @@ TEST(CliExport, PatternsShowBinaryAndSinusoidSideBySide) {
   }
   EXPECT_EQ(rows, 2 * 64 * 100);
 }
+
+TEST(CliExport, ShiftMatricesAndResiduals) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export shift --shift-k 5 --png " + (dir / "s.png").string() + " --csv " + (dir / "s.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(distinct_colors(read_png(dir / "s.png")), 30u);
+  std::istringstream in(read_file(dir / "s.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "pair,omega,k,m00,m01,m10,m11,max_residual");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    std::vector<double> f;
+    std::stringstream s(line);
+    for (std::string field; std::getline(s, field, ',');) f.push_back(std::stod(field));
+    const double omega = std::pow(10000.0, -2.0 * f[0] / 100.0);
+    EXPECT_NEAR(f[1], omega, 1e-15);
+    EXPECT_NEAR(f[3], std::cos(5 * omega), 1e-12);
+    EXPECT_NEAR(f[4], std::sin(5 * omega), 1e-12);
+    EXPECT_LT(f[7], 1e-6);  // the shift is exact up to float rounding
+    ++rows;
+  }
+  EXPECT_EQ(rows, 50);
+}

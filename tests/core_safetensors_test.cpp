@@ -2,7 +2,6 @@
 // (tests/data/formats/make_formats.py): F32, F16 and BF16 values against NumPy's, the choice of
 // the embedding tensor, malicious headers, and random damage (no crash, a clear error).
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cmath>
@@ -36,9 +35,7 @@ Matrix expected(const std::string& name) {
   return m.ok() ? *m : Matrix();
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 std::string open_error(const std::string& name) {
   auto f = SafetensorsFile::open(data(name));
@@ -151,8 +148,8 @@ TEST(Safetensors, RowIdsOutOfRangeAreErrors) {
     const std::vector<std::int64_t> ids = {0, bad};
     auto m = f->rows(*t, ids);
     ASSERT_FALSE(m.ok());
-    EXPECT_TRUE(contains(m.error(), "tensor \"model.embed_tokens.weight\": row " +
-                                        std::to_string(bad) + " is out of range (the tensor has 5 rows)"))
+    EXPECT_TRUE(contains(m.error(), "tensor \"model.embed_tokens.weight\": row " + std::to_string(bad) +
+                                        " is out of range (the tensor has 5 rows)"))
         << m.error();
   }
   auto none = f->rows(*t, {});
@@ -185,8 +182,9 @@ TEST(Safetensors, ChoosesTheTensorByNameOrShape) {
       << norm.error();
   auto absent = f32->embedding_tensor("wte");
   ASSERT_FALSE(absent.ok());
-  EXPECT_TRUE(contains(absent.error(), "no tensor is named \"wte\"; the 2-D tensors are: "
-                                       "model.embed_tokens.weight [5, 4] F32, lm_head.weight [2, 4] F32"))
+  EXPECT_TRUE(contains(absent.error(),
+                       "no tensor is named \"wte\"; the 2-D tensors are: "
+                       "model.embed_tokens.weight [5, 4] F32, lm_head.weight [2, 4] F32"))
       << absent.error();
 
   // Without embed_tokens, the only 2-D tensor is chosen.
@@ -205,8 +203,9 @@ TEST(Safetensors, TwoCandidatesWithoutEmbedTokensAreListed) {
   ASSERT_TRUE(f.ok()) << f.error();
   auto t = f->embedding_tensor("");
   ASSERT_FALSE(t.ok());
-  EXPECT_TRUE(contains(t.error(), "no tensor name contains \"embed_tokens\" and there are 2 2-D "
-                                  "tensors; choose one by name: a.weight [2, 2] F32, b.weight [2, 2] F32"))
+  EXPECT_TRUE(contains(t.error(),
+                       "no tensor name contains \"embed_tokens\" and there are 2 2-D "
+                       "tensors; choose one by name: a.weight [2, 2] F32, b.weight [2, 2] F32"))
       << t.error();
   EXPECT_NE(embedding(f, "b.weight"), nullptr);
 }
@@ -218,8 +217,7 @@ TEST(Safetensors, UnsupportedDtypeOpensButCannotBeRead) {
   EXPECT_EQ(f->unsupported_tensors(), (std::vector<std::string>{"model.embed_tokens.weight", "packed"}));
   auto t = f->embedding_tensor("");
   ASSERT_FALSE(t.ok());
-  EXPECT_TRUE(contains(t.error(), "\"model.embed_tokens.weight\" has dtype I32, which is not supported"))
-      << t.error();
+  EXPECT_TRUE(contains(t.error(), "\"model.embed_tokens.weight\" has dtype I32, which is not supported")) << t.error();
   const std::vector<std::int64_t> ids = {0};
   auto m = f->rows(f->tensors()[0], ids);
   ASSERT_FALSE(m.ok());
@@ -245,8 +243,9 @@ TEST(Safetensors, NonFiniteValueNamesTensorAndRow) {
   const std::vector<std::int64_t> both = {0, 1};
   auto bad = f->rows(*t, both);
   ASSERT_FALSE(bad.ok());
-  EXPECT_TRUE(contains(bad.error(), "tensor \"model.embed_tokens.weight\", row 1: non-finite value "
-                                    "(inf or nan) in column 1"))
+  EXPECT_TRUE(contains(bad.error(),
+                       "tensor \"model.embed_tokens.weight\", row 1: non-finite value "
+                       "(inf or nan) in column 1"))
       << bad.error();
 }
 
@@ -281,8 +280,8 @@ TEST(Safetensors, MissingFileAndFolderAreErrors) {
   auto dir = SafetensorsFile::open(data(""));
   ASSERT_FALSE(dir.ok());
   EXPECT_TRUE(contains(dir.error(), "is a directory")) << dir.error();
-  const auto empty = std::filesystem::temp_directory_path() /
-                     ("poslab_empty_" + std::to_string(::getpid()) + ".safetensors");
+  const auto empty =
+      std::filesystem::temp_directory_path() / ("poslab_empty_" + std::to_string(::getpid()) + ".safetensors");
   { std::ofstream(empty, std::ios::binary); }
   auto e = SafetensorsFile::open(empty);
   std::filesystem::remove(empty);
@@ -320,8 +319,9 @@ std::string mutate(const std::string& good, Rng& rng) {
       break;
     case 3: {
       std::vector<std::size_t> digits;
-      const std::size_t header_end = std::min<std::size_t>(
-          m.size(), 8 + static_cast<unsigned char>(m[0]) + 256 * static_cast<std::size_t>(static_cast<unsigned char>(m[1])));
+      const std::size_t header_end =
+          std::min<std::size_t>(m.size(), 8 + static_cast<unsigned char>(m[0]) +
+                                              256 * static_cast<std::size_t>(static_cast<unsigned char>(m[1])));
       for (std::size_t i = 8; i < header_end; ++i)
         if (m[i] >= '0' && m[i] <= '9') digits.push_back(i);
       const char replacement = rng.next_u64() % 8 == 0 ? '-' : static_cast<char>('0' + rng.next_u64() % 10);
@@ -375,8 +375,8 @@ TEST(Safetensors, RandomMutationsNeverCrash) {
   EXPECT_GT(opened, 0);
 
   // A few through the file system too, for the mapping's sake.
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("poslab_fuzz_" + std::to_string(::getpid()) + ".safetensors");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("poslab_fuzz_" + std::to_string(::getpid()) + ".safetensors");
   const std::string good = bytes_of("st_f16.safetensors");
   for (int trial = 0; trial < 50; ++trial) {
     const std::string m = mutate(good, rng);

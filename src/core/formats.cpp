@@ -15,9 +15,9 @@ namespace poslab {
 
 namespace {
 
-constexpr long long kMaxDim = 1'000'000;                  // the text loader's limit too
+constexpr long long kMaxDim = 1'000'000;                      // the text loader's limit too
 constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 31;  // 8 GB of float32
-constexpr std::string_view kNpyMagic = "\x93" "NUMPY";
+constexpr std::string_view kNpyMagic = "\x93NUMPY";           // \x93 then "NUMPY" (N is not a hex digit)
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
@@ -42,15 +42,12 @@ bool parse_int(std::string_view s, long long& out) {
 // Little-endian float32 at p, independent of the host's byte order.
 float read_f32_le(const char* p) {
   std::uint32_t v = 0;
-  for (int k = 0; k < 4; ++k)
-    v |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[k])) << (8 * k);
+  for (int k = 0; k < 4; ++k) v |= static_cast<std::uint32_t>(static_cast<unsigned char>(p[k])) << (8 * k);
   return std::bit_cast<float>(v);
 }
 
 // Words in messages: at most 40 bytes, so that a garbage "word" of megabytes stays readable.
-std::string shorten(std::string_view s) {
-  return s.size() > 40 ? std::string(s.substr(0, 40)) + "…" : std::string(s);
-}
+std::string shorten(std::string_view s) { return s.size() > 40 ? std::string(s.substr(0, 40)) + "…" : std::string(s); }
 
 // The "count dim" pair from the first line of a word2vec file, if the line is one.
 bool parse_header(std::string_view line, long long& count, long long& dim) {
@@ -69,36 +66,33 @@ Result<EmbeddingTable> parse_word2vec_binary(std::string_view bytes, const std::
     return Error{name + ": the first line \"" + shorten(bytes.substr(0, eol)) +
                  "\" is not a word2vec header \"count dim\""};
   if (count <= 0 || dim <= 0 || dim > kMaxDim || count > INT_MAX)
-    return Error{name + ": the word2vec header has an invalid count (" + std::to_string(count) +
-                 ") or dimension (" + std::to_string(dim) + ")"};
+    return Error{name + ": the word2vec header has an invalid count (" + std::to_string(count) + ") or dimension (" +
+                 std::to_string(dim) + ")"};
   const auto n_words = static_cast<std::uint64_t>(count);
   const auto n_dim = static_cast<std::uint64_t>(dim);
   if (n_words * n_dim > kMaxValues)
-    return Error{name + ": the word2vec header announces " + std::to_string(count) + " × " +
-                 std::to_string(dim) + " values, more than the 2^31 supported"};
+    return Error{name + ": the word2vec header announces " + std::to_string(count) + " × " + std::to_string(dim) +
+                 " values, more than the 2^31 supported"};
   const std::size_t vector_bytes = static_cast<std::size_t>(n_dim) * 4;
   // Checked before allocating, so that a lying header cannot ask for gigabytes: every record
   // needs at least a one-byte word, a space and its vector.
   const std::uint64_t least = n_words * (vector_bytes + 2);
   std::size_t pos = eol + 1;
   if (bytes.size() - pos < least)
-    return Error{name + ": the header announces " + std::to_string(count) + " words of " +
-                 std::to_string(dim) + " floats (at least " + std::to_string(least) +
-                 " bytes) but only " + std::to_string(bytes.size() - pos) +
-                 " bytes follow (truncated file?)"};
+    return Error{name + ": the header announces " + std::to_string(count) + " words of " + std::to_string(dim) +
+                 " floats (at least " + std::to_string(least) + " bytes) but only " +
+                 std::to_string(bytes.size() - pos) + " bytes follow (truncated file?)"};
 
   std::vector<std::string> words;
   words.reserve(static_cast<std::size_t>(n_words));
   Matrix vectors(static_cast<Eigen::Index>(count), static_cast<Eigen::Index>(dim));
   for (long long k = 0; k < count; ++k) {
     auto record_error = [&](const std::string& what) {
-      return Error{name + ": record " + std::to_string(k + 1) + " of " + std::to_string(count) +
-                   ": " + what};
+      return Error{name + ": record " + std::to_string(k + 1) + " of " + std::to_string(count) + ": " + what};
     };
     while (pos < bytes.size() && bytes[pos] == '\n') ++pos;  // the previous record's newline
     const std::size_t space = bytes.find(' ', pos);
-    if (space == std::string_view::npos)
-      return record_error("the file ends inside the word (truncated file?)");
+    if (space == std::string_view::npos) return record_error("the file ends inside the word (truncated file?)");
     const std::string_view word = bytes.substr(pos, space - pos);
     if (word.empty()) return record_error("the word is empty");
     // A line break inside a word means the previous vector had another length (or the file
@@ -108,15 +102,13 @@ Result<EmbeddingTable> parse_word2vec_binary(std::string_view bytes, const std::
                           "\" contains a line break (wrong dimension, or not a binary file?)");
     pos = space + 1;
     if (bytes.size() - pos < vector_bytes)
-      return record_error("the file ends inside the vector of \"" + shorten(word) +
-                          "\" (truncated file?)");
+      return record_error("the file ends inside the vector of \"" + shorten(word) + "\" (truncated file?)");
     float* row = vectors.data() + k * dim;
     for (long long c = 0; c < dim; ++c) {
       const float v = read_f32_le(bytes.data() + pos + static_cast<std::size_t>(c) * 4);
       if (!std::isfinite(v))
-        return record_error("non-finite value (inf or nan) at position " + std::to_string(c + 1) +
-                            " of " + std::to_string(dim) + " in the vector of \"" +
-                            shorten(word) + "\"");
+        return record_error("non-finite value (inf or nan) at position " + std::to_string(c + 1) + " of " +
+                            std::to_string(dim) + " in the vector of \"" + shorten(word) + "\"");
       row[c] = v;
     }
     pos += vector_bytes;
@@ -124,8 +116,8 @@ Result<EmbeddingTable> parse_word2vec_binary(std::string_view bytes, const std::
   }
   while (pos < bytes.size() && (bytes[pos] == '\n' || is_blank(bytes[pos]))) ++pos;
   if (pos != bytes.size())
-    return Error{name + ": " + std::to_string(bytes.size() - pos) + " bytes follow the " +
-                 std::to_string(count) + " words that the header announces (wrong count?)"};
+    return Error{name + ": " + std::to_string(bytes.size() - pos) + " bytes follow the " + std::to_string(count) +
+                 " words that the header announces (wrong count?)"};
   return EmbeddingTable(std::move(words), std::move(vectors), name);
 }
 
@@ -135,8 +127,7 @@ Result<EmbeddingTable> load_word2vec_binary(const std::filesystem::path& path) {
   return parse_word2vec_binary(*bytes, path.string());
 }
 
-Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy,
-                                           const std::filesystem::path& vocab) {
+Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy, const std::filesystem::path& vocab) {
   auto matrix = load_npy_matrix(npy);
   if (!matrix) return Error{matrix.error()};
   const auto rows = static_cast<std::size_t>(matrix->rows());

@@ -22,8 +22,7 @@ Result<EmbeddingTable> parse_word2vec_binary(std::string_view bytes, const std::
 // one token per line, line k naming row k (a trailing '\r' is stripped; an empty line is the
 // empty token). With `vocab` empty, NAME.vocab.txt beside NAME.npy is used if it exists;
 // otherwise the tokens are the row numbers "0", "1", … (a matrix indexed by token id).
-Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy,
-                                           const std::filesystem::path& vocab = {});
+Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy, const std::filesystem::path& vocab = {});
 
 enum class EmbeddingFormat { GloveText, Word2vecBinary, Npy, Safetensors };
 

@@ -151,6 +151,8 @@ const std::vector<StateOption>& state_options() {
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--pad-to", 0, 16384), s.model.pad_to); }},
       {"--head", "N", "head shown in the heatmap (0-based)",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--head", 0, 4095), s.view.head); }},
+      {"--shift-k", "N", "offset k of the shift view (3)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--shift-k", 0, 100000), s.view.shift_k); }},
       {"--value", "weights|scores", "what the heatmap shows",
        [](State& s, std::string_view v) { return parse_enum(v, "--value", kValues, s.view.value); }},
       {"--backend", "gpu|cpu", "where attention is computed (gpu)",

@@ -10,12 +10,11 @@
 #include <cerrno>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <system_error>
 #include <tuple>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 namespace poslab {
 
@@ -88,16 +87,15 @@ std::uint64_t item_size(std::string_view dtype) {
   if (dtype == "F32" || dtype == "I32" || dtype == "U32") return 4;
   if (dtype == "F16" || dtype == "BF16" || dtype == "I16" || dtype == "U16") return 2;
   if (dtype == "F64" || dtype == "I64" || dtype == "U64" || dtype == "C64") return 8;
-  if (dtype == "BOOL" || dtype == "U8" || dtype == "I8" || dtype == "F8_E5M2" ||
-      dtype == "F8_E4M3" || dtype == "F8_E8M0")
+  if (dtype == "BOOL" || dtype == "U8" || dtype == "I8" || dtype == "F8_E5M2" || dtype == "F8_E4M3" ||
+      dtype == "F8_E8M0")
     return 1;
   return 0;
 }
 
 std::uint64_t read_le(const char* p, std::size_t size) {
   std::uint64_t v = 0;
-  for (std::size_t k = 0; k < size; ++k)
-    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
+  for (std::size_t k = 0; k < size; ++k) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
   return v;
 }
 
@@ -146,8 +144,7 @@ Result<TensorInfo> tensor_entry(const std::string& key, const json& v, std::uint
   for (const json& d : *shape) {
     std::uint64_t n = 0;
     if (!as_count(d, n))
-      return Error{"\"shape\" " + shape->dump() + " holds something other than a non-negative "
-                   "integer"};
+      return Error{"\"shape\" " + shape->dump() + " holds something other than a non-negative integer"};
     t.shape.push_back(static_cast<std::int64_t>(n));
   }
   if (!offsets->is_array() || offsets->size() != 2 || !as_count((*offsets)[0], t.begin) ||
@@ -158,8 +155,7 @@ Result<TensorInfo> tensor_entry(const std::string& key, const json& v, std::uint
                  "] ends before it begins"};
   if (t.end > data_size)
     return Error{"\"data_offsets\" [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                 "] run past the end of the data (" + std::to_string(data_size) +
-                 " bytes; truncated file?)"};
+                 "] run past the end of the data (" + std::to_string(data_size) + " bytes; truncated file?)"};
   if (const std::uint64_t item = item_size(t.dtype); item != 0) {
     std::uint64_t bytes = 0;
     if (!shape_bytes(t.shape, item, bytes) || bytes != t.end - t.begin)
@@ -174,17 +170,14 @@ Result<TensorInfo> tensor_entry(const std::string& key, const json& v, std::uint
 float half_to_float(std::uint32_t h) {
   const int exponent = static_cast<int>((h >> 10) & 0x1F);
   const int mantissa = static_cast<int>(h & 0x3FF);
-  const float magnitude =
-      exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
-                    : std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
+  const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
+                                        : std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
   return (h & 0x8000) != 0 ? -magnitude : magnitude;
 }
 
 }  // namespace
 
-bool safetensors_dtype_supported(std::string_view dtype) {
-  return dtype == "F32" || dtype == "F16" || dtype == "BF16";
-}
+bool safetensors_dtype_supported(std::string_view dtype) { return dtype == "F32" || dtype == "F16" || dtype == "BF16"; }
 
 Result<SafetensorsFile> SafetensorsFile::open(const std::filesystem::path& path) {
   auto mapped = MappedFile::map(path);
@@ -214,8 +207,8 @@ Result<SafetensorsFile> SafetensorsFile::from(SafetensorsFile file, std::string_
     return Error{name + ": the header length " + std::to_string(header_size) +
                  " exceeds the 100 MB limit (not a safetensors file?)"};
   if (header_size > bytes.size() - 8)
-    return Error{name + ": the header length " + std::to_string(header_size) +
-                 " runs past the end of the file (" + std::to_string(bytes.size()) + " bytes)"};
+    return Error{name + ": the header length " + std::to_string(header_size) + " runs past the end of the file (" +
+                 std::to_string(bytes.size()) + " bytes)"};
   const std::string_view header = bytes.substr(8, static_cast<std::size_t>(header_size));
   file.data_ = bytes.substr(8 + static_cast<std::size_t>(header_size));
 
@@ -223,22 +216,20 @@ Result<SafetensorsFile> SafetensorsFile::from(SafetensorsFile file, std::string_
   std::set<std::string> seen;
   std::string duplicate;
   const json::parser_callback_t note_keys = [&](int depth, json::parse_event_t event, json& v) {
-    if (depth == 1 && event == json::parse_event_t::key && v.is_string() &&
-        !seen.insert(v.get<std::string>()).second && duplicate.empty())
+    if (depth == 1 && event == json::parse_event_t::key && v.is_string() && !seen.insert(v.get<std::string>()).second &&
+        duplicate.empty())
       duplicate = v.get<std::string>();
     return true;
   };
   const json j = json::parse(header.begin(), header.end(), note_keys, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Error{name + ": the header is not valid JSON"};
   if (!j.is_object()) return Error{name + ": the header is not a JSON object"};
-  if (!duplicate.empty())
-    return Error{name + ": the header names \"" + duplicate + "\" more than once"};
+  if (!duplicate.empty()) return Error{name + ": the header names \"" + duplicate + "\" more than once"};
 
   for (const auto& [key, v] : j.items()) {
     if (key == "__metadata__") {
-      const bool strings = v.is_object() && std::all_of(v.begin(), v.end(), [](const json& x) {
-                             return x.is_string();
-                           });
+      const bool strings =
+          v.is_object() && std::all_of(v.begin(), v.end(), [](const json& x) { return x.is_string(); });
       if (!strings) return Error{name + ": \"__metadata__\" is not an object of strings"};
       continue;
     }
@@ -256,9 +247,8 @@ Result<SafetensorsFile> SafetensorsFile::from(SafetensorsFile file, std::string_
   for (const TensorInfo& t : ts) {
     if (t.begin == t.end) continue;
     if (furthest != nullptr && t.begin < furthest->end)
-      return Error{name + ": tensors \"" + furthest->name + "\" [" +
-                   std::to_string(furthest->begin) + ", " + std::to_string(furthest->end) +
-                   ") and \"" + t.name + "\" [" + std::to_string(t.begin) + ", " +
+      return Error{name + ": tensors \"" + furthest->name + "\" [" + std::to_string(furthest->begin) + ", " +
+                   std::to_string(furthest->end) + ") and \"" + t.name + "\" [" + std::to_string(t.begin) + ", " +
                    std::to_string(t.end) + ") overlap"};
     if (furthest == nullptr || t.end > furthest->end) furthest = &t;
   }
@@ -278,8 +268,7 @@ Result<const TensorInfo*> SafetensorsFile::embedding_tensor(const std::string& n
     if (t.shape.size() == 2) two_d.push_back(&t);
   auto list = [](const std::vector<const TensorInfo*>& ts) {
     std::string s;
-    for (const TensorInfo* t : ts)
-      s += (s.empty() ? "" : ", ") + t->name + " " + shape_text(t->shape) + " " + t->dtype;
+    for (const TensorInfo* t : ts) s += (s.empty() ? "" : ", ") + t->name + " " + shape_text(t->shape) + " " + t->dtype;
     return s.empty() ? std::string("none") : s;
   };
   auto usable = [&](const TensorInfo& t) -> Result<const TensorInfo*> {
@@ -295,8 +284,7 @@ Result<const TensorInfo*> SafetensorsFile::embedding_tensor(const std::string& n
   if (!name.empty()) {
     for (const TensorInfo& t : tensors_)
       if (t.name == name) return usable(t);
-    return Error{name_ + ": no tensor is named \"" + name + "\"; the 2-D tensors are: " +
-                 list(two_d)};
+    return Error{name_ + ": no tensor is named \"" + name + "\"; the 2-D tensors are: " + list(two_d)};
   }
   std::vector<const TensorInfo*> embed;
   for (const TensorInfo& t : tensors_)
@@ -307,8 +295,7 @@ Result<const TensorInfo*> SafetensorsFile::embedding_tensor(const std::string& n
     for (const TensorInfo* t : embed)
       if (t->shape.size() == 2) embed_2d.push_back(t);
     if (embed_2d.size() == 1) return usable(*embed_2d.front());
-    return Error{name_ + ": several tensors are named like embed_tokens; choose one by name: " +
-                 list(embed)};
+    return Error{name_ + ": several tensors are named like embed_tokens; choose one by name: " + list(embed)};
   }
   if (two_d.size() == 1) return usable(*two_d.front());
   return Error{name_ + ": no tensor name contains \"embed_tokens\" and " +
@@ -317,18 +304,16 @@ Result<const TensorInfo*> SafetensorsFile::embedding_tensor(const std::string& n
                                     " 2-D tensors; choose one by name: " + list(two_d))};
 }
 
-Result<Matrix> SafetensorsFile::rows(const TensorInfo& t,
-                                     std::span<const std::int64_t> row_ids) const {
+Result<Matrix> SafetensorsFile::rows(const TensorInfo& t, std::span<const std::int64_t> row_ids) const {
   const std::string where = name_ + ": tensor \"" + t.name + "\"";
-  if (t.shape.size() != 2)
-    return Error{where + " has shape " + shape_text(t.shape) + ", not a 2-D matrix"};
+  if (t.shape.size() != 2) return Error{where + " has shape " + shape_text(t.shape) + ", not a 2-D matrix"};
   if (!safetensors_dtype_supported(t.dtype))
     return Error{where + " has dtype " + t.dtype + ", which is not supported (F32, F16 and BF16 are)"};
   const std::uint64_t item = item_size(t.dtype);
   // Checked again because `t` may come from elsewhere than tensors(): never read outside the map.
   std::uint64_t bytes = 0;
-  if (t.shape[0] < 0 || t.shape[1] < 0 || !shape_bytes(t.shape, item, bytes) ||
-      t.begin > t.end || t.end > data_.size() || bytes != t.end - t.begin)
+  if (t.shape[0] < 0 || t.shape[1] < 0 || !shape_bytes(t.shape, item, bytes) || t.begin > t.end ||
+      t.end > data_.size() || bytes != t.end - t.begin)
     return Error{where + " does not describe bytes of this file"};
   const std::int64_t n_rows = t.shape[0];
   const std::int64_t cols = t.shape[1];
@@ -360,8 +345,8 @@ Result<Matrix> SafetensorsFile::rows(const TensorInfo& t,
         }
       }
       if (!std::isfinite(v))
-        return Error{where + ", row " + std::to_string(row_ids[r]) +
-                     ": non-finite value (inf or nan) in column " + std::to_string(c)};
+        return Error{where + ", row " + std::to_string(row_ids[r]) + ": non-finite value (inf or nan) in column " +
+                     std::to_string(c)};
       dst[c] = v;
     }
   }

@@ -67,7 +67,7 @@ class SafetensorsFile {
 
   // The tensor to use as embeddings: `name` if given; else the one whose name contains
   // "embed_tokens"; else the only 2-D tensor; else an error listing the 2-D tensors. The
-  // tensor returned is 2-D with a supported dtype.
+  // tensor returned is 2-D with a supported dtype; the pointer lives as long as this object.
   Result<const TensorInfo*> embedding_tensor(const std::string& name) const;
 
   // Rows of a 2-D tensor converted to float (F16 exactly, subnormals included; BF16 is the top
@@ -80,9 +80,9 @@ class SafetensorsFile {
   static Result<SafetensorsFile> from(SafetensorsFile file, std::string_view bytes);
 
   std::string name_;
-  std::unique_ptr<MappedFile> map_;           // the file's bytes when opened from a path …
-  std::unique_ptr<std::string> owned_;        // … or when parsed from memory (stable address)
-  std::string_view data_;                     // the bytes after the header
+  std::unique_ptr<MappedFile> map_;     // the file's bytes when opened from a path …
+  std::unique_ptr<std::string> owned_;  // … or when parsed from memory (stable address)
+  std::string_view data_;               // the bytes after the header
   std::vector<TensorInfo> tensors_;
 };
 

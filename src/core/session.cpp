@@ -67,6 +67,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--pad-to", std::to_string(m.pad_to)},
       {"--head", std::to_string(s.view.head)},
       {"--value", std::string(to_string(s.view.value))},
+      {"--shift-k", std::to_string(s.view.shift_k)},
       {"--backend", std::string(to_string(s.backend))},
       {"--no-check", flag(!s.check_against_cpu)},
   };

@@ -64,6 +64,7 @@ struct ModelSettings {
 struct ViewSettings {
   int head = 0;  // the head shown in the heatmap
   HeatmapValue value = HeatmapValue::Weights;
+  int shift_k = 3;  // the offset k of the shift view
 
   bool operator==(const ViewSettings&) const = default;
 };

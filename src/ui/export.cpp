@@ -10,12 +10,13 @@
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
 #include "ui/patterns_view.hpp"
+#include "ui/shift_view.hpp"
 
 namespace poslab {
 
 std::optional<ExportView> export_view_named(std::string_view name) {
-  for (ExportView v : {ExportView::Attention, ExportView::Patterns, ExportView::Magnitude, ExportView::Bias,
-                       ExportView::Frequencies})
+  for (ExportView v : {ExportView::Attention, ExportView::Patterns, ExportView::Magnitude, ExportView::Shift,
+                       ExportView::Bias, ExportView::Frequencies})
     if (to_string(v) == name) return v;
   return std::nullopt;
 }
@@ -27,6 +28,7 @@ std::string_view to_string(ExportView view) {
     case ExportView::Bias: return "bias";
     case ExportView::Magnitude: return "magnitude";
     case ExportView::Patterns: return "patterns";
+    case ExportView::Shift: return "shift";
   }
   return "?";
 }
@@ -42,6 +44,7 @@ int rotary_for(const State& state, const Results& results, const ExportRequest& 
 
 plot::Figure figure_of(ExportView view, const State& state, const Results& results, const ExportRequest& request) {
   if (view == ExportView::Bias) return bias_figure(state, results, kExportSide);
+  if (view == ExportView::Shift) return shift_figure(state, results.problem.width(), 520.0f, 320.0f);
   if (view == ExportView::Patterns) return patterns_figure(state.model, results.problem.width(), 320.0f);
   if (view == ExportView::Magnitude) return magnitude_figure(state.model, results, 640.0f, 360.0f).figure;
   if (view == ExportView::Frequencies)
@@ -60,6 +63,7 @@ std::string csv_of(ExportView view, const State& state, const Results& results, 
       break;
     case ExportView::Bias: write_bias_csv(csv, state.model, results); break;
     case ExportView::Patterns: csv << patterns_csv(state.model, results.problem.width()); break;
+    case ExportView::Shift: csv << shift_csv(state, results.problem.width()); break;
     case ExportView::Magnitude: {
       // Tidy: one row per (encoding, position); the embedding norm is the same on every row.
       const MagnitudeData data = magnitude_data(state.model, results, kMagnitudePositions);

@@ -10,7 +10,7 @@
 
 namespace poslab {
 
-enum class ExportView { Attention, Patterns, Magnitude, Bias, Frequencies };
+enum class ExportView { Attention, Patterns, Magnitude, Shift, Bias, Frequencies };
 
 // The VIEW names of `poslab export VIEW`; nullopt for any other name.
 std::optional<ExportView> export_view_named(std::string_view name);

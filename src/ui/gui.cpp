@@ -27,6 +27,7 @@
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
 #include "ui/patterns_view.hpp"
+#include "ui/shift_view.hpp"
 #include "ui/info_panel.hpp"
 
 namespace poslab {
@@ -164,6 +165,7 @@ int run_gui(const GuiOptions& options) {
   BiasView bias_view;
   MagnitudeView magnitude_view;
   PatternsView patterns_view;
+  ShiftView shift_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
@@ -204,6 +206,11 @@ int run_gui(const GuiOptions& options) {
       if (ImGui::BeginTabItem("Magnitude")) {
         active_view = ExportView::Magnitude;
         magnitude_view.draw(state, workspace, fonts);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Shift")) {
+        active_view = ExportView::Shift;
+        shift_view.draw(state, workspace, fonts);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Bias")) {

@@ -451,3 +451,23 @@ TEST(CliExport, ShiftMatricesAndResiduals) {
   }
   EXPECT_EQ(rows, 50);
 }
+
+TEST(Formats, ExportReadsWord2vecBinaryAndNpyWithItsVocabulary) {
+  const fs::path dir = temp_dir();
+  const std::string data = std::string(POSLAB_TEST_DATA) + "/formats/";
+  // word2vec binary: "the", "über", … (4 dimensions): 2 heads of width 2.
+  auto r = run("export attention --embeddings " + data + "w2v_good.bin --sentence \"the über the\" --heads 2 --csv " +
+               (dir / "w.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(read_file(dir / "w.csv").find(",the,über,"), std::string::npos);
+  // .npy with emb.vocab.txt found beside it.
+  r = run("export attention --embeddings " + data + "emb.npy --sentence \"alpha gamma beta\" --heads 2 --csv " +
+          (dir / "n.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(read_file(dir / "n.csv").find(",alpha,gamma,"), std::string::npos);
+  // A truncated binary file is an error naming the file; nothing is written.
+  r = run("export attention --embeddings " + data + "w2v_truncated.bin --csv " + (dir / "t.csv").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("w2v_truncated.bin"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "t.csv"));
+}

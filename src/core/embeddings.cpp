@@ -2,8 +2,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <fstream>
 
 #include "core/files.hpp"
+#include "core/formats.hpp"
 
 namespace poslab {
 
@@ -122,6 +124,24 @@ Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path) {
   auto bytes = read_whole_file(path);
   if (!bytes) return Error{bytes.error()};
   return parse_text_embeddings(*bytes, path.string());
+}
+
+Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab) {
+  std::string head(64, '\0');
+  {
+    std::ifstream in(path, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  }
+  switch (detect_format(path, head)) {
+    case EmbeddingFormat::Word2vecBinary: return load_word2vec_binary(path);
+    case EmbeddingFormat::Npy: return load_npy_embeddings(path, vocab);
+    case EmbeddingFormat::Safetensors:
+      return Error{path.string() + ": a safetensors file: PosLab reads these as model weights (a model folder), "
+                                   "not yet as an embeddings table"};
+    case EmbeddingFormat::GloveText: break;
+  }
+  return load_text_embeddings(path);
 }
 
 }  // namespace poslab

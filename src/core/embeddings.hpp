@@ -43,4 +43,9 @@ Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path);
 // The same parser on text already in memory; `name` is used in messages.
 Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name);
 
+// Any supported file, by its extension and first bytes: GloVe or word2vec text, word2vec
+// binary, or NumPy .npy with `vocab` (or NAME.vocab.txt beside it, or token ids). safetensors
+// files are read by SafetensorsFile; tables from them need the real-model path.
+Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab);
+
 }  // namespace poslab

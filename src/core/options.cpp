@@ -83,8 +83,10 @@ Status assign(Result<T> parsed, auto& field) {
 
 const std::vector<StateOption>& state_options() {
   static const std::vector<StateOption> options = {
-      {"--embeddings", "FILE", "embeddings file (GloVe or word2vec text); default: the shipped set",
+      {"--embeddings", "FILE", "embeddings: GloVe/word2vec text, word2vec .bin, .npy; default: the shipped set",
        [](State& s, std::string_view v) -> Status { s.embeddings_path = std::string(v); return Ok{}; }},
+      {"--vocab", "FILE", "vocabulary of a .npy, one token per line (default NAME.vocab.txt, else ids)",
+       [](State& s, std::string_view v) -> Status { s.vocab_path = std::string(v); return Ok{}; }},
       {"--sentence", "TEXT", "the sentence to encode",
        [](State& s, std::string_view v) -> Status { s.model.sentence = std::string(v); return Ok{}; }},
       {"--encoding", "none|integer|normalized|binary|sinusoidal|learned|rope", "positional encoding (rope)",

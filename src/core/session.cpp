@@ -36,6 +36,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
   const RopeScaling& sc = m.scaling;
   std::vector<std::pair<std::string, std::string>> out = {
       {"--embeddings", s.embeddings_path},
+      {"--vocab", s.vocab_path},
       {"--sentence", m.sentence},
       {"--encoding", std::string(to_string(m.encoding))},
       {"--binary-values", std::string(to_string(m.binary_values))},

@@ -71,6 +71,7 @@ struct ViewSettings {
 
 struct State {
   std::string embeddings_path;  // empty: the default embeddings shipped in assets/
+  std::string vocab_path;       // a .npy's vocabulary (empty: NAME.vocab.txt beside it, or token ids)
   ModelSettings model;
   ViewSettings view;
   Backend backend = Backend::Gpu;

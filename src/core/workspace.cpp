@@ -4,8 +4,8 @@
 
 namespace poslab {
 
-Status Workspace::load_embeddings(const std::string& path) {
-  auto loaded = load_text_embeddings(path);
+Status Workspace::load_embeddings(const std::string& path, const std::string& vocab) {
+  auto loaded = load_embeddings_file(path, vocab);
   if (!loaded) return Error{loaded.error()};
   table_ = std::move(*loaded);
   table_path_ = path;

@@ -154,7 +154,7 @@ int run_export(ArgParser& p) {
 
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
-  if (auto s = workspace.load_embeddings(path); !s) {
+  if (auto s = workspace.load_embeddings(path, state.vocab_path); !s) {
     std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
     return kRuntimeError;
   }

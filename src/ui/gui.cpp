@@ -159,7 +159,7 @@ int run_gui(const GuiOptions& options) {
   workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable);
   ControlsPanel controls;
   controls.embeddings_input = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
-  if (auto s = workspace.load_embeddings(controls.embeddings_input); !s) status.fail(s.error());
+  if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path); !s) status.fail(s.error());
   AttentionView attention_view;
   FrequenciesView frequencies_view;
   BiasView bias_view;
@@ -241,7 +241,7 @@ int run_gui(const GuiOptions& options) {
 
     // Act on the frame's requests, then recompute if a pipeline input changed.
     if (actions.load_embeddings || load_requested) {
-      if (auto s = workspace.load_embeddings(controls.embeddings_input); !s) {
+      if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path); !s) {
         status.fail(s.error() + " — keeping " + workspace.embeddings_path());
       } else {
         state.embeddings_path = controls.embeddings_input;
@@ -263,7 +263,7 @@ int run_gui(const GuiOptions& options) {
         const std::string embeddings = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
         if (embeddings != workspace.embeddings_path()) {
           controls.embeddings_input = embeddings;
-          if (auto s = workspace.load_embeddings(embeddings); !s) status.fail(s.error());
+          if (auto s = workspace.load_embeddings(embeddings, state.vocab_path); !s) status.fail(s.error());
         }
         std::string note = "opened " + controls.session_path;
         for (const auto& key : loaded->unknown_keys) note += " (ignored unknown key " + key + ")";

@@ -471,3 +471,29 @@ TEST(Formats, ExportReadsWord2vecBinaryAndNpyWithItsVocabulary) {
   EXPECT_NE(r.output.find("w2v_truncated.bin"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "t.csv"));
 }
+
+TEST(CliExport, DogTableHasTheFourCases) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export dog --png " + (dir / "d.png").string() + " --csv " + (dir / "d.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(distinct_colors(read_png(dir / "d.png")), 100u);
+  std::istringstream in(read_file(dir / "d.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "case,encoding,causal,max_abs_diff,cosine");
+  std::vector<std::string> rows;
+  while (std::getline(in, line)) rows.push_back(line);
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].rfind("\"no positions, no mask\",none,false,", 0), 0u) << rows[0];
+  EXPECT_EQ(rows[1].rfind("\"no positions, causal mask\",none,true,", 0), 0u) << rows[1];
+  EXPECT_EQ(rows[2].rfind("\"sinusoidal, no mask\",sinusoidal,false,", 0), 0u) << rows[2];
+  EXPECT_EQ(rows[3].rfind("\"RoPE, no mask\",rope,false,", 0), 0u) << rows[3];
+  auto diff = [](const std::string& row) {
+    std::vector<std::string> f;
+    std::stringstream s(row.substr(row.find("\",") + 2));
+    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
+    return std::stod(f[2]);
+  };
+  EXPECT_LT(diff(rows[0]), 1e-5);  // identical to float precision
+  for (int k = 1; k < 4; ++k) EXPECT_GT(diff(rows[static_cast<std::size_t>(k)]), 1e-2);
+}

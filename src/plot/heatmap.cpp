@@ -141,21 +141,23 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   out.cols = cols;
   Figure& fig = out.figure;
 
-  const float cell = s.side / static_cast<float>(std::max({rows, cols, 1}));
+  const float cell = s.row_height > 0 ? s.side / static_cast<float>(std::max(cols, 1))  // cell width
+                                      : s.side / static_cast<float>(std::max({rows, cols, 1}));
+  const float cell_h = s.row_height > 0 ? s.row_height : cell;
   // Index labels step by 1, 2, 5, 10, 20, …; token labels by whatever fits.
-  auto nice = [&](int stride) {
-    if (!s.index_labels) return stride;
+  auto nice = [&](int stride, bool index) {
+    if (!index) return stride;
     for (int base = 1;; base *= 10)
       for (int m : {1, 2, 5})
         if (m * base >= stride) return m * base;
   };
-  const int row_stride = nice(label_stride(cell, kLabelSize));
-  const int col_stride = nice(label_stride(cell, kLabelSize));
+  const int row_stride = nice(label_stride(cell_h, kLabelSize), s.index_rows);
+  const int col_stride = nice(label_stride(cell, kLabelSize), s.index_cols);
   float row_label_w = 0, col_label_w = 0;
-  for (int r = 0; r < rows; r += row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, row_stride, s.index_labels), kLabelSize));
-  for (int c = 0; c < cols; c += col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, col_stride, s.index_labels), kLabelSize));
+  for (int r = 0; r < rows; r += row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, row_stride, s.index_rows), kLabelSize));
+  for (int c = 0; c < cols; c += col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, col_stride, s.index_cols), kLabelSize));
 
-  const auto ticks = nice_ticks(s.vmin, s.vmax, 6);
+  const auto ticks = nice_ticks(s.vmin, s.vmax, std::clamp(static_cast<int>(cell_h * static_cast<float>(rows) / 28.0f), 2, 6));
   const double tick_step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
   float tick_w = 0;
   for (double t : ticks) tick_w = std::max(tick_w, measure.width(tick_label(t, tick_step), kTickSize));
@@ -167,7 +169,7 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   const auto subtitle = wrap_at_separators(s.subtitle, " · ", natural_width - 2 * kMargin, kTickSize, measure);
   const float header = kMargin + kTitleSize + kGap + static_cast<float>(subtitle.size()) * (kTickSize + 4.0f) + 10.0f;
   const float y0 = header;
-  out.cells = {x0, y0, x0 + cell * static_cast<float>(cols), y0 + cell * static_cast<float>(rows)};
+  out.cells = {x0, y0, x0 + cell * static_cast<float>(cols), y0 + cell_h * static_cast<float>(rows)};
   const Box& grid = out.cells;
   const Box bar{grid.x1 + 18.0f, grid.y0, grid.x1 + 32.0f, grid.y1};
   fig.width = std::max({bar.x1 + kGap + tick_w + kGap + kLabelSize + kMargin,
@@ -192,7 +194,7 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   fig.rect(grid, {0, 0, 0, 0}, kMuted, 1.0f);
 
   // Values inside the cells when there is room to read them.
-  if (cell >= 38.0f) {
+  if (cell >= 38.0f && cell_h >= 20.0f) {
     const float span = s.vmax > s.vmin ? s.vmax - s.vmin : 1.0f;
     for (int r = 0; r < rows; ++r)
       for (int c = 0; c < cols; ++c) {
@@ -202,21 +204,21 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
         std::snprintf(buf, sizeof buf, s.value_format, static_cast<double>(v));
         const Color bg = sample(s.colormap, (v - s.vmin) / span);
         const Color ink = luminance(bg) > 0.45f ? kInk : Color{1, 1, 1, 1};
-        fig.text({grid.x0 + (static_cast<float>(c) + 0.5f) * cell, grid.y0 + (static_cast<float>(r) + 0.5f) * cell},
+        fig.text({grid.x0 + (static_cast<float>(c) + 0.5f) * cell, grid.y0 + (static_cast<float>(r) + 0.5f) * cell_h},
                  buf, kTickSize, ink, HAlign::Center, VAlign::Middle);
       }
   }
 
   // Row labels (left, right-aligned) and column labels (below, reading upwards).
   for (int r = 0; r < rows; r += row_stride) {
-    const float y = grid.y0 + (static_cast<float>(r) + 0.5f) * cell;
+    const float y = grid.y0 + (static_cast<float>(r) + 0.5f) * cell_h;
     fig.line({grid.x0 - 4.0f, y}, {grid.x0, y}, kMuted);
-    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, row_stride, s.index_labels), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
+    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, row_stride, s.index_rows), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
   }
   for (int c = 0; c < cols; c += col_stride) {
     const float x = grid.x0 + (static_cast<float>(c) + 0.5f) * cell;
     fig.line({x, grid.y1}, {x, grid.y1 + 4.0f}, kMuted);
-    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, col_stride, s.index_labels), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
+    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, col_stride, s.index_cols), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
   }
   fig.text({kMargin + kLabelSize * 0.5f, (grid.y0 + grid.y1) * 0.5f}, s.row_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true);
   fig.text({(grid.x0 + grid.x1) * 0.5f, fig.height - kMargin}, s.col_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom);

@@ -25,8 +25,10 @@ struct HeatmapSpec {
   float vmin = 0.0f, vmax = 1.0f;
   std::string value_label;  // colorbar title, e.g. "weight"
   const char* value_format = "%.2f";  // printf format of the values written in large cells
-  bool index_labels = false;  // label rows and columns by their index (numeric axes)
+  bool index_rows = false;  // label rows by their index (a numeric axis)
+  bool index_cols = false;  // label columns by their index
   float side = 560.0f;      // the longer side of the cell area, logical pixels
+  float row_height = 0.0f;  // > 0: rows this tall and columns side/cols wide; 0: square cells
   // A GL texture already holding the cells (painted by the GPU with the same rule as
   // heatmap_cells); 0: build the cells on the CPU from `values`.
   std::uint32_t cell_texture = 0;

@@ -7,6 +7,7 @@
 #include "plot/svg.hpp"
 #include "ui/attention_view.hpp"
 #include "ui/bias_view.hpp"
+#include "ui/dog_view.hpp"
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
 #include "ui/patterns_view.hpp"
@@ -15,8 +16,8 @@
 namespace poslab {
 
 std::optional<ExportView> export_view_named(std::string_view name) {
-  for (ExportView v : {ExportView::Attention, ExportView::Patterns, ExportView::Magnitude, ExportView::Shift,
-                       ExportView::Bias, ExportView::Frequencies})
+  for (ExportView v : {ExportView::Attention, ExportView::Dog, ExportView::Patterns, ExportView::Magnitude,
+                       ExportView::Shift, ExportView::Bias, ExportView::Frequencies})
     if (to_string(v) == name) return v;
   return std::nullopt;
 }
@@ -29,6 +30,7 @@ std::string_view to_string(ExportView view) {
     case ExportView::Magnitude: return "magnitude";
     case ExportView::Patterns: return "patterns";
     case ExportView::Shift: return "shift";
+    case ExportView::Dog: return "dog";
   }
   return "?";
 }
@@ -42,7 +44,9 @@ int rotary_for(const State& state, const Results& results, const ExportRequest& 
                               : frequencies_rotary_dim(state.model, results.problem.head_dim());
 }
 
-plot::Figure figure_of(ExportView view, const State& state, const Results& results, const ExportRequest& request) {
+Result<plot::Figure> figure_of(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
+                               const ExportRequest& request) {
+  if (view == ExportView::Dog) return dog_figure(state, table, 640.0f);
   if (view == ExportView::Bias) return bias_figure(state, results, kExportSide);
   if (view == ExportView::Shift) return shift_figure(state, results.problem.width(), 520.0f, 320.0f);
   if (view == ExportView::Patterns) return patterns_figure(state.model, results.problem.width(), 320.0f);
@@ -54,9 +58,11 @@ plot::Figure figure_of(ExportView view, const State& state, const Results& resul
   return attention_figure(state, results, kExportSide).figure;
 }
 
-std::string csv_of(ExportView view, const State& state, const Results& results, const ExportRequest& request) {
+Result<std::string> csv_of(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
+                           const ExportRequest& request) {
   std::ostringstream csv;
   switch (view) {
+    case ExportView::Dog: return dog_csv(state, table);
     case ExportView::Attention: write_attention_csv(csv, results); break;
     case ExportView::Frequencies:
       write_frequencies_csv(csv, state.model, rotary_for(state, results, request), results.problem.queries());
@@ -80,22 +86,27 @@ std::string csv_of(ExportView view, const State& state, const Results& results, 
 
 }  // namespace
 
-Status export_view(ExportView view, const State& state, const Results& results, const ExportRequest& request,
-                   std::vector<std::string>& written) {
+Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
+                   const ExportRequest& request, std::vector<std::string>& written) {
   if (view == ExportView::Bias && results.problem.relative_bias.size() == 0 && (!request.png.empty() || !request.svg.empty()))
     return Error{"the bias view draws ALiBi or T5: add --bias alibi or --bias t5"};
+  Result<plot::Figure> figure = plot::Figure{};
+  if (!request.png.empty() || !request.svg.empty()) figure = figure_of(view, state, results, table, request);
+  if (!figure) return Error{figure.error()};
   if (!request.png.empty()) {
-    auto image = plot::render_figure(figure_of(view, state, results, request), request.scale);
+    auto image = plot::render_figure(*figure, request.scale);
     if (!image) return Error{request.png + ": " + image.error()};
     if (auto s = write_file_atomic(request.png, plot::encode_png(*image)); !s) return s;
     written.push_back(request.png + " (" + std::to_string(image->width) + "×" + std::to_string(image->height) + " PNG)");
   }
   if (!request.svg.empty()) {
-    if (auto s = write_file_atomic(request.svg, plot::render_svg(figure_of(view, state, results, request))); !s) return s;
+    if (auto s = write_file_atomic(request.svg, plot::render_svg(*figure)); !s) return s;
     written.push_back(request.svg + " (SVG)");
   }
   if (!request.csv.empty()) {
-    if (auto s = write_file_atomic(request.csv, csv_of(view, state, results, request)); !s) return s;
+    auto csv = csv_of(view, state, results, table, request);
+    if (!csv) return Error{csv.error()};
+    if (auto s = write_file_atomic(request.csv, *csv); !s) return s;
     written.push_back(request.csv + " (CSV)");
   }
   return Ok{};

@@ -10,7 +10,7 @@
 
 namespace poslab {
 
-enum class ExportView { Attention, Patterns, Magnitude, Shift, Bias, Frequencies };
+enum class ExportView { Attention, Dog, Patterns, Magnitude, Shift, Bias, Frequencies };
 
 // The VIEW names of `poslab export VIEW`; nullopt for any other name.
 std::optional<ExportView> export_view_named(std::string_view name);
@@ -28,7 +28,7 @@ struct ExportRequest {
 
 // Writes what the request asks for; needs a current OpenGL context for a PNG. Each file is
 // written atomically. On success, `written` lists "path (details)" for each file.
-Status export_view(ExportView view, const State& state, const Results& results, const ExportRequest& request,
-                   std::vector<std::string>& written);
+Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
+                   const ExportRequest& request, std::vector<std::string>& written);
 
 }  // namespace poslab

@@ -24,6 +24,7 @@
 #include "ui/controls_panel.hpp"
 #include "ui/export.hpp"
 #include "ui/bias_view.hpp"
+#include "ui/dog_view.hpp"
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
 #include "ui/patterns_view.hpp"
@@ -166,6 +167,7 @@ int run_gui(const GuiOptions& options) {
   MagnitudeView magnitude_view;
   PatternsView patterns_view;
   ShiftView shift_view;
+  DogView dog_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
@@ -196,6 +198,11 @@ int run_gui(const GuiOptions& options) {
         attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
                             info_height);
         draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("Dog")) {
+        active_view = ExportView::Dog;
+        dog_view.draw(state, workspace, fonts);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Patterns")) {
@@ -279,7 +286,7 @@ int run_gui(const GuiOptions& options) {
       if (requested.export_svg) request.svg = stem + ".svg";
       request.scale = requested.export_png_2x ? 2.0f : 1.0f;
       std::vector<std::string> written;
-      if (auto s = export_view(active_view, state, *workspace.results(), request, written); !s) status.fail(s.error());
+      if (auto s = export_view(active_view, state, *workspace.results(), workspace.embeddings(), request, written); !s) status.fail(s.error());
       else for (const auto& w : written) status.info("wrote " + w);
     }
 

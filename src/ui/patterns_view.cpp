@@ -60,7 +60,8 @@ plot::Figure patterns_figure(const ModelSettings& s, int width, float side) {
     spec.values = &t.values;
     spec.row_axis = "position p";
     spec.col_axis = "dimension j";
-    spec.index_labels = true;
+    spec.index_rows = true;
+    spec.index_cols = true;
     spec.colormap = signed_values ? plot::Colormap::Diverging : plot::Colormap::Viridis;
     spec.vmin = signed_values ? -extent : 0.0f;
     spec.vmax = std::max(signed_values ? extent : hi, 1e-6f);

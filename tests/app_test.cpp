@@ -13,6 +13,8 @@
 #include "core/workspace.hpp"
 #include "plot/render.hpp"
 #include "ui/assets.hpp"
+#include "ui/export.hpp"
+#include "plot/draw.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;
@@ -496,4 +498,58 @@ TEST(CliExport, DogTableHasTheFourCases) {
   };
   EXPECT_LT(diff(rows[0]), 1e-5);  // identical to float precision
   for (int k = 1; k < 4; ++k) EXPECT_GT(diff(rows[static_cast<std::size_t>(k)]), 1e-2);
+}
+
+TEST(CliExport, Rope2dScoreCurveIsTheSameForEveryM) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export rope2d --rope-m 9 --png " + (dir / "r.png").string() + " --csv " + (dir / "r.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(distinct_colors(read_png(dir / "r.png")), 50u);
+  std::istringstream in(read_file(dir / "r.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "m,delta,score");
+  std::map<int, std::map<int, double>> curves;  // m → delta → score
+  while (std::getline(in, line)) {
+    int m = 0, delta = 0;
+    double score = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%d,%d,%lf", &m, &delta, &score), 3) << line;
+    curves[m][delta] = score;
+  }
+  ASSERT_EQ(curves.size(), 3u);  // m = 0, 25 and 9
+  for (const auto& [delta, score] : curves[0]) {
+    EXPECT_NEAR(curves[25][delta], score, 1e-9);
+    EXPECT_NEAR(curves[9][delta], score, 1e-9);
+  }
+}
+
+// Every view's figure, under settings that bring out its rarer symbols, uses only characters
+// the figure font has: no replacement boxes in an exported figure.
+TEST(Figures, EveryViewHasAGlyphForEveryCharacter) {
+  plot::Figure control;  // the check itself: a character outside the font's ranges is caught
+  control.text({0, 0}, "θ ⱼ", 13.0f, {});
+  EXPECT_EQ(plot::missing_glyphs(control), std::vector<std::string>{"ⱼ"});
+  Workspace w;
+  ASSERT_TRUE(w.load_embeddings(asset_path(kDefaultEmbeddingsFile)).ok());
+  std::vector<State> states(3);
+  states[0].model.bias = BiasKind::T5;
+  states[1].model.bias = BiasKind::Alibi;
+  states[1].model.scaling = RopeScaling{RopeScalingType::Llama3, 32.0, 8192, 1.0, 4.0, 32.0, 1.0};
+  states[1].model.causal = true;
+  states[2].model.encoding = EncodingKind::Binary;
+  states[2].model.binary_values = BinaryValues::PlusMinusOne;
+  states[2].view.value = HeatmapValue::Scores;
+  for (State& state : states) {
+    state.backend = Backend::Cpu;
+    ASSERT_TRUE(w.update(state).ok());
+    for (ExportView view : {ExportView::Attention, ExportView::Dog, ExportView::Patterns, ExportView::Magnitude,
+                            ExportView::Shift, ExportView::Rope2d, ExportView::Bias, ExportView::Frequencies}) {
+      auto figure = view_figure(view, state, *w.results(), w.embeddings());
+      ASSERT_TRUE(figure.ok()) << to_string(view) << ": " << figure.error();
+      const auto missing = plot::missing_glyphs(*figure);
+      std::string list;
+      for (const auto& m : missing) list += m + " ";
+      EXPECT_TRUE(missing.empty()) << to_string(view) << " lacks glyphs for: " << list;
+    }
+  }
 }

@@ -69,6 +69,9 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--head", std::to_string(s.view.head)},
       {"--value", std::string(to_string(s.view.value))},
       {"--shift-k", std::to_string(s.view.shift_k)},
+      {"--rope-m", std::to_string(s.view.rope_m)},
+      {"--rope-n", std::to_string(s.view.rope_n)},
+      {"--rope-pair", std::to_string(s.view.rope_pair)},
       {"--backend", std::string(to_string(s.backend))},
       {"--no-check", flag(!s.check_against_cpu)},
   };

@@ -65,6 +65,7 @@ struct ViewSettings {
   int head = 0;  // the head shown in the heatmap
   HeatmapValue value = HeatmapValue::Weights;
   int shift_k = 3;  // the offset k of the shift view
+  int rope_m = 3, rope_n = 7, rope_pair = 0;  // the rope2d view: positions of q and k, the pair drawn
 
   bool operator==(const ViewSettings&) const = default;
 };

@@ -1,5 +1,8 @@
 #include "plot/draw.hpp"
 
+#include <imgui_internal.h>  // ImTextCharFromUtf8
+
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <filesystem>
@@ -30,6 +33,7 @@ ImFont* add_font(ImFontAtlas& atlas, float size, bool& missing) {
 
 class AtlasMeasure final : public TextMeasure {
  public:
+  ImFont* font() const { return fonts_.label; }
   AtlasMeasure() {
     fonts_ = FontSet::add_to(atlas_, 1.0f);
     atlas_.Build();
@@ -61,9 +65,31 @@ FontSet FontSet::add_to(ImFontAtlas& atlas, float scale) {
   return set;
 }
 
-const TextMeasure& figure_text_measure() {
+namespace {
+const AtlasMeasure& atlas_measure() {
   static const AtlasMeasure measure;
   return measure;
+}
+}  // namespace
+
+const TextMeasure& figure_text_measure() { return atlas_measure(); }
+
+std::vector<std::string> missing_glyphs(const Figure& figure) {
+  ImFont* font = atlas_measure().font();
+  std::vector<std::string> missing;
+  for (const TextItem& t : figure.texts) {
+    const char* p = t.text.c_str();
+    const char* end = p + t.text.size();
+    while (p < end) {
+      unsigned int c = 0;
+      const char* start = p;
+      p += ImTextCharFromUtf8(&c, p, end);
+      if (c < 0x20 || font->FindGlyphNoFallback(static_cast<ImWchar>(c))) continue;
+      std::string ch(start, p);
+      if (std::find(missing.begin(), missing.end(), ch) == missing.end()) missing.push_back(ch);
+    }
+  }
+  return missing;
 }
 
 ImTextureID TextureCache::texture_for(int index, const Image& image) {

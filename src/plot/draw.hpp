@@ -32,6 +32,10 @@ const char* figure_font_path();
 // figure has the same layout on screen, in the GUI's export and in `poslab export`.
 const TextMeasure& figure_text_measure();
 
+// Characters of the figure's text that the figure font has no glyph for (they would show as a
+// replacement box), each once, in UTF-8.
+std::vector<std::string> missing_glyphs(const Figure& figure);
+
 // GL textures for a figure's images, uploaded once per image version.
 class TextureCache {
  public:

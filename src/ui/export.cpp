@@ -11,13 +11,14 @@
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
 #include "ui/patterns_view.hpp"
+#include "ui/rope2d_view.hpp"
 #include "ui/shift_view.hpp"
 
 namespace poslab {
 
 std::optional<ExportView> export_view_named(std::string_view name) {
   for (ExportView v : {ExportView::Attention, ExportView::Dog, ExportView::Patterns, ExportView::Magnitude,
-                       ExportView::Shift, ExportView::Bias, ExportView::Frequencies})
+                       ExportView::Shift, ExportView::Rope2d, ExportView::Bias, ExportView::Frequencies})
     if (to_string(v) == name) return v;
   return std::nullopt;
 }
@@ -31,6 +32,7 @@ std::string_view to_string(ExportView view) {
     case ExportView::Patterns: return "patterns";
     case ExportView::Shift: return "shift";
     case ExportView::Dog: return "dog";
+    case ExportView::Rope2d: return "rope2d";
   }
   return "?";
 }
@@ -44,9 +46,12 @@ int rotary_for(const State& state, const Results& results, const ExportRequest& 
                               : frequencies_rotary_dim(state.model, results.problem.head_dim());
 }
 
-Result<plot::Figure> figure_of(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
-                               const ExportRequest& request) {
+}  // namespace
+
+Result<plot::Figure> view_figure(ExportView view, const State& state, const Results& results,
+                                 const EmbeddingTable& table, const ExportRequest& request) {
   if (view == ExportView::Dog) return dog_figure(state, table, 640.0f);
+  if (view == ExportView::Rope2d) return rope2d_figure(state);
   if (view == ExportView::Bias) return bias_figure(state, results, kExportSide);
   if (view == ExportView::Shift) return shift_figure(state, results.problem.width(), 520.0f, 320.0f);
   if (view == ExportView::Patterns) return patterns_figure(state.model, results.problem.width(), 320.0f);
@@ -58,11 +63,14 @@ Result<plot::Figure> figure_of(ExportView view, const State& state, const Result
   return attention_figure(state, results, kExportSide).figure;
 }
 
+namespace {
+
 Result<std::string> csv_of(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
                            const ExportRequest& request) {
   std::ostringstream csv;
   switch (view) {
     case ExportView::Dog: return dog_csv(state, table);
+    case ExportView::Rope2d: return rope2d_csv(state);
     case ExportView::Attention: write_attention_csv(csv, results); break;
     case ExportView::Frequencies:
       write_frequencies_csv(csv, state.model, rotary_for(state, results, request), results.problem.queries());
@@ -91,7 +99,7 @@ Status export_view(ExportView view, const State& state, const Results& results, 
   if (view == ExportView::Bias && results.problem.relative_bias.size() == 0 && (!request.png.empty() || !request.svg.empty()))
     return Error{"the bias view draws ALiBi or T5: add --bias alibi or --bias t5"};
   Result<plot::Figure> figure = plot::Figure{};
-  if (!request.png.empty() || !request.svg.empty()) figure = figure_of(view, state, results, table, request);
+  if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
   if (!figure) return Error{figure.error()};
   if (!request.png.empty()) {
     auto image = plot::render_figure(*figure, request.scale);

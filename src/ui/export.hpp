@@ -7,10 +7,11 @@
 
 #include "core/pipeline.hpp"
 #include "core/state.hpp"
+#include "plot/figure.hpp"
 
 namespace poslab {
 
-enum class ExportView { Attention, Dog, Patterns, Magnitude, Shift, Bias, Frequencies };
+enum class ExportView { Attention, Dog, Patterns, Magnitude, Shift, Rope2d, Bias, Frequencies };
 
 // The VIEW names of `poslab export VIEW`; nullopt for any other name.
 std::optional<ExportView> export_view_named(std::string_view name);
@@ -25,6 +26,10 @@ struct ExportRequest {
   float scale = 1.0f;
   int head_dim = 0;  // frequencies: the head width (0: the state's d_h)
 };
+
+// The figure of a view as exported (the export sizes), or why there is none.
+Result<plot::Figure> view_figure(ExportView view, const State& state, const Results& results,
+                                 const EmbeddingTable& table, const ExportRequest& request = {});
 
 // Writes what the request asks for; needs a current OpenGL context for a PNG. Each file is
 // written atomically. On success, `written` lists "path (details)" for each file.

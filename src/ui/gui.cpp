@@ -28,6 +28,7 @@
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
 #include "ui/patterns_view.hpp"
+#include "ui/rope2d_view.hpp"
 #include "ui/shift_view.hpp"
 #include "ui/info_panel.hpp"
 
@@ -168,6 +169,7 @@ int run_gui(const GuiOptions& options) {
   PatternsView patterns_view;
   ShiftView shift_view;
   DogView dog_view;
+  Rope2dView rope2d_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
@@ -218,6 +220,11 @@ int run_gui(const GuiOptions& options) {
       if (ImGui::BeginTabItem("Shift")) {
         active_view = ExportView::Shift;
         shift_view.draw(state, workspace, fonts);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("RoPE 2-D")) {
+        active_view = ExportView::Rope2d;
+        rope2d_view.draw(state, fonts);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Bias")) {

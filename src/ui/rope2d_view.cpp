@@ -1,0 +1,169 @@
+#include "ui/rope2d_view.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+#include <sstream>
+
+#include "core/encodings.hpp"
+#include "core/random.hpp"
+#include "core/rope_plane.hpp"
+#include "plot/lines.hpp"
+
+namespace poslab {
+
+namespace {
+
+constexpr int kDistance = 64;    // score curve: n − m from −64 to 64
+constexpr int kDecayTo = 256;    // decay bound: distances 0 … 256
+
+// Seeded q and k of the demonstration head.
+std::pair<std::vector<double>, std::vector<double>> demo_vectors(std::uint64_t seed) {
+  Rng rng(mix_seed(seed, 11));
+  std::vector<double> q(kRope2dHeadDim), k(kRope2dHeadDim);
+  for (auto& x : q) x = rng.normal();
+  for (auto& x : k) x = rng.normal();
+  return {q, k};
+}
+
+void arrow(plot::Figure& f, plot::Point from, plot::Point to, plot::Color c, float width) {
+  f.line(from, to, c, width);
+  const float dx = to.x - from.x, dy = to.y - from.y, len = std::max(1e-3f, std::hypot(dx, dy));
+  const float ux = dx / len, uy = dy / len, head = 10.0f;
+  f.line(to, {to.x - head * (ux * 0.87f - uy * 0.5f), to.y - head * (uy * 0.87f + ux * 0.5f)}, c, width);
+  f.line(to, {to.x - head * (ux * 0.87f + uy * 0.5f), to.y - head * (uy * 0.87f - ux * 0.5f)}, c, width);
+}
+
+// Pair i of q and k on the plane (screen y points down, so the plane's y is flipped).
+plot::Figure plane(const State& state, const std::vector<double>& q, const std::vector<double>& k,
+                   const std::vector<double>& thetas) {
+  const int i = std::clamp(state.view.rope_pair, 0, static_cast<int>(thetas.size()) - 1);
+  const int m = state.view.rope_m, n = state.view.rope_n;
+  const std::array<double, 2> qi{q[2 * static_cast<std::size_t>(i)], q[2 * static_cast<std::size_t>(i) + 1]};
+  const std::array<double, 2> ki{k[2 * static_cast<std::size_t>(i)], k[2 * static_cast<std::size_t>(i) + 1]};
+  const double theta = thetas[static_cast<std::size_t>(i)];
+  const auto qr = rotate2(qi, m * theta), kr = rotate2(ki, n * theta);
+  const double radius = std::max({std::hypot(qi[0], qi[1]), std::hypot(ki[0], ki[1]), 1e-9});
+  plot::Figure f;
+  f.width = 380.0f;
+  f.height = 440.0f;
+  const plot::Point c{190.0f, 240.0f};
+  const float scale = 150.0f / static_cast<float>(radius);
+  auto at = [&](std::array<double, 2> v) {
+    return plot::Point{c.x + static_cast<float>(v[0]) * scale, c.y - static_cast<float>(v[1]) * scale};
+  };
+  const plot::Color ink{0.1f, 0.1f, 0.12f, 1}, muted{0.55f, 0.55f, 0.6f, 1};
+  char title[96];
+  std::snprintf(title, sizeof title, "Pair %d on the plane · θ = %.4g", i, theta);
+  f.text({14, 14}, title, 16.0f, ink);
+  std::snprintf(title, sizeof title, "q at m = %d turns by mθ = %.3f rad; k at n = %d by nθ = %.3f", m, m * theta, n,
+                n * theta);
+  f.text({14, 38}, title, 12.0f, plot::Color{0.38f, 0.38f, 0.42f, 1});
+  std::vector<plot::Point> circle;
+  for (int s = 0; s <= 96; ++s) {
+    const double a = 2 * std::numbers::pi * s / 96;
+    circle.push_back(at({radius * std::cos(a), radius * std::sin(a)}));
+  }
+  f.polyline(circle, plot::Color{0.85f, 0.85f, 0.88f, 1}, 1.0f);
+  f.line({c.x - 165, c.y}, {c.x + 165, c.y}, plot::Color{0.9f, 0.9f, 0.92f, 1});
+  f.line({c.x, c.y - 165}, {c.x, c.y + 165}, plot::Color{0.9f, 0.9f, 0.92f, 1});
+  arrow(f, c, at(qi), plot::Color{0.6f, 0.75f, 0.9f, 1}, 1.5f);  // before turning: faint
+  arrow(f, c, at(ki), plot::Color{0.95f, 0.75f, 0.55f, 1}, 1.5f);
+  arrow(f, c, at(qr), plot::series_color(0), 2.5f);
+  arrow(f, c, at(kr), plot::series_color(1), 2.5f);
+  f.text(at(qr), " R_m q", 13.0f, plot::series_color(0), plot::HAlign::Left, plot::VAlign::Bottom);
+  f.text(at(kr), " R_n k", 13.0f, plot::series_color(1), plot::HAlign::Left, plot::VAlign::Bottom);
+  const double pair_score = qr[0] * kr[0] + qr[1] * kr[1];
+  std::snprintf(title, sizeof title, "this pair's q·k = %.4f; it depends on (n − m)θ = %.3f only", pair_score,
+                (n - m) * theta);
+  f.text({14, 420}, title, 12.0f, muted);
+  return f;
+}
+
+}  // namespace
+
+plot::Figure rope2d_figure(const State& state) {
+  const auto thetas = rope_thetas(kRope2dHeadDim, state.model.base);
+  const auto [q, k] = demo_vectors(state.model.seed);
+  plot::Figure left = plane(state, q, k, thetas);
+
+  plot::LinePlotSpec scores;
+  scores.title = "Score (R_m q)·(R_n k) against n − m";
+  char subtitle[96];
+  std::snprintf(subtitle, sizeof subtitle, "d_h = %d, base %g: the same curve for every m", kRope2dHeadDim,
+                state.model.base);
+  scores.subtitle = subtitle;
+  scores.x_label = "n − m";
+  scores.y_label = "score";
+  scores.width = 420.0f;
+  scores.height = 150.0f;
+  int color = 0;
+  for (int m : {0, 25, state.view.rope_m}) {
+    plot::Series s{"m = " + std::to_string(m), {}, {}, plot::series_color(color++), false};
+    for (int delta = -kDistance; delta <= kDistance; ++delta) {
+      s.x.push_back(delta);
+      s.y.push_back(rope_score(q, k, thetas, m, m + delta));
+    }
+    scores.series.push_back(std::move(s));
+  }
+  const plot::Figure top = plot::build_line_plot(scores, plot::figure_text_measure()).figure;
+
+  plot::LinePlotSpec decay;
+  decay.title = "Long-term decay (RoFormer): bound on |Σ| against distance";
+  decay.subtitle = "(1/(d/2)) · sum over j of |Σ_{i<j} exp(i·r·θᵢ)|";
+  decay.x_label = "relative distance r";
+  decay.y_label = "relative upper bound";
+  decay.width = 420.0f;
+  decay.height = 150.0f;
+  plot::Series bound{"bound", {}, {}, plot::series_color(3), false};
+  for (int r = 0; r <= kDecayTo; ++r) {
+    bound.x.push_back(r);
+    bound.y.push_back(rope_decay_bound(thetas, r));
+  }
+  decay.series.push_back(std::move(bound));
+  const plot::Figure bottom = plot::build_line_plot(decay, plot::figure_text_measure()).figure;
+
+  plot::Figure figure;
+  figure.place(left, {0, 0});
+  figure.place(top, {left.width, 0});
+  figure.place(bottom, {left.width, top.height});
+  figure.width = left.width + std::max(top.width, bottom.width);
+  figure.height = std::max(left.height, top.height + bottom.height);
+  return figure;
+}
+
+std::string rope2d_csv(const State& state) {
+  const auto thetas = rope_thetas(kRope2dHeadDim, state.model.base);
+  const auto [q, k] = demo_vectors(state.model.seed);
+  std::ostringstream csv;
+  csv << "m,delta,score\n";
+  char line[96];
+  for (int m : {0, 25, state.view.rope_m})
+    for (int delta = -kDistance; delta <= kDistance; ++delta) {
+      std::snprintf(line, sizeof line, "%d,%d,%.17g\n", m, delta, rope_score(q, k, thetas, m, m + delta));
+      csv << line;
+    }
+  return csv.str();
+}
+
+void Rope2dView::draw(State& state, const plot::FontSet& fonts) {
+  ImGui::PushItemWidth(160.0f);
+  ImGui::SliderInt("m (q)", &state.view.rope_m, 0, 200);
+  ImGui::SameLine();
+  ImGui::SliderInt("n (k)", &state.view.rope_n, 0, 200);
+  ImGui::SameLine();
+  ImGui::SliderInt("pair i", &state.view.rope_pair, 0, kRope2dHeadDim / 2 - 1);
+  ImGui::PopItemWidth();
+  if (!built_ || !(built_for_ == state)) {
+    figure_ = rope2d_figure(state);
+    built_for_ = state;
+    built_ = true;
+  }
+  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
+  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+}
+
+}  // namespace poslab

@@ -523,6 +523,42 @@ TEST(CliExport, Rope2dScoreCurveIsTheSameForEveryM) {
   }
 }
 
+TEST(CliExport, RopeImageScoresMoveWithThePatch) {
+  const fs::path dir = temp_dir();
+  auto scores = [&](const std::string& patch, const std::string& name) {
+    const auto r = run("export rope-image --image-grid 10x8 --patch " + patch + " --png " + (dir / (name + ".png")).string() +
+                       " --csv " + (dir / (name + ".csv")).string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_GT(distinct_colors(read_png(dir / (name + ".png"))), 50u);
+    std::istringstream in(read_file(dir / (name + ".csv")));
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line, "kind,x,y,score");
+    std::map<std::string, std::map<std::pair<int, int>, double>> out;  // kind → (x, y) → score
+    while (std::getline(in, line)) {
+      char kind[16] = {};
+      int x = 0, y = 0;
+      double score = 0;
+      EXPECT_EQ(std::sscanf(line.c_str(), "%15[a-z],%d,%d,%lf", kind, &x, &y, &score), 4) << line;
+      out[kind][{x, y}] = score;
+    }
+    return out;
+  };
+  const auto a = scores("2,3", "a"), b = scores("5,4", "b");
+  for (const char* kind : {"axial", "mixed"}) {
+    ASSERT_EQ(a.at(kind).size(), 80u) << kind;
+    // The scores depend on the offset only: moving the patch by (3, 1) moves the map by (3, 1).
+    for (const auto& [xy, score] : a.at(kind)) {
+      const std::pair<int, int> moved{xy.first + 3, xy.second + 1};
+      if (moved.first < 10 && moved.second < 8) EXPECT_NEAR(b.at(kind).at(moved), score, 1e-4) << kind;
+    }
+    // And the patch scores highest with itself.
+    double best = -1e30;
+    for (const auto& [xy, score] : a.at(kind)) best = std::max(best, score);
+    EXPECT_DOUBLE_EQ(a.at(kind).at({2, 3}), best) << kind;
+  }
+}
+
 // Every view's figure, under settings that bring out its rarer symbols, uses only characters
 // the figure font has: no replacement boxes in an exported figure.
 TEST(Figures, EveryViewHasAGlyphForEveryCharacter) {
@@ -543,7 +579,8 @@ TEST(Figures, EveryViewHasAGlyphForEveryCharacter) {
     state.backend = Backend::Cpu;
     ASSERT_TRUE(w.update(state).ok());
     for (ExportView view : {ExportView::Attention, ExportView::Dog, ExportView::Patterns, ExportView::Magnitude,
-                            ExportView::Shift, ExportView::Rope2d, ExportView::Bias, ExportView::Frequencies}) {
+                            ExportView::Shift, ExportView::Rope2d, ExportView::RopeImage, ExportView::Bias,
+                            ExportView::Frequencies}) {
       auto figure = view_figure(view, state, *w.results(), w.embeddings());
       ASSERT_TRUE(figure.ok()) << to_string(view) << ": " << figure.error();
       const auto missing = plot::missing_glyphs(*figure);

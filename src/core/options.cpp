@@ -54,17 +54,27 @@ constexpr RopeScalingType kScalings[] = {RopeScalingType::None, RopeScalingType:
 constexpr Rope2d kRope2d[] = {Rope2d::Axial, Rope2d::Mixed};
 constexpr BiasKind kBiases[] = {BiasKind::None, BiasKind::Alibi, BiasKind::T5, BiasKind::Shaw};
 
-// "14x14" → width and height.
+// "14x14" (or "7,7" with separator ',') → two whole numbers from 0 to `hi`.
+Status parse_pair(std::string_view text, std::string_view what, char separator, int hi, int& a, int& b) {
+  const auto cut = separator == 'x' ? text.find_first_of("xX") : text.find(separator);
+  const std::string example = separator == 'x' ? "WxH, e.g. 14x14" : "X,Y, e.g. 7,7";
+  if (cut == std::string_view::npos)
+    return Error{std::string(what) + " expects " + example + ", got \"" + std::string(text) + "\""};
+  auto first = parse_integer(text.substr(0, cut), what, 0, hi);
+  auto second = parse_integer(text.substr(cut + 1), what, 0, hi);
+  if (!first) return Error{first.error()};
+  if (!second) return Error{second.error()};
+  a = static_cast<int>(*first);
+  b = static_cast<int>(*second);
+  return Ok{};
+}
+
 Status parse_grid(std::string_view text, ModelSettings& m) {
-  const auto x = text.find_first_of("xX×");
-  if (x == std::string_view::npos) return Error{"--grid expects WxH, e.g. 14x14, got \"" + std::string(text) + "\""};
-  const auto tail = text.substr(text.find_first_not_of("xX×\xc3\x97", x));  // × is two bytes in UTF-8
-  auto w = parse_integer(text.substr(0, x), "--grid width", 1, 256);
-  auto h = parse_integer(tail, "--grid height", 1, 256);
-  if (!w) return Error{w.error()};
-  if (!h) return Error{h.error()};
-  m.grid_width = static_cast<int>(*w);
-  m.grid_height = static_cast<int>(*h);
+  int w = 0, h = 0;
+  if (auto s = parse_pair(text, "--grid", 'x', 256, w, h); !s) return s;
+  if (w < 1 || h < 1) return Error{"--grid sides must be at least 1"};
+  m.grid_width = w;
+  m.grid_height = h;
   return Ok{};
 }
 constexpr RopeStyle kRopeStyles[] = {RopeStyle::Interleaved, RopeStyle::Half};
@@ -161,6 +171,17 @@ const std::vector<StateOption>& state_options() {
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-n", 0, 1 << 20), s.view.rope_n); }},
       {"--rope-pair", "N", "rope2d view: the pair i drawn on the plane (0)",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-pair", 0, 4096), s.view.rope_pair); }},
+      {"--image-grid", "WxH", "rope-image view: the patch grid (14x14)",
+       [](State& s, std::string_view v) -> Status {
+         int w = 0, h = 0;
+         if (auto r = parse_pair(v, "--image-grid", 'x', 64, w, h); !r) return r;
+         if (w < 1 || h < 1) return Error{"--image-grid sides must be at least 1"};
+         s.view.image_width = w;
+         s.view.image_height = h;
+         return Ok{};
+       }},
+      {"--patch", "X,Y", "rope-image view: the patch whose scores are shown (7,7)",
+       [](State& s, std::string_view v) { return parse_pair(v, "--patch", ',', 63, s.view.patch_x, s.view.patch_y); }},
       {"--value", "weights|scores", "what the heatmap shows",
        [](State& s, std::string_view v) { return parse_enum(v, "--value", kValues, s.view.value); }},
       {"--backend", "gpu|cpu", "where attention is computed (gpu)",

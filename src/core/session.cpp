@@ -72,6 +72,8 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--rope-m", std::to_string(s.view.rope_m)},
       {"--rope-n", std::to_string(s.view.rope_n)},
       {"--rope-pair", std::to_string(s.view.rope_pair)},
+      {"--image-grid", std::to_string(s.view.image_width) + "x" + std::to_string(s.view.image_height)},
+      {"--patch", std::to_string(s.view.patch_x) + "," + std::to_string(s.view.patch_y)},
       {"--backend", std::string(to_string(s.backend))},
       {"--no-check", flag(!s.check_against_cpu)},
   };

@@ -66,6 +66,8 @@ struct ViewSettings {
   HeatmapValue value = HeatmapValue::Weights;
   int shift_k = 3;  // the offset k of the shift view
   int rope_m = 3, rope_n = 7, rope_pair = 0;  // the rope2d view: positions of q and k, the pair drawn
+  int image_width = 14, image_height = 14;    // the rope-image view's patch grid
+  int patch_x = 7, patch_y = 7;               // and the patch whose scores it shows
 
   bool operator==(const ViewSettings&) const = default;
 };

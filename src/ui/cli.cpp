@@ -108,7 +108,7 @@ int run_export(ArgParser& p) {
   if (p.done()) return usage_error("export needs a view: poslab export attention --png out.png");
   const std::string_view view_name = p.next();
   const auto view = export_view_named(view_name);
-  if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: attention, dog, patterns, magnitude, shift, rope2d, bias, frequencies)");
+  if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: attention, dog, patterns, magnitude, shift, rope2d, rope-image, bias, frequencies)");
   State state;
   ExportRequest request;
   std::string save_session;

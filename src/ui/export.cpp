@@ -12,13 +12,15 @@
 #include "ui/magnitude_view.hpp"
 #include "ui/patterns_view.hpp"
 #include "ui/rope2d_view.hpp"
+#include "ui/rope_image_view.hpp"
 #include "ui/shift_view.hpp"
 
 namespace poslab {
 
 std::optional<ExportView> export_view_named(std::string_view name) {
   for (ExportView v : {ExportView::Attention, ExportView::Dog, ExportView::Patterns, ExportView::Magnitude,
-                       ExportView::Shift, ExportView::Rope2d, ExportView::Bias, ExportView::Frequencies})
+                       ExportView::Shift, ExportView::Rope2d, ExportView::RopeImage, ExportView::Bias,
+                       ExportView::Frequencies})
     if (to_string(v) == name) return v;
   return std::nullopt;
 }
@@ -33,6 +35,7 @@ std::string_view to_string(ExportView view) {
     case ExportView::Shift: return "shift";
     case ExportView::Dog: return "dog";
     case ExportView::Rope2d: return "rope2d";
+    case ExportView::RopeImage: return "rope-image";
   }
   return "?";
 }
@@ -52,6 +55,7 @@ Result<plot::Figure> view_figure(ExportView view, const State& state, const Resu
                                  const EmbeddingTable& table, const ExportRequest& request) {
   if (view == ExportView::Dog) return dog_figure(state, table, 640.0f);
   if (view == ExportView::Rope2d) return rope2d_figure(state);
+  if (view == ExportView::RopeImage) return rope_image_figure(state, 420.0f);
   if (view == ExportView::Bias) return bias_figure(state, results, kExportSide);
   if (view == ExportView::Shift) return shift_figure(state, results.problem.width(), 520.0f, 320.0f);
   if (view == ExportView::Patterns) return patterns_figure(state.model, results.problem.width(), 320.0f);
@@ -71,6 +75,7 @@ Result<std::string> csv_of(ExportView view, const State& state, const Results& r
   switch (view) {
     case ExportView::Dog: return dog_csv(state, table);
     case ExportView::Rope2d: return rope2d_csv(state);
+    case ExportView::RopeImage: return rope_image_csv(state);
     case ExportView::Attention: write_attention_csv(csv, results); break;
     case ExportView::Frequencies:
       write_frequencies_csv(csv, state.model, rotary_for(state, results, request), results.problem.queries());

@@ -11,7 +11,7 @@
 
 namespace poslab {
 
-enum class ExportView { Attention, Dog, Patterns, Magnitude, Shift, Rope2d, Bias, Frequencies };
+enum class ExportView { Attention, Dog, Patterns, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies };
 
 // The VIEW names of `poslab export VIEW`; nullopt for any other name.
 std::optional<ExportView> export_view_named(std::string_view name);

@@ -29,6 +29,7 @@
 #include "ui/magnitude_view.hpp"
 #include "ui/patterns_view.hpp"
 #include "ui/rope2d_view.hpp"
+#include "ui/rope_image_view.hpp"
 #include "ui/shift_view.hpp"
 #include "ui/info_panel.hpp"
 
@@ -170,6 +171,7 @@ int run_gui(const GuiOptions& options) {
   ShiftView shift_view;
   DogView dog_view;
   Rope2dView rope2d_view;
+  RopeImageView rope_image_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
@@ -225,6 +227,11 @@ int run_gui(const GuiOptions& options) {
       if (ImGui::BeginTabItem("RoPE 2-D")) {
         active_view = ExportView::Rope2d;
         rope2d_view.draw(state, fonts);
+        ImGui::EndTabItem();
+      }
+      if (ImGui::BeginTabItem("RoPE image")) {
+        active_view = ExportView::RopeImage;
+        rope_image_view.draw(state, fonts);
         ImGui::EndTabItem();
       }
       if (ImGui::BeginTabItem("Bias")) {

@@ -1,0 +1,107 @@
+#include "ui/rope_image_view.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/rope_image.hpp"
+#include "plot/heatmap.hpp"
+
+namespace poslab {
+
+namespace {
+
+int clamped_x(const State& s) { return std::clamp(s.view.patch_x, 0, s.view.image_width - 1); }
+int clamped_y(const State& s) { return std::clamp(s.view.patch_y, 0, s.view.image_height - 1); }
+
+Matrix scores_for(const State& s, Rope2d kind) {
+  return rope_image_scores(s.view.image_width, s.view.image_height, clamped_x(s), clamped_y(s), kind,
+                           kRopeImageHeadDim, s.model.base, s.model.seed);
+}
+
+}  // namespace
+
+plot::Figure rope_image_figure(const State& state, float side) {
+  const Matrix axial = scores_for(state, Rope2d::Axial), mixed = scores_for(state, Rope2d::Mixed);
+  // One shared range for both panels, so that equal colours are equal scores. The scores of one
+  // vector with itself are mostly positive, so a sequential map shows their structure best.
+  const float lo = std::min(axial.minCoeff(), mixed.minCoeff());
+  const float hi = std::max({axial.maxCoeff(), mixed.maxCoeff(), lo + 1e-6f});
+  plot::Figure figure;
+  for (const auto& [kind, values] : {std::pair{Rope2d::Axial, &axial}, std::pair{Rope2d::Mixed, &mixed}}) {
+    plot::HeatmapSpec spec;
+    char title[128];
+    std::snprintf(title, sizeof title, "%s 2-D RoPE · scores from patch (%d, %d)",
+                  kind == Rope2d::Axial ? "Axial" : "Mixed", clamped_x(state), clamped_y(state));
+    spec.title = title;
+    spec.subtitle = kind == Rope2d::Axial ? "half the pairs turn with x, half with y: f(Δx) + g(Δy)"
+                                          : "each pair turns with x·θx + y·θy: diagonal directions too";
+    spec.values = values;
+    spec.row_axis = "patch y";
+    spec.col_axis = "patch x";
+    spec.index_rows = true;
+    spec.index_cols = true;
+    spec.colormap = plot::Colormap::Viridis;
+    spec.vmin = lo;
+    spec.vmax = hi;
+    spec.value_label = "score q·k/√d_h (same content everywhere)";
+    spec.value_format = "%.1f";
+    spec.side = side;
+    const plot::HeatmapFigure part = plot::build_heatmap(spec, plot::figure_text_measure());
+    plot::Figure piece = part.figure;
+    // Outline the chosen patch.
+    const float cw = part.cells.width() / static_cast<float>(part.cols), ch = part.cells.height() / static_cast<float>(part.rows);
+    const float x0 = part.cells.x0 + cw * static_cast<float>(clamped_x(state));
+    const float y0 = part.cells.y0 + ch * static_cast<float>(clamped_y(state));
+    piece.rect({x0, y0, x0 + cw, y0 + ch}, {0, 0, 0, 0}, plot::Color{0.05f, 0.05f, 0.05f, 1}, 2.0f);
+    figure.place(piece, {figure.width, 0});
+    figure.width += piece.width;
+    figure.height = std::max(figure.height, piece.height);
+  }
+  return figure;
+}
+
+std::string rope_image_csv(const State& state) {
+  std::ostringstream csv;
+  csv << "kind,x,y,score\n";
+  char line[96];
+  for (Rope2d kind : {Rope2d::Axial, Rope2d::Mixed}) {
+    const Matrix s = scores_for(state, kind);
+    for (int y = 0; y < s.rows(); ++y)
+      for (int x = 0; x < s.cols(); ++x) {
+        std::snprintf(line, sizeof line, "%s,%d,%d,%.9g\n", std::string(to_string(kind)).c_str(), x, y,
+                      static_cast<double>(s(y, x)));
+        csv << line;
+      }
+  }
+  return csv.str();
+}
+
+void RopeImageView::draw(State& state, const plot::FontSet& fonts) {
+  ImGui::PushItemWidth(140.0f);
+  ImGui::SliderInt("patch x", &state.view.patch_x, 0, state.view.image_width - 1);
+  ImGui::SameLine();
+  ImGui::SliderInt("patch y", &state.view.patch_y, 0, state.view.image_height - 1);
+  ImGui::SameLine();
+  int grid[2] = {state.view.image_width, state.view.image_height};
+  if (ImGui::InputInt2("grid W × H", grid)) {
+    state.view.image_width = std::clamp(grid[0], 1, 64);
+    state.view.image_height = std::clamp(grid[1], 1, 64);
+  }
+  ImGui::PopItemWidth();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float side = std::max(160.0f, std::min(avail.x / 2.0f - 200.0f, avail.y - 140.0f));
+  if (!built_ || !(built_for_ == state) || std::abs(built_side_ - side) > 0.5f) {
+    figure_ = rope_image_figure(state, side);
+    built_for_ = state;
+    built_side_ = side;
+    built_ = true;
+  }
+  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
+  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+}
+
+}  // namespace poslab

@@ -1,0 +1,28 @@
+#pragma once
+// The rope-image view: on a W × H patch grid, the scores from one patch to every patch under
+// axial and mixed 2-D RoPE, side by side.
+#include <string>
+
+#include "core/state.hpp"
+#include "plot/draw.hpp"
+
+namespace poslab {
+
+inline constexpr int kRopeImageHeadDim = 64;
+
+plot::Figure rope_image_figure(const State& state, float side);
+std::string rope_image_csv(const State& state);
+
+class RopeImageView {
+ public:
+  void draw(State& state, const plot::FontSet& fonts);
+
+ private:
+  plot::Figure figure_;
+  plot::TextureCache textures_;
+  State built_for_;
+  bool built_ = false;
+  float built_side_ = 0;
+};
+
+}  // namespace poslab

@@ -2,6 +2,7 @@
 // under Xvfb. PNGs are decoded and checked; CSVs are checked against the core's numbers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -164,7 +165,9 @@ TEST(CliExport, UserErrorsAreClearAndNonZero) {
       {"export attention --bias relative --png x.png", 2, "none|alibi|t5|shaw"},
       {"export attention --grid 3 --png x.png", 2, "--grid expects WxH"},
       {"export attention --rope-scaling yarn --factor 0.5 --png x.png", 1, "factor"},
-      {"export bias --png x.png", 1, "add --bias alibi or --bias t5"},
+      {"export all --png x.png", 2, "give --dir DIR"},
+      {"export all", 2, "export all needs a folder"},
+      {"--view nonsense", 2, "unknown view"},
       {"export attention --heads 3 --png x.png", 1, "must divide the embedding width 100"},
       {"export attention --head 9 --png x.png", 2, "there are 5 heads"},
       {"export attention", 2, "nothing to write"},
@@ -366,7 +369,7 @@ TEST(CliExport, BiasPlotShowsT5BucketsBesideTheBias) {
   EXPECT_GT(read_png(dir / "b.png").width, 1000);  // two heatmaps side by side
   const std::string svg = read_file(dir / "b.svg");
   EXPECT_NE(svg.find(">T5 bucket map</text>"), std::string::npos);
-  EXPECT_NE(svg.find(">T5 bias · head 0 of 5</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">T5 · head 0 of 5</text>"), std::string::npos);
 }
 
 TEST(CliExport, MagnitudeCsvMatchesClosedForms) {
@@ -523,6 +526,42 @@ TEST(CliExport, Rope2dScoreCurveIsTheSameForEveryM) {
   }
 }
 
+TEST(CliExport, TrajectoryBinaryJumpsSinusoidDoesNot) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export trajectory --encoding integer --positions 40 --plane dims --dims 0,3 --png " +
+                     (dir / "t.png").string() + " --csv " + (dir / "t.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(distinct_colors(read_png(dir / "t.png")), 50u);
+  std::istringstream in(read_file(dir / "t.csv"));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "encoding,position,x,y,step");
+  std::map<std::string, std::vector<std::array<double, 3>>> rows;  // encoding → (x, y, step)
+  while (std::getline(in, line)) {
+    char encoding[16] = {};
+    int p = 0;
+    double x = 0, y = 0, step = 0;
+    const int n = std::sscanf(line.c_str(), "%15[a-z],%d,%lf,%lf,%lf", encoding, &p, &x, &y, &step);
+    ASSERT_GE(n, 4) << line;
+    EXPECT_EQ(p, static_cast<int>(rows[encoding].size()));
+    rows[encoding].push_back({x, y, n == 5 ? step : 0.0});
+  }
+  ASSERT_EQ(rows.size(), 3u);  // binary, sinusoidal and the chosen integer encoding
+  for (const auto& [name, path] : rows) ASSERT_EQ(path.size(), 40u) << name;
+  // Integer: dimension 0 and 3 both grow by exactly 1 per position; each step is √d = 10.
+  for (int p = 1; p < 40; ++p) {
+    EXPECT_NEAR(rows["integer"][p][0] - rows["integer"][p - 1][0], 1.0, 1e-5);
+    EXPECT_NEAR(rows["integer"][p][1] - rows["integer"][p - 1][1], 1.0, 1e-5);
+    EXPECT_NEAR(rows["integer"][p][2], 10.0, 1e-5);
+  }
+  // Binary {0, 1}: dimension 0 is the lowest bit, the step √(bits flipped): √6 from 31 to 32.
+  for (int p = 1; p < 40; ++p)
+    EXPECT_NEAR(rows["binary"][p][0] - rows["binary"][0][0], p % 2, 1e-5) << p;
+  EXPECT_NEAR(rows["binary"][32][2], std::sqrt(6.0), 1e-5);
+  // Sinusoid: one step length throughout.
+  for (int p = 2; p < 40; ++p) EXPECT_NEAR(rows["sinusoidal"][p][2], rows["sinusoidal"][1][2], 1e-5);
+}
+
 TEST(CliExport, RopeImageScoresMoveWithThePatch) {
   const fs::path dir = temp_dir();
   auto scores = [&](const std::string& patch, const std::string& name) {
@@ -559,6 +598,115 @@ TEST(CliExport, RopeImageScoresMoveWithThePatch) {
   }
 }
 
+// Each view with nothing but the output paths: a PNG with a picture in it, an SVG that parses, a
+// tidy CSV with a header and rows of the same width.
+class EveryView : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryView, ExportsPngSvgAndCsvWithDefaultOptions) {
+  const std::string view = GetParam();
+  const fs::path dir = temp_dir() / ("defaults-" + view);
+  fs::create_directories(dir);
+  const auto r = run("export " + view + " --png " + (dir / "v.png").string() + " --svg " + (dir / "v.svg").string() +
+                     " --csv " + (dir / "v.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto png = read_png(dir / "v.png");
+  EXPECT_GT(png.width, 300);
+  EXPECT_GT(distinct_colors(png), 40u);
+  const std::string check = "/usr/bin/python3 -c \"import sys, xml.dom.minidom as m; "
+                            "d = m.parse(sys.argv[1]); sys.exit(d.documentElement.tagName != 'svg')\" " +
+                            (dir / "v.svg").string();
+  EXPECT_EQ(std::system(check.c_str()), 0) << view;
+  std::istringstream csv(read_file(dir / "v.csv"));
+  std::string header, line;
+  ASSERT_TRUE(std::getline(csv, header));
+  EXPECT_EQ(header.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_,"), std::string::npos) << header;
+  const auto columns = std::count(header.begin(), header.end(), ',');
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    ++rows;
+    // Quoted fields may hold commas; views whose text has none must keep the header's width.
+    if (line.find('"') == std::string::npos) EXPECT_EQ(std::count(line.begin(), line.end(), ','), columns) << line;
+  }
+  EXPECT_GT(rows, 0) << view;
+}
+
+INSTANTIATE_TEST_SUITE_P(Views, EveryView,
+                         ::testing::Values("attention", "dog", "patterns", "trajectory", "magnitude", "shift", "rope2d",
+                                           "rope-image", "bias", "frequencies"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+TEST(CliExport, ExportAllWritesEveryViewOrNothing) {
+  const fs::path dir = temp_dir() / "all";
+  fs::remove_all(dir);
+  const auto r = run("export all --causal --dir " + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
+  EXPECT_EQ(names.size(), 30u);  // ten views × PNG, SVG, CSV, and no staging folder left behind
+  for (const char* view : {"attention", "trajectory", "rope-image", "frequencies"})
+    for (const char* ext : {".png", ".svg", ".csv"}) EXPECT_TRUE(names.count(std::string(view) + ext)) << view << ext;
+  // The same pixels as the single-view export of the same state.
+  ASSERT_EQ(run("export shift --causal --png " + (dir.parent_path() / "shift.png").string()).exit_code, 0);
+  EXPECT_EQ(read_png(dir / "shift.png").rgba, read_png(dir.parent_path() / "shift.png").rgba);
+  // A file where the folder should be: a clear error, and the file is untouched.
+  const fs::path file = temp_dir() / "not-a-folder";
+  { std::ofstream(file) << "keep me"; }
+  const auto bad = run("export all --dir " + file.string());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find("is a file, not a folder"), std::string::npos) << bad.output;
+  EXPECT_EQ(read_file(file), "keep me");
+  // A folder that cannot be made: nothing appears.
+  const auto nowhere = run("export all --dir /proc/poslab-nowhere/figures");
+  EXPECT_EQ(nowhere.exit_code, 1);
+  EXPECT_NE(nowhere.output.find("cannot create the folder"), std::string::npos) << nowhere.output;
+}
+
+// The GUI opened on each view's tab under Xvfb: the window shows that view, not the attention tab.
+class EveryViewInTheGui : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryViewInTheGui, ScreenshotShowsTheView) {
+  const std::string view = GetParam();
+  const fs::path dir = temp_dir() / ("gui-" + view);
+  fs::create_directories(dir);
+  auto shoot = [&](const std::string& which, const fs::path& out) {
+    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(POSLAB_BINARY) +
+                                " --size 1280x800 --frames 4 --view " + which + " --screenshot " + out.string() + " 2>&1";
+    return std::system(command.c_str());
+  };
+  ASSERT_EQ(shoot(view, dir / "view.png"), 0);
+  const auto img = read_png(dir / "view.png");
+  ASSERT_EQ(img.width, 1280);
+  ASSERT_EQ(img.height, 800);
+  EXPECT_GT(distinct_colors(img), 200u);
+  // The figure area (right of the controls) is mostly the figure's white page.
+  std::size_t white = 0, total = 0;
+  for (int y = 100; y < 700; ++y)
+    for (int x = 420; x < 1260; ++x) {
+      const std::size_t i = (static_cast<std::size_t>(y) * 1280 + static_cast<std::size_t>(x)) * 4;
+      auto channel = [&](std::size_t k) { return static_cast<unsigned char>(img.rgba[i + k]); };
+      white += channel(0) > 245 && channel(1) > 245 && channel(2) > 245;
+      ++total;
+    }
+  EXPECT_GT(white, total / 5) << view;
+  if (view != "attention") {
+    ASSERT_EQ(shoot("attention", dir / "attention.png"), 0);
+    EXPECT_NE(img.rgba, read_png(dir / "attention.png").rgba) << "the tab did not change";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Views, EveryViewInTheGui,
+                         ::testing::Values("attention", "dog", "patterns", "trajectory", "magnitude", "shift", "rope2d",
+                                           "rope-image", "bias", "frequencies"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
 // Every view's figure, under settings that bring out its rarer symbols, uses only characters
 // the figure font has: no replacement boxes in an exported figure.
 TEST(Figures, EveryViewHasAGlyphForEveryCharacter) {
@@ -578,8 +726,8 @@ TEST(Figures, EveryViewHasAGlyphForEveryCharacter) {
   for (State& state : states) {
     state.backend = Backend::Cpu;
     ASSERT_TRUE(w.update(state).ok());
-    for (ExportView view : {ExportView::Attention, ExportView::Dog, ExportView::Patterns, ExportView::Magnitude,
-                            ExportView::Shift, ExportView::Rope2d, ExportView::RopeImage, ExportView::Bias,
+    for (ExportView view : {ExportView::Attention, ExportView::Dog, ExportView::Patterns, ExportView::Trajectory,
+                            ExportView::Magnitude, ExportView::Shift, ExportView::Rope2d, ExportView::RopeImage, ExportView::Bias,
                             ExportView::Frequencies}) {
       auto figure = view_figure(view, state, *w.results(), w.embeddings());
       ASSERT_TRUE(figure.ok()) << to_string(view) << ": " << figure.error();

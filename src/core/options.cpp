@@ -81,6 +81,7 @@ constexpr RopeStyle kRopeStyles[] = {RopeStyle::Interleaved, RopeStyle::Half};
 constexpr ProjectionKind kProjections[] = {ProjectionKind::Random, ProjectionKind::Identity};
 constexpr Backend kBackends[] = {Backend::Gpu, Backend::Cpu};
 constexpr HeatmapValue kValues[] = {HeatmapValue::Weights, HeatmapValue::Scores};
+constexpr TrajectoryPlane kPlanes[] = {TrajectoryPlane::Pca, TrajectoryPlane::Dims};
 
 template <typename T>
 Status assign(Result<T> parsed, auto& field) {
@@ -182,6 +183,16 @@ const std::vector<StateOption>& state_options() {
        }},
       {"--patch", "X,Y", "rope-image view: the patch whose scores are shown (7,7)",
        [](State& s, std::string_view v) { return parse_pair(v, "--patch", ',', 63, s.view.patch_x, s.view.patch_y); }},
+      {"--token", "I", "trajectory view: the sentence's token whose path is drawn (1)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--token", 0, 4095), s.view.trajectory_token); }},
+      {"--positions", "N", "trajectory view: positions 0 … N − 1 (64)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--positions", 2, 4096), s.view.trajectory_positions); }},
+      {"--plane", "pca|dims", "trajectory view: the PCA plane or two dimensions (pca)",
+       [](State& s, std::string_view v) { return parse_enum(v, "--plane", kPlanes, s.view.trajectory_plane); }},
+      {"--dims", "I,J", "trajectory view: the two dimensions of --plane dims (0,1)",
+       [](State& s, std::string_view v) {
+         return parse_pair(v, "--dims", ',', 1 << 16, s.view.trajectory_dim_x, s.view.trajectory_dim_y);
+       }},
       {"--value", "weights|scores", "what the heatmap shows",
        [](State& s, std::string_view v) { return parse_enum(v, "--value", kValues, s.view.value); }},
       {"--backend", "gpu|cpu", "where attention is computed (gpu)",

@@ -74,6 +74,10 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--rope-pair", std::to_string(s.view.rope_pair)},
       {"--image-grid", std::to_string(s.view.image_width) + "x" + std::to_string(s.view.image_height)},
       {"--patch", std::to_string(s.view.patch_x) + "," + std::to_string(s.view.patch_y)},
+      {"--token", std::to_string(s.view.trajectory_token)},
+      {"--positions", std::to_string(s.view.trajectory_positions)},
+      {"--plane", std::string(to_string(s.view.trajectory_plane))},
+      {"--dims", std::to_string(s.view.trajectory_dim_x) + "," + std::to_string(s.view.trajectory_dim_y)},
       {"--backend", std::string(to_string(s.backend))},
       {"--no-check", flag(!s.check_against_cpu)},
   };

@@ -19,6 +19,7 @@ enum class BiasKind { None, Alibi, T5, Shaw };
 enum class Rope2d { Axial, Mixed };
 enum class Backend { Gpu, Cpu };
 enum class HeatmapValue { Weights, Scores };
+enum class TrajectoryPlane { Pca, Dims };  // the trajectory view: a PCA plane or two dimensions
 
 // The inputs of the pipeline: a change here means recomputing the attention.
 struct ModelSettings {
@@ -68,6 +69,10 @@ struct ViewSettings {
   int rope_m = 3, rope_n = 7, rope_pair = 0;  // the rope2d view: positions of q and k, the pair drawn
   int image_width = 14, image_height = 14;    // the rope-image view's patch grid
   int patch_x = 7, patch_y = 7;               // and the patch whose scores it shows
+  int trajectory_token = 1;                   // the trajectory view: which token of the sentence,
+  int trajectory_positions = 64;              // over how many positions,
+  TrajectoryPlane trajectory_plane = TrajectoryPlane::Pca;
+  int trajectory_dim_x = 0, trajectory_dim_y = 1;  // and the dimensions shown when not PCA
 
   bool operator==(const ViewSettings&) const = default;
 };
@@ -92,6 +97,7 @@ std::string_view to_string(Rope2d v);
 std::string_view to_string(BinaryValues v);
 std::string_view to_string(Backend v);
 std::string_view to_string(HeatmapValue v);
+std::string_view to_string(TrajectoryPlane v);
 
 // One line naming the encoding and bias with their parameters, e.g.
 // "RoPE interleaved, base 10000, YaRN ×4 of 2048 · ALiBi".

@@ -132,6 +132,24 @@ void draw_text(ImDrawList* list, const TextItem& t, ImVec2 origin, float scale, 
   }
 }
 
+// ImGui joins thick polyline segments with unlimited miters, which shoot spikes out of sharp
+// turns (a zig-zag of steps, a path that doubles back). Break the line at turns sharper than
+// about 60° and round the joint with a dot instead, as SVG's miter limit would.
+void draw_polyline(ImDrawList* list, const std::vector<ImVec2>& points, ImU32 color, float width) {
+  const auto n = points.size();
+  std::size_t start = 0;
+  for (std::size_t k = 1; k + 1 < n; ++k) {
+    const ImVec2 a = points[k - 1], b = points[k], c = points[k + 1];
+    const float ux = b.x - a.x, uy = b.y - a.y, vx = c.x - b.x, vy = c.y - b.y;
+    const float lu = std::hypot(ux, uy), lv = std::hypot(vx, vy);
+    if (lu < 1e-4f || lv < 1e-4f || (ux * vx + uy * vy) / (lu * lv) > 0.5f) continue;  // gentle turn
+    list->AddPolyline(points.data() + start, static_cast<int>(k - start + 1), color, 0, width);
+    if (width > 1.5f) list->AddCircleFilled(b, width * 0.5f, color, 8);
+    start = k;
+  }
+  if (n - start >= 2) list->AddPolyline(points.data() + start, static_cast<int>(n - start), color, 0, width);
+}
+
 }  // namespace
 
 void draw_figure(ImDrawList* list, const Figure& figure, ImVec2 origin, float scale, const FontSet& fonts,
@@ -154,7 +172,7 @@ void draw_figure(ImDrawList* list, const Figure& figure, ImVec2 origin, float sc
         const LineItem& l = figure.lines[i];
         std::vector<ImVec2> points;
         for (const Point& p : l.points) points.push_back(at(p));
-        list->AddPolyline(points.data(), static_cast<int>(points.size()), to_u32(l.color), 0, l.width * scale);
+        draw_polyline(list, points, to_u32(l.color), l.width * scale);
         break;
       }
       case ItemKind::Text: draw_text(list, figure.texts[i], origin, scale, fonts); break;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "plot/axis.hpp"
 
@@ -202,6 +203,8 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
         const float v = (*s.values)(r, c);
         char buf[16];
         std::snprintf(buf, sizeof buf, s.value_format, static_cast<double>(v));
+        // A value that rounds to zero prints as "0.00", never "-0.00".
+        if (buf[0] == '-' && std::strspn(buf + 1, "0.") == std::strlen(buf + 1)) std::memmove(buf, buf + 1, std::strlen(buf));
         const Color bg = sample(s.colormap, (v - s.vmin) / span);
         const Color ink = luminance(bg) > 0.45f ? kInk : Color{1, 1, 1, 1};
         fig.text({grid.x0 + (static_cast<float>(c) + 0.5f) * cell, grid.y0 + (static_cast<float>(r) + 0.5f) * cell_h},

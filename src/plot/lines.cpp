@@ -82,10 +82,17 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   const float left = kMargin + kLabelSize + kGap + y_tick_w + kGap + 4.0f;
   out.area = {left, top, left + s.width, top + s.height};
   const Box& a = out.area;
+  // Series without a label stay out of the legend; with no entries at all there is no legend.
   float legend_w = 0;
-  for (const Series& series : s.series) legend_w = std::max(legend_w, measure.width(series.label, kTickSize));
+  bool any_entry = !s.references.empty();
+  for (const Series& series : s.series) {
+    legend_w = std::max(legend_w, measure.width(series.label, kTickSize));
+    any_entry = any_entry || !series.label.empty();
+  }
   for (const ReferenceLine& r : s.references) legend_w = std::max(legend_w, measure.width(r.label, kTickSize));
-  fig.width = std::max(a.x1 + kGap * 3 + 22.0f + legend_w + kMargin, kMargin * 2 + measure.width(s.title, kTitleSize));
+  const float legend_space = any_entry ? kGap * 3 + 22.0f + legend_w : 0.0f;
+  fig.width = std::max({a.x1 + legend_space + kMargin, kMargin * 2 + measure.width(s.title, kTitleSize),
+                        kMargin * 2 + measure.width(s.subtitle, kTickSize)});
   fig.height = a.y1 + 4.0f + kGap + kTickSize + kGap + kLabelSize + kMargin;
 
   auto px = [&](double x) { return a.x0 + static_cast<float>((x - x_min) / (x_max - x_min)) * a.width(); };
@@ -133,6 +140,7 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   float ly = a.y0 + 4.0f;
   const float lx = a.x1 + kGap * 2;
   for (const Series& series : s.series) {
+    if (series.label.empty()) continue;
     fig.line({lx, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, series.color, 2.5f);
     fig.text({lx + 22.0f, ly + 6.0f}, series.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
     ly += kTickSize + 8.0f;

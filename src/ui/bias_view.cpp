@@ -13,11 +13,10 @@ namespace poslab {
 
 namespace {
 
-// The shown head's bias as a T_q × T_k matrix, from the problem's offset table.
-Matrix bias_matrix(const AttentionProblem& p, int head) {
-  const int Tq = p.queries(), Tk = p.keys();
+// One head's bias as a T_q × T_k matrix, from a heads × (T_q + T_k − 1) offset table.
+Matrix bias_matrix(const Matrix& table, int head, int Tq, int Tk) {
   Matrix B(Tq, Tk);
-  for (int i = 0; i < Tq; ++i) B.row(i) = p.relative_bias.row(head).segment(Tq - 1 - i, Tk);
+  for (int i = 0; i < Tq; ++i) B.row(i) = table.row(head).segment(Tq - 1 - i, Tk);
   return B;
 }
 
@@ -33,14 +32,23 @@ std::string slopes_text(int heads) {
   return text;
 }
 
-}  // namespace
+plot::Figure side_by_side(const std::vector<plot::Figure>& parts) {
+  plot::Figure all;
+  for (const plot::Figure& part : parts) {
+    all.place(part, {all.width, 0});
+    all.width += part.width;
+    all.height = std::max(all.height, part.height);
+  }
+  return all;
+}
 
-plot::Figure bias_figure(const State& state, const Results& r, float side) {
-  const ModelSettings& m = state.model;
-  if (r.problem.relative_bias.size() == 0) return {};
-  const int head = std::clamp(state.view.head, 0, r.problem.heads - 1);
+// The panels of one bias kind (ALiBi: its matrix; T5: its matrix and the bucket map) for the
+// shown head. `preview` marks a bias the state does not apply.
+std::vector<plot::Figure> bias_panels(ModelSettings m, BiasKind kind, const Results& r, int head, float side, bool preview) {
+  m.bias = kind;
+  const int Tq = r.problem.queries(), Tk = r.problem.keys(), heads = r.problem.heads;
   static thread_local Matrix B, buckets;  // the spec points at them while the figure is built
-  B = bias_matrix(r.problem, head);
+  B = bias_matrix(relative_bias(m, heads, Tq, Tk), head, Tq, Tk);
   plot::HeatmapSpec spec;
   spec.values = &B;
   for (const Token& t : r.tokens) spec.row_labels.push_back(t.text);
@@ -55,18 +63,19 @@ plot::Figure bias_figure(const State& state, const Results& r, float side) {
   spec.vmax = extent;
   spec.value_label = "bias added to q·k/√d_h";
   spec.side = side;
-  if (m.bias == BiasKind::Alibi) {
-    char title[96];
-    std::snprintf(title, sizeof title, "ALiBi bias · head %d of %d · slope %g", head, r.problem.heads,
-                  alibi_slopes(r.problem.heads)[static_cast<std::size_t>(head)]);
+  const std::string note = preview ? " · preview" : "";
+  if (kind == BiasKind::Alibi) {
+    char title[128];
+    std::snprintf(title, sizeof title, "ALiBi · head %d of %d · slope %g%s", head, heads,
+                  alibi_slopes(heads)[static_cast<std::size_t>(head)], note.c_str());
     spec.title = title;
-    spec.subtitle = std::string(m.causal ? "−m·(i − j) for j ≤ i" : "−m·|i − j|") + " · " + slopes_text(r.problem.heads);
-    return plot::build_heatmap(spec, plot::figure_text_measure()).figure;
+    spec.subtitle = std::string(m.causal ? "−m·(i − j) for j ≤ i" : "−m·|i − j|") + " · " + slopes_text(heads);
+    return {plot::build_heatmap(spec, plot::figure_text_measure()).figure};
   }
-  spec.title = "T5 bias · head " + std::to_string(head) + " of " + std::to_string(r.problem.heads);
+  spec.title = "T5 · head " + std::to_string(head) + " of " + std::to_string(heads) + note;
   spec.subtitle = std::string(m.causal ? "causal" : "bidirectional") + " buckets: " + std::to_string(m.buckets) +
-                  ", max distance " + std::to_string(m.max_distance);
-  plot::Figure figure = plot::build_heatmap(spec, plot::figure_text_measure()).figure;
+                  ", max distance " + std::to_string(m.max_distance) + " · a seeded table per head";
+  plot::Figure bias = plot::build_heatmap(spec, plot::figure_text_measure()).figure;
 
   buckets.resize(B.rows(), B.cols());
   for (Eigen::Index i = 0; i < B.rows(); ++i)
@@ -82,26 +91,30 @@ plot::Figure bias_figure(const State& state, const Results& r, float side) {
   map.value_format = "%.0f";
   map.title = "T5 bucket map";
   map.subtitle = "exact up to " + std::to_string(m.buckets / (m.causal ? 2 : 4)) + ", then logarithmic";
-  const plot::Figure right = plot::build_heatmap(map, plot::figure_text_measure()).figure;
-  plot::Figure both;
-  both.width = figure.width + right.width;
-  both.height = std::max(figure.height, right.height);
-  both.place(figure, {0, 0});
-  both.place(right, {figure.width, 0});
-  return both;
+  return {bias, plot::build_heatmap(map, plot::figure_text_measure()).figure};
+}
+
+}  // namespace
+
+plot::Figure bias_figure(const State& state, const Results& r, float side) {
+  const ModelSettings& m = state.model;
+  const int head = std::clamp(state.view.head, 0, r.problem.heads - 1);
+  if (m.bias == BiasKind::Alibi || m.bias == BiasKind::T5) return side_by_side(bias_panels(m, m.bias, r, head, side, false));
+  // No ALiBi or T5 in the state: show what each would add, marked as a preview.
+  std::vector<plot::Figure> parts = bias_panels(m, BiasKind::Alibi, r, head, side, true);
+  for (plot::Figure& f : bias_panels(m, BiasKind::T5, r, head, side, true)) parts.push_back(std::move(f));
+  return side_by_side(parts);
 }
 
 void BiasView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   const Results* r = workspace.results();
   if (!r) return;
-  if (r->problem.relative_bias.size() == 0) {
-    ImGui::TextWrapped("Choose ALiBi or T5 under \"Bias and cross-attention\" to see the bias each head adds "
-                       "to the scores.");
-    return;
-  }
+  if (r->problem.relative_bias.size() == 0)
+    ImGui::TextWrapped("No ALiBi or T5 bias is applied now: below is what each would add (choose one under "
+                       "\"Bias and cross-attention\").");
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const bool two = state.model.bias == BiasKind::T5;
-  const float side = std::max(120.0f, std::floor(std::min(avail.x / (two ? 2.0f : 1.0f) - 170.0f, avail.y - 170.0f)));
+  const float panels = state.model.bias == BiasKind::Alibi ? 1.0f : state.model.bias == BiasKind::T5 ? 2.0f : 3.0f;
+  const float side = std::max(120.0f, std::floor(std::min(avail.x / panels - 170.0f, avail.y - 170.0f)));
   if (built_version_ != workspace.version() || !(built_view_ == state.view) || std::abs(built_side_ - side) > 0.5f) {
     figure_ = bias_figure(state, *r, side);
     built_version_ = workspace.version();

@@ -28,21 +28,19 @@ void print_help() {
   std::printf(
       "PosLab %s — a lab for transformer positional encodings and attention\n\n"
       "usage:\n"
-      "  poslab [state options] [--screenshot FILE.png] [--frames N] [--size WxH]\n"
-      "      the GUI; with --screenshot it saves the window after N frames (default 5) and quits\n"
-      "  poslab export attention [state options] [--png FILE] [--svg FILE] [--csv FILE] [--scale N]\n"
-      "      headless (no window, no X server): the attention heatmap as PNG (scale 1 to 8) or SVG\n"
-      "      and its data as CSV: head,query,key,query_token,key_token,score,weight\n"
-      "  poslab export frequencies [--head-dim N] [state options] [--png F] [--svg F] [--csv F]\n"
-      "      wavelength per RoPE pair, before and after the scaling; CSV:\n"
-      "      pair,theta,wavelength,theta_scaled,wavelength_scaled\n"
-      "  poslab export bias [state options] --csv FILE\n"
-      "      head,query,key,bucket,bias (ALiBi or T5 bias of every cell)\n"
+      "  poslab [state options] [--view VIEW] [--screenshot FILE.png] [--frames N] [--size WxH]\n"
+      "      the GUI, showing VIEW's tab first; with --screenshot it saves the window after N\n"
+      "      frames (default 5) and quits\n"
+      "  poslab export VIEW [state options] [--png FILE] [--svg FILE] [--csv FILE] [--scale N]\n"
+      "      headless (no window, no X server): the view as PNG (scale 1 to 8) or SVG, its data\n"
+      "      as CSV (columns in README.md). VIEW: %s\n"
+      "  poslab export all --dir DIR [state options] [--scale N]\n"
+      "      every view as DIR/VIEW.png, .svg and .csv\n"
       "  poslab --help | --version\n\n"
       "sessions: --session FILE starts from a saved state (options after it refine it);\n"
       "          export's --save-session FILE writes the state it used\n\n"
       "state options:\n%s",
-      POSLAB_VERSION, state_options_help().c_str());
+      POSLAB_VERSION, view_names().c_str(), state_options_help().c_str());
 }
 
 int usage_error(const std::string& message) {
@@ -107,11 +105,12 @@ std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedO
 int run_export(ArgParser& p) {
   if (p.done()) return usage_error("export needs a view: poslab export attention --png out.png");
   const std::string_view view_name = p.next();
-  const auto view = export_view_named(view_name);
-  if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: attention, dog, patterns, magnitude, shift, rope2d, rope-image, bias, frequencies)");
+  const bool all = view_name == "all";  // every view into one folder
+  const auto view = all ? std::optional<ExportView>(ExportView::Attention) : export_view_named(view_name);
+  if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() + ", all)");
   State state;
   ExportRequest request;
-  std::string save_session;
+  std::string save_session, folder;
   while (!p.done()) {
     const ParsedOption opt = split_option(p.next());
     if (auto applied = try_state_option(state, p, opt)) {
@@ -124,7 +123,13 @@ int run_export(ArgParser& p) {
       save_session = std::string(*v);
       continue;
     }
-    if (opt.name == "--head-dim" && *view == ExportView::Frequencies) {
+    if (opt.name == "--dir" && all) {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      folder = std::string(*v);
+      continue;
+    }
+    if (opt.name == "--head-dim" && *view == ExportView::Frequencies && !all) {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
       auto n = parse_integer(*v, "--head-dim", 2, 65536);
@@ -132,6 +137,8 @@ int run_export(ArgParser& p) {
       request.head_dim = static_cast<int>(*n);
       continue;
     }
+    if ((opt.name == "--png" || opt.name == "--svg" || opt.name == "--csv") && all)
+      return usage_error("export all writes DIR/VIEW.png, .svg and .csv: give --dir DIR instead of " + std::string(opt.name));
     if (opt.name == "--png" || opt.name == "--svg" || opt.name == "--csv" || opt.name == "--scale") {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
@@ -147,7 +154,8 @@ int run_export(ArgParser& p) {
     }
     return usage_error("unknown option \"" + std::string(opt.name) + "\" for export");
   }
-  if (request.png.empty() && request.svg.empty() && request.csv.empty())
+  if (all && folder.empty()) return usage_error("export all needs a folder: poslab export all --dir figures");
+  if (!all && request.png.empty() && request.svg.empty() && request.csv.empty())
     return usage_error("nothing to write: give --png FILE, --svg FILE and/or --csv FILE");
   if (!view_has_plot(*view) && (!request.png.empty() || !request.svg.empty()))
     return usage_error("the " + std::string(view_name) + " view exports --csv so far; its plot is not drawn yet");
@@ -171,7 +179,7 @@ int run_export(ArgParser& p) {
       else gpu_unavailable = b.error();
     }
   } else {
-    if (!request.png.empty()) {
+    if (!request.png.empty() || all) {
       std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", created.error().c_str());
       return kRuntimeError;
     }
@@ -195,6 +203,14 @@ int run_export(ArgParser& p) {
     std::printf("wrote %s (session)\n", save_session.c_str());
   }
   std::vector<std::string> written;
+  if (all) {
+    if (auto s = export_all_views(state, results, workspace.embeddings(), folder, request.scale, written); !s) {
+      std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
+      return kRuntimeError;
+    }
+    std::printf("wrote %zu files into %s\n", written.size(), folder.c_str());
+    return 0;
+  }
   if (auto s = export_view(*view, state, results, workspace.embeddings(), request, written); !s) {
     std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
     return kRuntimeError;
@@ -212,10 +228,14 @@ int run_gui_from_args(ArgParser& p) {
       if (!*applied) return usage_error(applied->error());
       continue;
     }
-    if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size") {
+    if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size" || opt.name == "--view") {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
-      if (opt.name == "--screenshot") {
+      if (opt.name == "--view") {
+        const auto view = export_view_named(*v);
+        if (!view) return usage_error("unknown view \"" + std::string(*v) + "\" (available: " + view_names() + ")");
+        options.initial_view = *view;
+      } else if (opt.name == "--screenshot") {
         options.screenshot = std::string(*v);
       } else if (opt.name == "--frames") {
         auto frames = parse_integer(*v, "--frames", 1, 100000);

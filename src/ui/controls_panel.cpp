@@ -270,22 +270,32 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
 
   section("Export");
   ImGui::InputText("file stem", &export_stem);
-  actions.export_png_1x = ImGui::Button("PNG 1×");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+E: the heatmap with axes, labels and colorbar");
+  if (ImGui::Button("PNG 1×")) actions.export_png_scale = 1;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+E: the open view with axes, labels and colorbar");
   ImGui::SameLine();
-  actions.export_png_2x = ImGui::Button("PNG 2×");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Shift+E: twice the pixels, for slides and print");
+  if (ImGui::Button("2×")) actions.export_png_scale = 2;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+Shift+E: twice the pixels, for slides");
+  ImGui::SameLine();
+  if (ImGui::Button("4×")) actions.export_png_scale = 4;
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Four times the pixels, for print");
   ImGui::SameLine();
   actions.export_svg = ImGui::Button("SVG");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Vector text and lines; the cells as an embedded image");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Vector text and lines; heatmap cells as an embedded image");
   ImGui::SameLine();
   actions.export_csv = ImGui::Button("CSV");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+D: head,query,key,query_token,key_token,score,weight");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+D: the view's numbers, one value per row (columns in README)");
   std::error_code ec;
   const std::string target = std::filesystem::absolute(export_stem, ec).string();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("→ %s-VIEW.png / .svg / .csv (VIEW: the open tab)", target.c_str());
   ImGui::PopStyleColor();
+  ImGui::InputText("folder", &export_folder);
+  actions.export_all = ImGui::Button("Export all views");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every view's PNG, SVG and CSV into the folder, as 'poslab export all --dir'");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(70.0f);
+  ImGui::Combo("PNG scale", &export_all_scale_index_, "1×\0" "2×\0" "4×\0");
+  export_all_scale = 1 << export_all_scale_index_;
 
   section("Session");
   ImGui::InputText("file", &session_path);

@@ -9,10 +9,10 @@ namespace poslab {
 
 struct ControlsActions {
   bool load_embeddings = false;  // the user asked to load `embeddings_input`
-  bool export_png_1x = false;
-  bool export_png_2x = false;
+  int export_png_scale = 0;  // 1, 2 or 4: write the open view's PNG at that scale
   bool export_csv = false;
   bool export_svg = false;
+  bool export_all = false;  // every view into `export_folder`
   bool save_session = false;  // write `session_path`
   bool open_session = false;  // read `session_path`
 };
@@ -29,10 +29,13 @@ class ControlsPanel {
   ControlsActions draw(State& state, const Workspace& workspace);
   std::string embeddings_input;  // the path field
   std::string export_stem = "poslab";  // files are STEM-VIEW.png and so on
+  std::string export_folder = "poslab-figures";  // "Export all views" writes FOLDER/VIEW.png …
+  int export_all_scale = 2;
   std::string session_path = "poslab-session.json";
 
  private:
   int sample_index_ = 0;
+  int export_all_scale_index_ = 1;  // 2×
   bool cross_open_ = false;
   ConfigField config_;  // the cross-attention box stays open while its sentence is empty
 };

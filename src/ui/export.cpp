@@ -1,5 +1,7 @@
 #include "ui/export.hpp"
 
+#include <unistd.h>
+
 #include <sstream>
 
 #include "core/export_data.hpp"
@@ -14,13 +16,26 @@
 #include "ui/rope2d_view.hpp"
 #include "ui/rope_image_view.hpp"
 #include "ui/shift_view.hpp"
+#include "ui/trajectory_view.hpp"
 
 namespace poslab {
 
+const std::vector<ExportView>& all_views() {
+  static const std::vector<ExportView> views{ExportView::Attention, ExportView::Dog,        ExportView::Patterns,
+                                             ExportView::Trajectory, ExportView::Magnitude, ExportView::Shift,
+                                             ExportView::Rope2d,    ExportView::RopeImage,  ExportView::Bias,
+                                             ExportView::Frequencies};
+  return views;
+}
+
+std::string view_names() {
+  std::string names;
+  for (ExportView v : all_views()) names += (names.empty() ? "" : ", ") + std::string(to_string(v));
+  return names;
+}
+
 std::optional<ExportView> export_view_named(std::string_view name) {
-  for (ExportView v : {ExportView::Attention, ExportView::Dog, ExportView::Patterns, ExportView::Magnitude,
-                       ExportView::Shift, ExportView::Rope2d, ExportView::RopeImage, ExportView::Bias,
-                       ExportView::Frequencies})
+  for (ExportView v : all_views())
     if (to_string(v) == name) return v;
   return std::nullopt;
 }
@@ -36,6 +51,7 @@ std::string_view to_string(ExportView view) {
     case ExportView::Dog: return "dog";
     case ExportView::Rope2d: return "rope2d";
     case ExportView::RopeImage: return "rope-image";
+    case ExportView::Trajectory: return "trajectory";
   }
   return "?";
 }
@@ -56,6 +72,7 @@ Result<plot::Figure> view_figure(ExportView view, const State& state, const Resu
   if (view == ExportView::Dog) return dog_figure(state, table, 640.0f);
   if (view == ExportView::Rope2d) return rope2d_figure(state);
   if (view == ExportView::RopeImage) return rope_image_figure(state, 420.0f);
+  if (view == ExportView::Trajectory) return trajectory_figure(state, results, 300.0f);
   if (view == ExportView::Bias) return bias_figure(state, results, kExportSide);
   if (view == ExportView::Shift) return shift_figure(state, results.problem.width(), 520.0f, 320.0f);
   if (view == ExportView::Patterns) return patterns_figure(state.model, results.problem.width(), 320.0f);
@@ -76,6 +93,7 @@ Result<std::string> csv_of(ExportView view, const State& state, const Results& r
     case ExportView::Dog: return dog_csv(state, table);
     case ExportView::Rope2d: return rope2d_csv(state);
     case ExportView::RopeImage: return rope_image_csv(state);
+    case ExportView::Trajectory: return trajectory_csv(state, results);
     case ExportView::Attention: write_attention_csv(csv, results); break;
     case ExportView::Frequencies:
       write_frequencies_csv(csv, state.model, rotary_for(state, results, request), results.problem.queries());
@@ -99,10 +117,55 @@ Result<std::string> csv_of(ExportView view, const State& state, const Results& r
 
 }  // namespace
 
+Status export_all_views(const State& state, const Results& results, const EmbeddingTable& table,
+                        const std::filesystem::path& dir, float scale, std::vector<std::string>& written) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (dir.empty()) return Error{"no folder given for the export"};
+  const bool existed = fs::exists(dir, ec);
+  if (existed && !fs::is_directory(dir, ec)) return Error{dir.string() + ": is a file, not a folder"};
+  if (!existed && !fs::create_directories(dir, ec))
+    return Error{dir.string() + ": cannot create the folder: " + ec.message()};
+  const fs::path staging = dir / (".poslab-export-" + std::to_string(::getpid()));
+  auto undo = [&] {
+    fs::remove_all(staging, ec);
+    if (!existed) fs::remove(dir, ec);
+  };
+  if (!fs::create_directory(staging, ec)) {
+    const std::string why = ec.message();
+    undo();
+    return Error{dir.string() + ": cannot write in the folder: " + why};
+  }
+  std::vector<std::string> names;
+  for (ExportView view : all_views()) {
+    const std::string stem(to_string(view));
+    ExportRequest request;
+    request.png = (staging / (stem + ".png")).string();
+    request.svg = (staging / (stem + ".svg")).string();
+    request.csv = (staging / (stem + ".csv")).string();
+    request.scale = scale;
+    std::vector<std::string> ignored;
+    if (auto s = export_view(view, state, results, table, request, ignored); !s) {
+      undo();
+      return Error{stem + ": " + s.error()};
+    }
+    for (const char* ext : {".png", ".svg", ".csv"}) names.push_back(stem + ext);
+  }
+  for (const std::string& name : names) {
+    fs::rename(staging / name, dir / name, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      undo();
+      return Error{(dir / name).string() + ": cannot move into place: " + why};
+    }
+    written.push_back((dir / name).string());
+  }
+  fs::remove(staging, ec);
+  return Ok{};
+}
+
 Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
                    const ExportRequest& request, std::vector<std::string>& written) {
-  if (view == ExportView::Bias && results.problem.relative_bias.size() == 0 && (!request.png.empty() || !request.svg.empty()))
-    return Error{"the bias view draws ALiBi or T5: add --bias alibi or --bias t5"};
   Result<plot::Figure> figure = plot::Figure{};
   if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
   if (!figure) return Error{figure.error()};

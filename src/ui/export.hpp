@@ -1,5 +1,6 @@
 #pragma once
 // Writing a view to files: the single path used by the GUI's Export buttons and `poslab export`.
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,7 +12,11 @@
 
 namespace poslab {
 
-enum class ExportView { Attention, Dog, Patterns, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies };
+enum class ExportView { Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies };
+
+// Every view, in the order of the GUI's tabs, and their names joined by ", ".
+const std::vector<ExportView>& all_views();
+std::string view_names();
 
 // The VIEW names of `poslab export VIEW`; nullopt for any other name.
 std::optional<ExportView> export_view_named(std::string_view name);
@@ -35,5 +40,11 @@ Result<plot::Figure> view_figure(ExportView view, const State& state, const Resu
 // written atomically. On success, `written` lists "path (details)" for each file.
 Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
                    const ExportRequest& request, std::vector<std::string>& written);
+
+// Writes DIR/VIEW.png (at `scale`), DIR/VIEW.svg and DIR/VIEW.csv for every view. The files are
+// made in a staging folder inside DIR and moved into place only once all of them are written, so
+// a failure leaves DIR as it was (and removes DIR again if this call created it).
+Status export_all_views(const State& state, const Results& results, const EmbeddingTable& table,
+                        const std::filesystem::path& dir, float scale, std::vector<std::string>& written);
 
 }  // namespace poslab

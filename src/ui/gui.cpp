@@ -31,6 +31,7 @@
 #include "ui/rope2d_view.hpp"
 #include "ui/rope_image_view.hpp"
 #include "ui/shift_view.hpp"
+#include "ui/trajectory_view.hpp"
 #include "ui/info_panel.hpp"
 
 namespace poslab {
@@ -172,9 +173,11 @@ int run_gui(const GuiOptions& options) {
   DogView dog_view;
   Rope2dView rope2d_view;
   RopeImageView rope_image_view;
+  TrajectoryView trajectory_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
+  bool first_frame = true;  // the tab of --view is selected once, then the user's clicks rule
   int exit_code = 0;
   while (!glfwWindowShouldClose(window)) {
     glfwPollEvents();
@@ -194,57 +197,34 @@ int run_gui(const GuiOptions& options) {
     const ControlsActions actions = controls.draw(state, workspace);
     ImGui::EndChild();
     ImGui::SameLine();
-    ImGui::BeginChild("view", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true);
+    // A figure wider than the window (three panels on a small screen) scrolls instead of being cut.
+    ImGui::BeginChild("view", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true, ImGuiWindowFlags_HorizontalScrollbar);
     if (ImGui::BeginTabBar("views")) {
-      if (ImGui::BeginTabItem("Attention")) {
-        active_view = ExportView::Attention;
+      // One tab per view; --view selects one tab on the first frame.
+      auto tab = [&](const char* label, ExportView view, auto&& draw) {
+        const ImGuiTabItemFlags flags = first_frame && options.initial_view == view ? ImGuiTabItemFlags_SetSelected : 0;
+        if (!ImGui::BeginTabItem(label, nullptr, flags)) return;
+        active_view = view;
+        draw();
+        ImGui::EndTabItem();
+      };
+      tab("Attention", ExportView::Attention, [&] {
         const float info_height = 7.0f * ImGui::GetTextLineHeightWithSpacing();
         attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
                             info_height);
         draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
-        ImGui::EndTabItem();
-      }
-      if (ImGui::BeginTabItem("Dog")) {
-        active_view = ExportView::Dog;
-        dog_view.draw(state, workspace, fonts);
-        ImGui::EndTabItem();
-      }
-      if (ImGui::BeginTabItem("Patterns")) {
-        active_view = ExportView::Patterns;
-        patterns_view.draw(state, workspace, fonts);
-        ImGui::EndTabItem();
-      }
-      if (ImGui::BeginTabItem("Magnitude")) {
-        active_view = ExportView::Magnitude;
-        magnitude_view.draw(state, workspace, fonts);
-        ImGui::EndTabItem();
-      }
-      if (ImGui::BeginTabItem("Shift")) {
-        active_view = ExportView::Shift;
-        shift_view.draw(state, workspace, fonts);
-        ImGui::EndTabItem();
-      }
-      if (ImGui::BeginTabItem("RoPE 2-D")) {
-        active_view = ExportView::Rope2d;
-        rope2d_view.draw(state, fonts);
-        ImGui::EndTabItem();
-      }
-      if (ImGui::BeginTabItem("RoPE image")) {
-        active_view = ExportView::RopeImage;
-        rope_image_view.draw(state, fonts);
-        ImGui::EndTabItem();
-      }
-      if (ImGui::BeginTabItem("Bias")) {
-        active_view = ExportView::Bias;
-        bias_view.draw(state, workspace, fonts);
-        ImGui::EndTabItem();
-      }
-      if (ImGui::BeginTabItem("Frequencies")) {
-        active_view = ExportView::Frequencies;
-        frequencies_view.draw(state, workspace, fonts);
-        ImGui::EndTabItem();
-      }
+      });
+      tab("Dog", ExportView::Dog, [&] { dog_view.draw(state, workspace, fonts); });
+      tab("Patterns", ExportView::Patterns, [&] { patterns_view.draw(state, workspace, fonts); });
+      tab("Trajectory", ExportView::Trajectory, [&] { trajectory_view.draw(state, workspace, fonts); });
+      tab("Magnitude", ExportView::Magnitude, [&] { magnitude_view.draw(state, workspace, fonts); });
+      tab("Shift", ExportView::Shift, [&] { shift_view.draw(state, workspace, fonts); });
+      tab("RoPE 2-D", ExportView::Rope2d, [&] { rope2d_view.draw(state, fonts); });
+      tab("RoPE image", ExportView::RopeImage, [&] { rope_image_view.draw(state, fonts); });
+      tab("Bias", ExportView::Bias, [&] { bias_view.draw(state, workspace, fonts); });
+      tab("Frequencies", ExportView::Frequencies, [&] { frequencies_view.draw(state, workspace, fonts); });
       ImGui::EndTabBar();
+      first_frame = false;
     }
     ImGui::EndChild();
     if (!status.text.empty())
@@ -255,7 +235,7 @@ int run_gui(const GuiOptions& options) {
     ControlsActions requested = actions;
     for (const Hotkey& h : g_hotkeys) {
       if (io.WantTextInput) break;  // Ctrl+E and Ctrl+D mean something else in a text field
-      if (h.key == GLFW_KEY_E) ((h.mods & GLFW_MOD_SHIFT) ? requested.export_png_2x : requested.export_png_1x) = true;
+      if (h.key == GLFW_KEY_E) requested.export_png_scale = (h.mods & GLFW_MOD_SHIFT) ? 2 : 1;
       if (h.key == GLFW_KEY_D) requested.export_csv = true;
     }
     g_hotkeys.clear();
@@ -291,14 +271,22 @@ int run_gui(const GuiOptions& options) {
         status.info(note);
       }
     }
-    if (workspace.results() && (requested.export_png_1x || requested.export_png_2x || requested.export_csv ||
-                                 requested.export_svg)) {
+    if (workspace.results() && requested.export_all) {
+      std::vector<std::string> written;
+      if (auto s = export_all_views(state, *workspace.results(), workspace.embeddings(), controls.export_folder,
+                                    static_cast<float>(controls.export_all_scale), written);
+          !s)
+        status.fail(s.error());
+      else
+        status.info("wrote " + std::to_string(written.size()) + " files into " + controls.export_folder);
+    }
+    if (workspace.results() && (requested.export_png_scale > 0 || requested.export_csv || requested.export_svg)) {
       ExportRequest request;
       const std::string stem = controls.export_stem + "-" + std::string(to_string(active_view));
-      if (requested.export_png_1x || requested.export_png_2x) request.png = stem + ".png";
+      if (requested.export_png_scale > 0) request.png = stem + ".png";
       if (requested.export_csv) request.csv = stem + ".csv";
       if (requested.export_svg) request.svg = stem + ".svg";
-      request.scale = requested.export_png_2x ? 2.0f : 1.0f;
+      request.scale = static_cast<float>(std::max(1, requested.export_png_scale));
       std::vector<std::string> written;
       if (auto s = export_view(active_view, state, *workspace.results(), workspace.embeddings(), request, written); !s) status.fail(s.error());
       else for (const auto& w : written) status.info("wrote " + w);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/state.hpp"
+#include "ui/export.hpp"
 
 namespace poslab {
 
@@ -13,6 +14,7 @@ struct GuiOptions {
   int width = 1440;
   int height = 900;
   bool remember_session = false;  // start from the last session and save it on exit
+  ExportView initial_view = ExportView::Attention;  // the tab shown first
 };
 
 // Where the GUI keeps the last session: $XDG_CONFIG_HOME/poslab or ~/.config/poslab.

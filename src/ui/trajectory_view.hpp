@@ -1,0 +1,31 @@
+#pragma once
+// The trajectory view: one token's embedding plus PE(p) for p = 0 … P − 1, drawn in a PCA plane
+// or two chosen dimensions, for the binary and sinusoidal codes side by side (and the chosen
+// additive encoding when it is another), with the length of every step below: the binary path
+// jumps where many bits flip, the sinusoid moves the same distance at every step.
+#include <string>
+
+#include "core/pipeline.hpp"
+#include "core/state.hpp"
+#include "plot/draw.hpp"
+
+namespace poslab {
+
+class Workspace;
+
+plot::Figure trajectory_figure(const State& state, const Results& results, float side);
+std::string trajectory_csv(const State& state, const Results& results);
+
+class TrajectoryView {
+ public:
+  void draw(State& state, const Workspace& workspace, const plot::FontSet& fonts);
+
+ private:
+  plot::Figure figure_;
+  plot::TextureCache textures_;
+  std::uint64_t built_version_ = 0;
+  ViewSettings built_view_;
+  float built_side_ = 0;
+};
+
+}  // namespace poslab

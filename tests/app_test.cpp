@@ -562,6 +562,21 @@ TEST(CliExport, TrajectoryBinaryJumpsSinusoidDoesNot) {
   for (int p = 2; p < 40; ++p) EXPECT_NEAR(rows["sinusoidal"][p][2], rows["sinusoidal"][1][2], 1e-5);
 }
 
+TEST(CliExport, MeanOfHeadsAndPermuteRoundTripThroughSessions) {
+  const fs::path dir = temp_dir();
+  const std::string session = (dir / "mean.json").string();
+  ASSERT_EQ(run("export attention --head mean --causal --save-session " + session + " --png " + (dir / "m1.png").string()).exit_code, 0);
+  EXPECT_NE(read_file(session).find("\"mean\""), std::string::npos);
+  ASSERT_EQ(run("export attention --session " + session + " --png " + (dir / "m2.png").string()).exit_code, 0);
+  EXPECT_EQ(read_png(dir / "m1.png").rgba, read_png(dir / "m2.png").rgba);
+  ASSERT_EQ(run("export attention --head 0 --causal --png " + (dir / "h0.png").string()).exit_code, 0);
+  EXPECT_NE(read_png(dir / "m1.png").rgba, read_png(dir / "h0.png").rgba);
+  // The dog view with a shuffle draws the three permutation panels below the four cases.
+  ASSERT_EQ(run("export dog --png " + (dir / "d0.png").string()).exit_code, 0);
+  ASSERT_EQ(run("export dog --permute 2 --png " + (dir / "d2.png").string()).exit_code, 0);
+  EXPECT_GT(read_png(dir / "d2.png").height, read_png(dir / "d0.png").height + 300);
+}
+
 TEST(CliExport, RopeImageScoresMoveWithThePatch) {
   const fs::path dir = temp_dir();
   auto scores = [&](const std::string& patch, const std::string& name) {

@@ -1,6 +1,8 @@
 // The four cases of the dog demo on the shipped embeddings.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/dog.hpp"
 
 using namespace poslab;
@@ -18,4 +20,34 @@ TEST(DogCases, OnlyNoPositionsWithoutAMaskIsIdentical) {
   EXPECT_EQ((*cases)[0].comparison.b, 4);
   s.sentence = "The cat sat on a mat";
   EXPECT_FALSE(dog_cases(s, *table).ok());
+}
+
+TEST(Permutation, ShuffledOrderIsAPermutationThatMoves) {
+  for (std::uint64_t seed = 0; seed < 50; ++seed)
+    for (int n : {2, 3, 5, 9}) {
+      auto order = shuffled_order(n, seed);
+      std::vector<int> sorted = order;
+      std::sort(sorted.begin(), sorted.end());
+      for (int k = 0; k < n; ++k) ASSERT_EQ(sorted[static_cast<std::size_t>(k)], k);
+      bool moved = false;
+      for (int k = 0; k < n; ++k) moved = moved || order[static_cast<std::size_t>(k)] != k;
+      EXPECT_TRUE(moved) << n << " " << seed;
+    }
+}
+
+TEST(Permutation, WithoutPositionsTheOutputsMoveWithTheirTokens) {
+  auto table = load_text_embeddings(std::string(POSLAB_ASSETS) + "/glove-wink-100d-10k.txt");
+  ASSERT_TRUE(table.ok());
+  ModelSettings s;
+  s.sentence = "May the force be with you.";
+  auto check = permutation_check(s, *table, 4);
+  ASSERT_TRUE(check.ok()) << check.error();
+  ASSERT_EQ(check->tokens.size(), 7u);
+  ASSERT_EQ(check->shuffled_outputs.rows(), 7);
+  EXPECT_LT(check->max_abs_diff_none, 1e-5 * check->scale);  // equivariant: a pure reshuffle
+  EXPECT_GT(check->max_abs_diff_rope, 1e-2 * check->scale);  // RoPE sees the new order
+  // Row by row, the shuffled sentence's output k is the original output of token order[k].
+  for (std::size_t k = 0; k < check->order.size(); ++k)
+    EXPECT_TRUE(check->shuffled_outputs.row(static_cast<Eigen::Index>(k))
+                    .isApprox(check->outputs.row(check->order[k]), 1e-4f));
 }

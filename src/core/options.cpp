@@ -162,8 +162,17 @@ const std::vector<StateOption>& state_options() {
        [](State& s, std::string_view) -> Status { s.model.causal = true; return Ok{}; }},
       {"--pad-to", "N", "append padding tokens (masked keys) up to N tokens",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--pad-to", 0, 16384), s.model.pad_to); }},
-      {"--head", "N", "head shown in the heatmap (0-based)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--head", 0, 4095), s.view.head); }},
+      {"--head", "N|mean", "head shown in the heatmap (0-based), or the mean of the heads",
+       [](State& s, std::string_view v) -> Status {
+         if (v == "mean") {
+           s.view.mean_heads = true;
+           return Ok{};
+         }
+         s.view.mean_heads = false;
+         return assign(parse_integer(v, "--head", 0, 4095), s.view.head);
+       }},
+      {"--permute", "N", "dog view: shuffle the tokens with seed N and compare the outputs (0: no shuffle)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--permute", 0, 1 << 30), s.view.permutation); }},
       {"--shift-k", "N", "offset k of the shift view (3)",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--shift-k", 0, 100000), s.view.shift_k); }},
       {"--rope-m", "N", "rope2d view: position m of q (3)",

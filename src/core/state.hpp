@@ -63,9 +63,11 @@ struct ModelSettings {
 
 // How the results are shown: a change here only redraws.
 struct ViewSettings {
-  int head = 0;  // the head shown in the heatmap
+  int head = 0;             // the head shown in the heatmap
+  bool mean_heads = false;  // show the mean over heads instead
   HeatmapValue value = HeatmapValue::Weights;
   int shift_k = 3;  // the offset k of the shift view
+  int permutation = 0;  // the dog view's shuffle of the tokens: 0 none, else the shuffle's seed
   int rope_m = 3, rope_n = 7, rope_pair = 0;  // the rope2d view: positions of q and k, the pair drawn
   int image_width = 14, image_height = 14;    // the rope-image view's patch grid
   int patch_x = 7, patch_y = 7;               // and the patch whose scores it shows

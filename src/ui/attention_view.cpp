@@ -17,6 +17,13 @@ int clamp_head(const State& state, const Results& r) {
   return std::clamp(state.view.head, 0, std::max(0, r.problem.heads - 1));
 }
 
+// The mean over heads of the weights or scores (a masked score stays −∞ in every head).
+Matrix mean_over_heads(const std::vector<Matrix>& per_head) {
+  Matrix mean = Matrix::Zero(per_head.front().rows(), per_head.front().cols());
+  for (const Matrix& m : per_head) mean += m;
+  return mean / static_cast<float>(per_head.size());
+}
+
 }  // namespace
 
 std::string describe_computation(const State& state, const Results& r) {
@@ -35,11 +42,14 @@ std::string describe_computation(const State& state, const Results& r) {
 plot::HeatmapSpec attention_spec(const State& state, const Results& r, float side) {
   const int head = clamp_head(state, r);
   const bool weights = state.view.value == HeatmapValue::Weights;
-  const Matrix& values = weights ? r.attention.weights[static_cast<std::size_t>(head)]
-                                 : r.attention.scores[static_cast<std::size_t>(head)];
+  const std::vector<Matrix>& per_head = weights ? r.attention.weights : r.attention.scores;
+  static thread_local Matrix mean;  // the spec points at it while the figure is built
+  if (state.view.mean_heads) mean = mean_over_heads(per_head);
+  const Matrix& values = state.view.mean_heads ? mean : per_head[static_cast<std::size_t>(head)];
   plot::HeatmapSpec spec;
-  spec.title = std::string(weights ? "Attention weights" : "Attention scores") + " · head " + std::to_string(head) +
-               " of " + std::to_string(r.problem.heads);
+  spec.title = std::string(weights ? "Attention weights" : "Attention scores") +
+               (state.view.mean_heads ? " · mean of " + std::to_string(r.problem.heads) + " heads"
+                                      : " · head " + std::to_string(head) + " of " + std::to_string(r.problem.heads));
   spec.subtitle = describe_computation(state, r);
   for (const Token& t : r.tokens) spec.row_labels.push_back(t.text);
   for (const Token& t : r.key_tokens) spec.col_labels.push_back(t.text);
@@ -107,7 +117,8 @@ void AttentionView::draw(const State& state, const Workspace& workspace, gpu::Gp
     plot::HeatmapSpec spec = attention_spec(state, *r, side);
     cell_source_ = "cells: CPU image";
     // device_ms is set only when the GPU computed these results, so its buffers hold them.
-    if (gpu && r->device_ms) {
+    if (state.view.mean_heads) cell_source_ = "cells: CPU image (mean of heads)";
+    else if (gpu && r->device_ms) {
       auto texture = paint_on_gpu(*gpu, spec, clamp_head(state, *r), state.view.value == HeatmapValue::Scores);
       if (texture) {
         spec.cell_texture = *texture;
@@ -137,6 +148,14 @@ void AttentionView::draw(const State& state, const Workspace& workspace, gpu::Gp
   if (r->problem.masked(i, j)) {
     ImGui::TextColored(ImVec4(0.8f, 0.5f, 0.2f, 1), "masked (%s): weight 0",
                        r->problem.key_valid[static_cast<std::size_t>(j)] == 0 ? "padding key" : "future key, causal");
+  } else if (state.view.mean_heads) {
+    double score = 0, weight = 0;
+    for (int h = 0; h < r->problem.heads; ++h) {
+      score += r->attention.scores[static_cast<std::size_t>(h)](i, j);
+      weight += r->attention.weights[static_cast<std::size_t>(h)](i, j);
+    }
+    ImGui::Text("mean score  %.6g", score / r->problem.heads);
+    ImGui::Text("mean weight %.6g", weight / r->problem.heads);
   } else {
     ImGui::Text("score  %.6g", static_cast<double>(r->attention.scores[static_cast<std::size_t>(head)](i, j)));
     ImGui::Text("weight %.6g", static_cast<double>(r->attention.weights[static_cast<std::size_t>(head)](i, j)));

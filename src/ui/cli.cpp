@@ -191,7 +191,7 @@ int run_export(ArgParser& p) {
     return kRuntimeError;
   }
   const Results& results = *workspace.results();
-  if (state.view.head >= results.problem.heads)
+  if (!state.view.mean_heads && state.view.head >= results.problem.heads)
     return usage_error("--head " + std::to_string(state.view.head) + " is out of range: there are " +
                        std::to_string(results.problem.heads) + " heads (0 to " + std::to_string(results.problem.heads - 1) + ")");
   for (const auto& note : results.notes) std::fprintf(stderr, "poslab: %s\n", note.c_str());

@@ -253,7 +253,12 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   section("View");
   const int heads = std::max(1, m.heads);
   state.view.head = std::clamp(state.view.head, 0, heads - 1);
+  ImGui::BeginDisabled(state.view.mean_heads);
   ImGui::SliderInt("head", &state.view.head, 0, heads - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::Checkbox("mean", &state.view.mean_heads);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("The attention heatmap shows the mean of all heads' weights or scores");
   int value = state.view.value == HeatmapValue::Weights ? 0 : 1;
   ImGui::RadioButton("weights", &value, 0);
   ImGui::SameLine();

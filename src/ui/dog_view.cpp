@@ -2,6 +2,7 @@
 
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -20,6 +21,64 @@ std::string why(const DogCase& c) {
   if (c.encoding == EncodingKind::None)
     return "different without positions: the causal mask shows each occurrence a different prefix";
   return "different: the positions make the two occurrences distinguishable";
+}
+
+// The shuffle: outputs in sentence order, the shuffled sentence's outputs, and their difference
+// once the first are put in the shuffled order.
+Result<plot::Figure> permutation_figure(const State& state, const EmbeddingTable& table, float width) {
+  auto check = permutation_check(state.model, table, static_cast<std::uint64_t>(state.view.permutation));
+  if (!check) return Error{check.error()};
+  const auto& order = check->order;
+  static thread_local Matrix before, after, difference;  // the specs point at them while building
+  before = check->outputs;
+  after = check->shuffled_outputs;
+  difference = after;
+  for (std::size_t k = 0; k < order.size(); ++k)
+    difference.row(static_cast<Eigen::Index>(k)) -= before.row(order[k]);
+  const float extent = std::max({before.cwiseAbs().maxCoeff(), after.cwiseAbs().maxCoeff(), 1e-6f});
+  std::vector<std::string> shuffled_tokens;
+  std::string shuffled_text;
+  for (int k : order) {
+    shuffled_tokens.push_back(check->tokens[static_cast<std::size_t>(k)]);
+    shuffled_text += (shuffled_text.empty() ? "" : " ") + check->tokens[static_cast<std::size_t>(k)];
+  }
+  struct Part {
+    std::string title, subtitle;
+    const Matrix* values;
+    std::vector<std::string> rows;
+  };
+  char verdict[200];
+  std::snprintf(verdict, sizeof verdict,
+                "no positions, no mask: max |shuffled − reordered| = %.2g — the outputs move with their tokens; "
+                "with RoPE: %.2g",
+                check->max_abs_diff_none, check->max_abs_diff_rope);
+  const Part parts[] = {
+      {"Permute: outputs of the sentence, no positions, no mask", "", &before, check->tokens},
+      {"Outputs of the shuffled sentence “" + shuffled_text + "”", "", &after, shuffled_tokens},
+      {"Shuffled outputs − the original outputs in the shuffled order", verdict, &difference, shuffled_tokens},
+  };
+  plot::Figure figure;
+  for (const Part& part : parts) {
+    plot::HeatmapSpec spec;
+    spec.title = part.title;
+    spec.subtitle = part.subtitle;
+    spec.values = part.values;
+    spec.row_labels = part.rows;
+    spec.row_axis = "";
+    spec.col_axis = "output dimension";
+    spec.index_cols = true;
+    spec.colormap = plot::Colormap::Diverging;
+    spec.vmin = -extent;
+    spec.vmax = extent;
+    spec.value_label = "";
+    spec.side = width;
+    spec.row_height = 18.0f;
+    const plot::Figure piece = plot::build_heatmap(spec, plot::figure_text_measure()).figure;
+    figure.place(piece, {0, figure.height});
+    figure.height += piece.height;
+    figure.width = std::max(figure.width, piece.width);
+  }
+  return figure;
 }
 
 }  // namespace
@@ -57,6 +116,13 @@ Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table,
     figure.height += part.height;
     figure.width = std::max(figure.width, part.width);
   }
+  if (state.view.permutation > 0) {
+    auto shuffle = permutation_figure(state, table, width);
+    if (!shuffle) return Error{shuffle.error()};
+    figure.place(*shuffle, {0, figure.height});
+    figure.height += shuffle->height;
+    figure.width = std::max(figure.width, shuffle->width);
+  }
   return figure;
 }
 
@@ -75,14 +141,23 @@ Result<std::string> dog_csv(const State& state, const EmbeddingTable& table) {
   return csv.str();
 }
 
-void DogView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
+void DogView::draw(State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   if (!workspace.has_embeddings()) return;
+  if (ImGui::Button("Permute")) ++state.view.permutation;  // a new shuffle on every click
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Shuffle the sentence's tokens and compare the outputs: without positions they are the\n"
+                      "same rows, shuffled the same way");
+  if (state.view.permutation > 0) {
+    ImGui::SameLine();
+    if (ImGui::Button("Sentence order")) state.view.permutation = 0;
+  }
   const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x - 200.0f);
-  if (!(built_for_ == state.model) || built_table_ != workspace.version() || std::abs(built_width_ - width) > 0.5f) {
+  if (!(built_for_ == state.model) || built_permutation_ != state.view.permutation || built_table_ != workspace.version() || std::abs(built_width_ - width) > 0.5f) {
     auto figure = dog_figure(state, workspace.embeddings(), width);
     error_ = figure ? "" : figure.error();
     if (figure) figure_ = std::move(*figure);
     built_for_ = state.model;
+    built_permutation_ = state.view.permutation;
     built_table_ = workspace.version();
     built_width_ = width;
   }

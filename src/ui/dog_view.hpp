@@ -17,7 +17,7 @@ Result<std::string> dog_csv(const State& state, const EmbeddingTable& table);
 
 class DogView {
  public:
-  void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts);
+  void draw(State& state, const Workspace& workspace, const plot::FontSet& fonts);
 
  private:
   plot::Figure figure_;
@@ -26,6 +26,7 @@ class DogView {
   ModelSettings built_for_;
   std::uint64_t built_table_ = 0;
   float built_width_ = 0;
+  int built_permutation_ = 0;
 };
 
 }  // namespace poslab

@@ -3,7 +3,7 @@
 # events), and checks that the GUI's export equals `poslab export attention` for the same state:
 # the same PNG pixels and the same CSV.
 set -euo pipefail
-poslab=$1
+poslab=$(realpath "$1")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -15,7 +15,7 @@ cat > drive.sh <<'INNER'
 set -eu
 "$@" &
 pid=$!
-window=$(xdotool search --sync --limit 1 --name '^PosLab$')
+window=$(timeout 60 xdotool search --sync --limit 1 --name '^PosLab$')
 sleep 1   # let the first frames compute and draw
 xdotool windowfocus --sync "$window"
 xdotool key --window "$window" ctrl+e

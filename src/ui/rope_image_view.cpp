@@ -24,13 +24,16 @@ Matrix scores_for(const State& s, Rope2d kind) {
 
 }  // namespace
 
-plot::Figure rope_image_figure(const State& state, float side) {
+plot::Figure rope_image_figure(const State& state, float side) { return rope_image_panels(state, side).figure; }
+
+RopeImageFigure rope_image_panels(const State& state, float side) {
   const Matrix axial = scores_for(state, Rope2d::Axial), mixed = scores_for(state, Rope2d::Mixed);
   // One shared range for both panels, so that equal colours are equal scores. The scores of one
   // vector with itself are mostly positive, so a sequential map shows their structure best.
   const float lo = std::min(axial.minCoeff(), mixed.minCoeff());
   const float hi = std::max({axial.maxCoeff(), mixed.maxCoeff(), lo + 1e-6f});
-  plot::Figure figure;
+  RopeImageFigure out;
+  plot::Figure& figure = out.figure;
   for (const auto& [kind, values] : {std::pair{Rope2d::Axial, &axial}, std::pair{Rope2d::Mixed, &mixed}}) {
     plot::HeatmapSpec spec;
     char title[128];
@@ -57,11 +60,12 @@ plot::Figure rope_image_figure(const State& state, float side) {
     const float x0 = part.cells.x0 + cw * static_cast<float>(clamped_x(state));
     const float y0 = part.cells.y0 + ch * static_cast<float>(clamped_y(state));
     piece.rect({x0, y0, x0 + cw, y0 + ch}, {0, 0, 0, 0}, plot::Color{0.05f, 0.05f, 0.05f, 1}, 2.0f);
+    out.grids.push_back({part.cells.x0 + figure.width, part.cells.y0, part.cells.x1 + figure.width, part.cells.y1});
     figure.place(piece, {figure.width, 0});
     figure.width += piece.width;
     figure.height = std::max(figure.height, piece.height);
   }
-  return figure;
+  return out;
 }
 
 std::string rope_image_csv(const State& state) {
@@ -95,13 +99,28 @@ void RopeImageView::draw(State& state, const plot::FontSet& fonts) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float side = std::max(160.0f, std::min(avail.x / 2.0f - 200.0f, avail.y - 140.0f));
   if (!built_ || !(built_for_ == state) || std::abs(built_side_ - side) > 0.5f) {
-    figure_ = rope_image_figure(state, side);
+    figure_ = rope_image_panels(state, side);
     built_for_ = state;
     built_side_ = side;
     built_ = true;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  plot::draw_figure(ImGui::GetWindowDrawList(), figure_.figure, origin, 1.0f, fonts, textures_);
+  ImGui::InvisibleButton("patches", ImVec2(figure_.figure.width, figure_.figure.height));
+  // Click (or drag over) a patch in either panel to pick it.
+  if (!ImGui::IsItemHovered()) return;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  const plot::Point at{mouse.x - origin.x, mouse.y - origin.y};
+  for (const plot::Box& cells : figure_.grids) {
+    if (!cells.contains(at)) continue;
+    const int x = static_cast<int>((at.x - cells.x0) / cells.width() * static_cast<float>(state.view.image_width));
+    const int y = static_cast<int>((at.y - cells.y0) / cells.height() * static_cast<float>(state.view.image_height));
+    ImGui::SetTooltip("patch (%d, %d) · click to pick it", x, y);
+    if (ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+      state.view.patch_x = std::clamp(x, 0, state.view.image_width - 1);
+      state.view.patch_y = std::clamp(y, 0, state.view.image_height - 1);
+    }
+  }
 }
 
 }  // namespace poslab

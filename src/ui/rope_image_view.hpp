@@ -2,6 +2,7 @@
 // The rope-image view: on a W × H patch grid, the scores from one patch to every patch under
 // axial and mixed 2-D RoPE, side by side.
 #include <string>
+#include <vector>
 
 #include "core/state.hpp"
 #include "plot/draw.hpp"
@@ -11,6 +12,13 @@ namespace poslab {
 inline constexpr int kRopeImageHeadDim = 64;
 
 plot::Figure rope_image_figure(const State& state, float side);
+
+// The figure and, for each panel, the box of its patch cells (to pick a patch with the mouse).
+struct RopeImageFigure {
+  plot::Figure figure;
+  std::vector<plot::Box> grids;
+};
+RopeImageFigure rope_image_panels(const State& state, float side);
 std::string rope_image_csv(const State& state);
 
 class RopeImageView {
@@ -18,7 +26,7 @@ class RopeImageView {
   void draw(State& state, const plot::FontSet& fonts);
 
  private:
-  plot::Figure figure_;
+  RopeImageFigure figure_;
   plot::TextureCache textures_;
   State built_for_;
   bool built_ = false;

@@ -11,12 +11,13 @@ mode=${1:-run}
 shift || true
 
 # Debian 12 packages: compiler and build tools, the libraries, the GL loader generator, Mesa
-# (llvmpipe gives OpenGL 4.5 with compute shaders on machines without a GPU), the font, and
+# (llvmpipe gives OpenGL 4.5 with compute shaders on machines without a GPU), the fonts (DejaVu;
+# Noto CJK for the tour in Japanese), and
 # for the tests GoogleTest, Xvfb and xdotool.
 packages=(
   build-essential cmake pkg-config
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev
-  libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core
+  libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk
   libgtest-dev googletest xvfb xauth xdotool
 )
 

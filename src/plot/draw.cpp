@@ -6,6 +6,8 @@
 #include <cfloat>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace poslab::plot {
 
@@ -18,13 +20,50 @@ const ImWchar kGlyphRanges[] = {0x0020, 0x00FF, 0x0370, 0x03FF, 0x1D00, 0x1DBF, 
 
 ImU32 to_u32(Color c) { return ImGui::ColorConvertFloat4ToU32(ImVec4(c.r, c.g, c.b, c.a)); }
 
+// The extra text whose glyphs (Japanese) are merged from the CJK font, and its ranges.
+struct ExtraGlyphs {
+  std::string text;
+  ImVector<ImWchar> ranges;  // must outlive every atlas build
+  std::string font_bytes;    // the CJK font file, read once
+  int version = 0;
+};
+ExtraGlyphs& extra_glyphs() {
+  static ExtraGlyphs extra;
+  return extra;
+}
+
+// Merges the glyphs of the extra text from the CJK font into the font just added.
+bool merge_cjk(ImFontAtlas& atlas, float size) {
+  ExtraGlyphs& extra = extra_glyphs();
+  if (extra.ranges.empty()) return true;
+  if (extra.font_bytes.empty()) {
+    std::ifstream in(cjk_font_path(), std::ios::binary);
+    extra.font_bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (extra.font_bytes.empty()) return false;
+  }
+  ImFontConfig merge;
+  merge.MergeMode = true;
+  merge.FontNo = 0;  // Noto Sans CJK JP in the collection
+  merge.OversampleH = 2;
+  merge.OversampleV = 2;
+  merge.PixelSnapH = false;
+  merge.FontDataOwnedByAtlas = false;  // the bytes stay in extra_glyphs()
+  // Noto's kana and kanji fill less of the em than DejaVu's Latin: a little larger, they match
+  // the Latin x-height (glyphs sit on the same baseline either way).
+  return atlas.AddFontFromMemoryTTF(extra.font_bytes.data(), static_cast<int>(extra.font_bytes.size()), size * 1.12f, &merge,
+                                    extra.ranges.Data) != nullptr;
+}
+
 ImFont* add_font(ImFontAtlas& atlas, float size, bool& missing) {
   ImFontConfig config;
   config.OversampleH = 2;
   config.OversampleV = 2;
   config.PixelSnapH = false;
   if (!missing && std::filesystem::exists(figure_font_path())) {
-    if (ImFont* f = atlas.AddFontFromFileTTF(figure_font_path(), size, &config, kGlyphRanges)) return f;
+    if (ImFont* f = atlas.AddFontFromFileTTF(figure_font_path(), size, &config, kGlyphRanges)) {
+      if (!merge_cjk(atlas, size)) missing = true;
+      return f;
+    }
   }
   missing = true;
   config.SizePixels = size;
@@ -51,6 +90,18 @@ class AtlasMeasure final : public TextMeasure {
 }  // namespace
 
 const char* figure_font_path() { return "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"; }
+const char* cjk_font_path() { return "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"; }
+
+void add_figure_glyphs(const std::string& text) {
+  ExtraGlyphs& extra = extra_glyphs();
+  if (extra.text.find(text) != std::string::npos) return;
+  extra.text += text;
+  ImFontGlyphRangesBuilder builder;
+  builder.AddText(extra.text.c_str());
+  extra.ranges.clear();
+  builder.BuildRanges(&extra.ranges);
+  ++extra.version;
+}
 
 FontSet FontSet::add_to(ImFontAtlas& atlas, float scale) {
   FontSet set;
@@ -60,15 +111,21 @@ FontSet FontSet::add_to(ImFontAtlas& atlas, float scale) {
   set.label = add_font(atlas, 13.0f * scale, missing);
   set.title = add_font(atlas, 16.0f * scale, missing);
   if (missing)
-    set.warning = std::string("font ") + figure_font_path() +
-                  " is missing (install fonts-dejavu-core); using ImGui's built-in font";
+    set.warning = std::string("font ") + figure_font_path() + " or " + cjk_font_path() +
+                  " is missing (install fonts-dejavu-core and fonts-noto-cjk); using ImGui's built-in font";
   return set;
 }
 
 namespace {
+// Rebuilt when glyphs were added; earlier atlases stay alive for anyone still holding them.
 const AtlasMeasure& atlas_measure() {
-  static const AtlasMeasure measure;
-  return measure;
+  static std::vector<std::unique_ptr<AtlasMeasure>> built;
+  static int version = -1;
+  if (version != extra_glyphs().version) {
+    built.push_back(std::make_unique<AtlasMeasure>());
+    version = extra_glyphs().version;
+  }
+  return *built.back();
 }
 }  // namespace
 

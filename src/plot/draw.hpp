@@ -27,6 +27,13 @@ struct FontSet {
 
 // The font file figures use: DejaVu Sans from Debian's fonts-dejavu-core.
 const char* figure_font_path();
+// The font Japanese glyphs come from: Noto Sans CJK JP from Debian's fonts-noto-cjk.
+const char* cjk_font_path();
+
+// Adds the characters of `text` (Japanese) to the glyphs every FontSet bakes from the CJK font
+// from now on: only the glyphs the interface uses, so start-up stays fast. Call it before the
+// GUI builds its fonts; figure measuring picks the new glyphs up by itself.
+void add_figure_glyphs(const std::string& text);
 
 // Measures text with the figure fonts at scale 1, independent of any ImGui context, so that a
 // figure has the same layout on screen, in the GUI's export and in `poslab export`.

@@ -14,6 +14,8 @@
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
 #include "ui/assets.hpp"
+#include "core/tour.hpp"
+#include "plot/draw.hpp"
 #include "ui/export.hpp"
 #include "ui/gui.hpp"
 
@@ -23,6 +25,12 @@ namespace {
 
 constexpr int kUsageError = 2;
 constexpr int kRuntimeError = 1;
+
+Result<Language> parse_language(std::string_view v) {
+  if (v == "en") return Language::En;
+  if (v == "ja") return Language::Ja;
+  return Error{"--lang expects en or ja, got \"" + std::string(v) + "\""};
+}
 
 void print_help() {
   std::printf(
@@ -36,6 +44,10 @@ void print_help() {
       "      as CSV (columns in README.md). VIEW: %s\n"
       "  poslab export all --dir DIR [state options] [--scale N]\n"
       "      every view as DIR/VIEW.png, .svg and .csv\n"
+      "  poslab export tour --step N [--lang en|ja] [--png F] [--svg F] [--csv F] [--scale N]\n"
+      "      a step of the tour as one slide: words, formulas, live check and plot\n"
+      "  poslab tour --list [--lang en|ja]\n"
+      "      one line per tour step: N, title, pass|fail of its live check\n"
       "  poslab --help | --version\n\n"
       "sessions: --session FILE starts from a saved state (options after it refine it);\n"
       "          export's --save-session FILE writes the state it used\n\n"
@@ -107,7 +119,7 @@ int run_export(ArgParser& p) {
   const std::string_view view_name = p.next();
   const bool all = view_name == "all";  // every view into one folder
   const auto view = all ? std::optional<ExportView>(ExportView::Attention) : export_view_named(view_name);
-  if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() + ", all)");
+  if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() + ", tour, all)");
   State state;
   ExportRequest request;
   std::string save_session, folder;
@@ -121,6 +133,20 @@ int run_export(ArgParser& p) {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
       save_session = std::string(*v);
+      continue;
+    }
+    if ((opt.name == "--step" || opt.name == "--lang") && *view == ExportView::Tour) {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      if (opt.name == "--lang") {
+        auto language = parse_language(*v);
+        if (!language) return usage_error(language.error());
+        request.language = *language;
+      } else {
+        auto step = parse_integer(*v, "--step", 1, static_cast<long long>(tour_steps().size()));
+        if (!step) return usage_error(step.error());
+        request.tour_step = static_cast<int>(*step) - 1;
+      }
       continue;
     }
     if (opt.name == "--dir" && all) {
@@ -160,6 +186,7 @@ int run_export(ArgParser& p) {
   if (!view_has_plot(*view) && (!request.png.empty() || !request.svg.empty()))
     return usage_error("the " + std::string(view_name) + " view exports --csv so far; its plot is not drawn yet");
 
+  if (*view == ExportView::Tour) state = tour_state(request.tour_step, state);  // as a reader pressing Next up to it
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
   if (auto s = workspace.load_embeddings(path, state.vocab_path); !s) {
@@ -257,9 +284,55 @@ int run_gui_from_args(ArgParser& p) {
   return run_gui(options);
 }
 
+// `poslab tour --list`: one line per step, N<TAB>title<TAB>pass|fail, the checks computed now.
+int run_tour(ArgParser& p) {
+  State state;
+  Language language = Language::En;
+  bool list = false;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    if (opt.name == "--list") {
+      list = true;
+      continue;
+    }
+    if (opt.name == "--lang") {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      auto parsed = parse_language(*v);
+      if (!parsed) return usage_error(parsed.error());
+      language = *parsed;
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\" for tour");
+  }
+  if (!list) return usage_error("tour needs --list (or open the Tour tab in the GUI; export a step with poslab export tour --step N)");
+  Workspace workspace;
+  const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
+  if (auto s = workspace.load_embeddings(path, state.vocab_path); !s) {
+    std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
+    return kRuntimeError;
+  }
+  const auto& steps = tour_steps();
+  const auto& texts = tour_texts(language);
+  int failed = 0;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const TourCheck check = steps[k].check(tour_state(static_cast<int>(k), state), workspace.embeddings());
+    failed += check.pass ? 0 : 1;
+    std::printf("%zu\t%s\t%s\n", k + 1, texts[k].title.c_str(), check.pass ? "pass" : "fail");
+  }
+  return failed == 0 ? 0 : kRuntimeError;
+}
+
 }  // namespace
 
 int run_command_line(int argc, char** argv) {
+  // Every figure of every command bakes the same glyphs, so the GUI and `poslab export` agree
+  // to the pixel whichever view or language was drawn first.
+  plot::add_figure_glyphs(tour_japanese_text());
   ArgParser p;
   for (int k = 1; k < argc; ++k) p.args.emplace_back(argv[k]);
   if (!p.done() && (p.args[0] == "--help" || p.args[0] == "-h")) {
@@ -269,6 +342,10 @@ int run_command_line(int argc, char** argv) {
   if (!p.done() && p.args[0] == "--version") {
     std::printf("poslab %s\n", POSLAB_VERSION);
     return 0;
+  }
+  if (!p.done() && p.args[0] == "tour") {
+    p.next();
+    return run_tour(p);
   }
   if (!p.done() && p.args[0] == "export") {
     p.next();

@@ -16,6 +16,7 @@
 #include "ui/rope2d_view.hpp"
 #include "ui/rope_image_view.hpp"
 #include "ui/shift_view.hpp"
+#include "ui/tour_view.hpp"
 #include "ui/trajectory_view.hpp"
 
 namespace poslab {
@@ -37,6 +38,7 @@ std::string view_names() {
 std::optional<ExportView> export_view_named(std::string_view name) {
   for (ExportView v : all_views())
     if (to_string(v) == name) return v;
+  if (name == "tour") return ExportView::Tour;
   return std::nullopt;
 }
 
@@ -52,6 +54,7 @@ std::string_view to_string(ExportView view) {
     case ExportView::Rope2d: return "rope2d";
     case ExportView::RopeImage: return "rope-image";
     case ExportView::Trajectory: return "trajectory";
+    case ExportView::Tour: return "tour";
   }
   return "?";
 }
@@ -69,6 +72,7 @@ int rotary_for(const State& state, const Results& results, const ExportRequest& 
 
 Result<plot::Figure> view_figure(ExportView view, const State& state, const Results& results,
                                  const EmbeddingTable& table, const ExportRequest& request) {
+  if (view == ExportView::Tour) return tour_figure(request.tour_step, request.language, state, results, table);
   if (view == ExportView::Dog) return dog_figure(state, table, 640.0f);
   if (view == ExportView::Rope2d) return rope2d_figure(state);
   if (view == ExportView::RopeImage) return rope_image_figure(state, 420.0f);
@@ -94,6 +98,7 @@ Result<std::string> csv_of(ExportView view, const State& state, const Results& r
     case ExportView::Rope2d: return rope2d_csv(state);
     case ExportView::RopeImage: return rope_image_csv(state);
     case ExportView::Trajectory: return trajectory_csv(state, results);
+    case ExportView::Tour: return tour_csv(request.language, state, table);
     case ExportView::Attention: write_attention_csv(csv, results); break;
     case ExportView::Frequencies:
       write_frequencies_csv(csv, state.model, rotary_for(state, results, request), results.problem.queries());

@@ -8,13 +8,15 @@
 
 #include "core/pipeline.hpp"
 #include "core/state.hpp"
+#include "core/tour_text.hpp"
 #include "plot/figure.hpp"
 
 namespace poslab {
 
-enum class ExportView { Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies };
+enum class ExportView { Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies, Tour };
 
-// Every view, in the order of the GUI's tabs, and their names joined by ", ".
+// The ten views, in the order of the GUI's tabs (the tour is not one of them: it is a walk
+// through them), and their names joined by ", ".
 const std::vector<ExportView>& all_views();
 std::string view_names();
 
@@ -30,6 +32,8 @@ struct ExportRequest {
   std::string csv;  // empty: no data
   float scale = 1.0f;
   int head_dim = 0;  // frequencies: the head width (0: the state's d_h)
+  int tour_step = 0;  // tour: the step (0-based); the state must already be that step's
+  Language language = Language::En;  // tour: the words' language
 };
 
 // The figure of a view as exported (the export sizes), or why there is none.

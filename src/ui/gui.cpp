@@ -31,6 +31,7 @@
 #include "ui/rope2d_view.hpp"
 #include "ui/rope_image_view.hpp"
 #include "ui/shift_view.hpp"
+#include "ui/tour_view.hpp"
 #include "ui/trajectory_view.hpp"
 #include "ui/info_panel.hpp"
 
@@ -70,6 +71,9 @@ std::vector<Hotkey> g_hotkeys;
 
 void on_key(GLFWwindow*, int key, int, int action, int mods) {
   if (action == GLFW_PRESS && (mods & GLFW_MOD_CONTROL)) g_hotkeys.push_back({key, mods});
+  // ← and → step through the tour (held down, they repeat).
+  if ((action == GLFW_PRESS || action == GLFW_REPEAT) && (key == GLFW_KEY_LEFT || key == GLFW_KEY_RIGHT) && mods == 0)
+    g_hotkeys.push_back({key, mods});
 }
 
 GLFWwindow* open_window(const GuiOptions& options, bool& gl43) {
@@ -133,6 +137,7 @@ int run_gui(const GuiOptions& options) {
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
+  plot::add_figure_glyphs(tour_japanese_text());  // the tour's Japanese, and no more of the CJK font
   const plot::FontSet fonts = plot::FontSet::add_to(*io.Fonts, 1.0f);
   io.FontDefault = fonts.ui;
   apply_style();
@@ -174,6 +179,7 @@ int run_gui(const GuiOptions& options) {
   Rope2dView rope2d_view;
   RopeImageView rope_image_view;
   TrajectoryView trajectory_view;
+  TourView tour_view;
   ExportView active_view = ExportView::Attention;
 
   int frame = 0;
@@ -223,6 +229,7 @@ int run_gui(const GuiOptions& options) {
       tab("RoPE image", ExportView::RopeImage, [&] { rope_image_view.draw(state, fonts); });
       tab("Bias", ExportView::Bias, [&] { bias_view.draw(state, workspace, fonts); });
       tab("Frequencies", ExportView::Frequencies, [&] { frequencies_view.draw(state, workspace, fonts); });
+      tab("Tour", ExportView::Tour, [&] { tour_view.draw(state, workspace, fonts); });
       ImGui::EndTabBar();
       first_frame = false;
     }
@@ -237,6 +244,8 @@ int run_gui(const GuiOptions& options) {
       if (io.WantTextInput) break;  // Ctrl+E and Ctrl+D mean something else in a text field
       if (h.key == GLFW_KEY_E) requested.export_png_scale = (h.mods & GLFW_MOD_SHIFT) ? 2 : 1;
       if (h.key == GLFW_KEY_D) requested.export_csv = true;
+      if (active_view == ExportView::Tour && h.key == GLFW_KEY_RIGHT) tour_view.next(state);
+      if (active_view == ExportView::Tour && h.key == GLFW_KEY_LEFT) tour_view.previous(state);
     }
     g_hotkeys.clear();
 
@@ -282,11 +291,14 @@ int run_gui(const GuiOptions& options) {
     }
     if (workspace.results() && (requested.export_png_scale > 0 || requested.export_csv || requested.export_svg)) {
       ExportRequest request;
-      const std::string stem = controls.export_stem + "-" + std::string(to_string(active_view));
+      std::string stem = controls.export_stem + "-" + std::string(to_string(active_view));
+      if (active_view == ExportView::Tour) stem += "-" + std::to_string(tour_view.step() + 1);
       if (requested.export_png_scale > 0) request.png = stem + ".png";
       if (requested.export_csv) request.csv = stem + ".csv";
       if (requested.export_svg) request.svg = stem + ".svg";
       request.scale = static_cast<float>(std::max(1, requested.export_png_scale));
+      request.tour_step = tour_view.step();
+      request.language = tour_view.language;
       std::vector<std::string> written;
       if (auto s = export_view(active_view, state, *workspace.results(), workspace.embeddings(), request, written); !s) status.fail(s.error());
       else for (const auto& w : written) status.info("wrote " + w);

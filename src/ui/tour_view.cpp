@@ -1,0 +1,278 @@
+#include "ui/tour_view.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/additive.hpp"
+#include "core/encodings.hpp"
+#include "core/export_data.hpp"
+#include "core/workspace.hpp"
+#include "plot/lines.hpp"
+#include "plot/wrap.hpp"
+#include "ui/export.hpp"
+
+namespace poslab {
+
+namespace {
+
+constexpr float kMargin = 18.0f, kMinWidth = 780.0f;
+const plot::Color kInk{0.1f, 0.1f, 0.12f, 1}, kMuted{0.4f, 0.4f, 0.45f, 1};
+const plot::Color kPass{0.12f, 0.55f, 0.25f, 1}, kFail{0.75f, 0.15f, 0.12f, 1};
+
+const TourText& text_of(int step, Language language) {
+  const auto& texts = tour_texts(language);
+  return texts[static_cast<std::size_t>(std::clamp(step, 0, static_cast<int>(texts.size()) - 1))];
+}
+
+// Step 2: each property beside the step and view that test it.
+plot::Figure properties_figure(Language language) {
+  const auto& measure = plot::figure_text_measure();
+  plot::Figure f;
+  float y = 10.0f, width = 0.0f;
+  for (int n = 0; n < 5; ++n) {
+    const std::string& name = tour_property(language, n);
+    f.text({kMargin, y}, name, 14.0f, kInk);
+    const std::string& where = tour_property_test(language, n);
+    f.text({kMargin + 16.0f, y + 20.0f}, where, 12.0f, kMuted);
+    width = std::max({width, measure.width(name, 14.0f), measure.width(where, 12.0f) + 16.0f});
+    y += 46.0f;
+  }
+  f.width = width + 2 * kMargin;
+  f.height = y;
+  return f;
+}
+
+// Step 4: p/N for two sentence lengths.
+plot::Figure normalized_figure() {
+  plot::LinePlotSpec spec;
+  spec.title = "Normalized positions: the code p/N of each position";
+  spec.subtitle = "the same position gets a different code when the sequence is longer (Pr1 broken)";
+  spec.x_label = "position p";
+  spec.y_label = "PE(p) = p/N";
+  spec.width = 560.0f;
+  spec.height = 260.0f;
+  int k = 0;
+  for (int N : {5, 10}) {
+    plot::Series s{"N = " + std::to_string(N), {}, {}, plot::series_color(k++), true};
+    const Matrix pe = normalized_encoding(N, 1, N);
+    for (int p = 0; p < N; ++p) {
+      s.x.push_back(p);
+      s.y.push_back(pe(p, 0));
+    }
+    spec.series.push_back(std::move(s));
+  }
+  return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
+}
+
+// Step 8: absolute positions and positions relative to the third token.
+plot::Figure relative_figure(const Results& r) {
+  const auto& measure = plot::figure_text_measure();
+  const int T = static_cast<int>(r.tokens.size());
+  const int anchor = std::min(2, T - 1);
+  std::vector<float> widths;
+  for (const Token& t : r.tokens) widths.push_back(std::max(56.0f, measure.width(t.text, 15.0f) + 20.0f));
+  const float label_w = 230.0f;
+  plot::Figure f;
+  auto row = [&](float y, const std::string& label, auto value_of, plot::Color color, float size) {
+    f.text({kMargin, y}, label, 13.0f, kMuted, plot::HAlign::Left, plot::VAlign::Middle);
+    float x = kMargin + label_w;
+    for (int t = 0; t < T; ++t) {
+      const float w = widths[static_cast<std::size_t>(t)];
+      if (t == anchor) f.rect({x, y - 15.0f, x + w, y + 15.0f}, plot::Color{1.0f, 0.93f, 0.7f, 1});
+      f.text({x + w / 2, y}, value_of(t), size, color, plot::HAlign::Center, plot::VAlign::Middle);
+      x += w;
+    }
+    return x;
+  };
+  float right = row(22.0f, "absolute position", [](int t) { return std::to_string(t); }, kInk, 15.0f);
+  row(56.0f, "", [&](int t) { return r.tokens[static_cast<std::size_t>(t)].text; }, kInk, 16.0f);
+  row(90.0f, "relative to “" + r.tokens[static_cast<std::size_t>(anchor)].text + "”",
+      [&](int t) {
+        const int rel = t - anchor;
+        return rel < 0 ? "−" + std::to_string(-rel) : std::to_string(rel);
+      },
+      plot::Color{0.1f, 0.3f, 0.7f, 1}, 15.0f);
+  f.width = right + kMargin;
+  f.height = 112.0f;
+  return f;
+}
+
+// Step 9: the norm of the live "dog" vector with a position added, and rotated.
+plot::Figure norms_figure(const State& state, const Results& r) {
+  const int d = r.problem.width() - r.problem.width() % 2;
+  auto added = additive_encoding(state.model, r.problem.queries(), r.problem.width());
+  const int row = r.problem.queries() > 1 ? 1 : 0;
+  Matrix x = r.problem.Xq.row(row).leftCols(d);
+  if (added) x -= added->row(row).leftCols(d);
+  const Matrix pe = sinusoidal_encoding(64, d, state.model.base);
+  const auto thetas = rope_thetas(d, state.model.base);
+  plot::LinePlotSpec spec;
+  spec.title = "‖x + PE(p)‖ against ‖R_p x‖ for “" + r.tokens[static_cast<std::size_t>(row)].text + "”";
+  spec.subtitle = "adding a position changes the vector's length; rotating it does not";
+  spec.x_label = "position p";
+  spec.y_label = "norm";
+  spec.width = 560.0f;
+  spec.height = 260.0f;
+  plot::Series add{"x + PE(p), sinusoidal", {}, {}, plot::series_color(1), false};
+  plot::Series rot{"R_p x, RoPE", {}, {}, plot::series_color(0), false};
+  for (int p = 0; p < 64; ++p) {
+    add.x.push_back(p);
+    add.y.push_back((x + pe.row(p)).cast<double>().norm());
+    Matrix turned = x;
+    const int position[] = {p};
+    apply_rope(turned, position, thetas, RopeStyle::Interleaved);
+    rot.x.push_back(p);
+    rot.y.push_back(turned.cast<double>().norm());
+  }
+  spec.series = {add, rot};
+  return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
+}
+
+Result<plot::Figure> plot_of(const TourStep& step, Language language, const State& state, const Results& results,
+                             const EmbeddingTable& table) {
+  if (step.plot == "properties") return properties_figure(language);
+  if (step.plot == "normalized") return normalized_figure();
+  if (step.plot == "relative") return relative_figure(results);
+  if (step.plot == "norms") return norms_figure(state, results);
+  const auto view = export_view_named(step.plot);
+  if (!view) return Error{"the tour names an unknown view \"" + step.plot + "\""};
+  ExportRequest request;
+  if (*view == ExportView::Frequencies) request.head_dim = 64;  // Llama 3.2's head width, as in the step
+  return view_figure(*view, state, results, table, request);
+}
+
+// Lines of text, wrapped, from `y` down; returns the y below them.
+float paragraph(plot::Figure& f, const std::string& text, float x, float y, float width, float size, plot::Color color) {
+  for (const std::string& line : plot::wrap_text(text, width, size, plot::figure_text_measure())) {
+    f.text({x, y}, line, size, color);
+    y += size * 1.5f;
+  }
+  return y;
+}
+
+}  // namespace
+
+Result<plot::Figure> tour_figure(int step, Language language, const State& state, const Results& results,
+                                 const EmbeddingTable& table) {
+  const auto& steps = tour_steps();
+  if (step < 0 || step >= static_cast<int>(steps.size()))
+    return Error{"the tour has steps 1 to " + std::to_string(steps.size()) + "; there is no step " + std::to_string(step + 1)};
+  const TourStep& s = steps[static_cast<std::size_t>(step)];
+  const TourText& text = text_of(step, language);
+  auto plot = plot_of(s, language, state, results, table);
+  if (!plot) return Error{plot.error()};
+  const TourCheck check = s.check(state, table);
+
+  plot::Figure f;
+  f.width = std::max(kMinWidth, plot->width);
+  const float inner = f.width - 2 * kMargin;
+  char header[96];
+  std::snprintf(header, sizeof header, "%s %d / %zu", tour_word(language, 2).c_str(), step + 1, steps.size());
+  f.text({kMargin, kMargin}, header, 12.0f, kMuted);
+  float y = paragraph(f, text.title, kMargin, kMargin + 20.0f, inner, 22.0f, kInk) + 4.0f;
+  y = paragraph(f, text.body, kMargin, y, inner, 14.0f, kInk) + 6.0f;
+  if (!text.formulas.empty()) {
+    // Wrap first, so that the grey box can be drawn under the lines.
+    std::vector<std::string> lines;
+    for (const std::string& formula : text.formulas)
+      for (std::string& line : plot::wrap_text(formula, inner - 28.0f, 15.0f, plot::figure_text_measure()))
+        lines.push_back(std::move(line));
+    const float height = 20.0f + 15.0f * 1.5f * static_cast<float>(lines.size());
+    f.rect({kMargin, y, kMargin + inner, y + height}, plot::Color{0.95f, 0.95f, 0.97f, 1});
+    y += 10.0f;
+    for (const std::string& line : lines) {
+      f.text({kMargin + 14.0f, y}, line, 15.0f, kInk);
+      y += 15.0f * 1.5f;
+    }
+    y += 20.0f;
+  }
+  // The live check: what it verifies, the numbers measured now, and the mark.
+  const std::string& mark = tour_word(language, check.pass ? 4 : 5);
+  const float badge_w = plot::figure_text_measure().width(mark, 13.0f) + 20.0f;
+  f.rect({kMargin, y, kMargin + badge_w, y + 22.0f}, check.pass ? kPass : kFail);
+  f.text({kMargin + badge_w / 2, y + 11.0f}, mark, 13.0f, plot::Color{1, 1, 1, 1}, plot::HAlign::Center, plot::VAlign::Middle);
+  const float tx = kMargin + badge_w + 10.0f;
+  y = paragraph(f, tour_word(language, 3) + ": " + text.check, tx, y + 3.0f, inner - badge_w - 10.0f, 13.0f, kInk);
+  y = paragraph(f, check.measured, tx, y, inner - badge_w - 10.0f, 12.0f, check.pass ? kPass : kFail) + 10.0f;
+  f.line({kMargin, y}, {kMargin + inner, y}, plot::Color{0.85f, 0.85f, 0.88f, 1});
+  f.place(*plot, {(f.width - plot->width) / 2, y + 6.0f});
+  f.height = y + 6.0f + plot->height + 6.0f;
+  return f;
+}
+
+std::string tour_csv(Language language, const State& start, const EmbeddingTable& table) {
+  std::ostringstream csv;
+  csv << "step,title,pass,measured\n";
+  const auto& steps = tour_steps();
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const State state = tour_state(static_cast<int>(k), start);
+    const TourCheck check = steps[k].check(state, table);
+    csv << k + 1 << ',' << csv_field(text_of(static_cast<int>(k), language).title) << ',' << (check.pass ? "pass" : "fail")
+        << ',' << csv_field(check.measured) << '\n';
+  }
+  return csv.str();
+}
+
+void TourView::enter(State& state) {
+  if (started_) return;
+  started_ = true;
+  before_tour_ = state;
+  visited_.assign(tour_steps().size(), std::nullopt);
+  step_ = 0;
+  tour_steps().front().preset(state);
+}
+
+void TourView::go_to(int k, State& state) {
+  k = std::clamp(k, 0, static_cast<int>(tour_steps().size()) - 1);
+  if (!started_ || k == step_) return;
+  visited_[static_cast<std::size_t>(step_)] = state;  // the reader's own changes, kept
+  step_ = k;
+  if (const auto& seen = visited_[static_cast<std::size_t>(k)]) state = *seen;
+  else tour_steps()[static_cast<std::size_t>(k)].preset(state);
+}
+
+void TourView::draw(State& state, const Workspace& workspace, const plot::FontSet& fonts) {
+  enter(state);
+  const Results* r = workspace.results();
+  if (ImGui::Button(tour_word(language, 0).c_str())) previous(state);
+  ImGui::SameLine();
+  if (ImGui::Button(tour_word(language, 1).c_str())) next(state);
+  ImGui::SameLine();
+  ImGui::Text("%s %d / %zu", tour_word(language, 2).c_str(), step_ + 1, tour_steps().size());
+  ImGui::SameLine(0, 24.0f);
+  int lang = language == Language::Ja ? 1 : 0;
+  ImGui::RadioButton(tour_word(Language::En, 7).c_str(), &lang, 0);
+  ImGui::SameLine();
+  ImGui::RadioButton(tour_word(Language::Ja, 7).c_str(), &lang, 1);
+  language = lang == 1 ? Language::Ja : Language::En;
+  ImGui::SameLine(0, 24.0f);
+  if (ImGui::Button(tour_word(language, 6).c_str())) {
+    state = before_tour_;  // back to the reader's own settings; the tour starts afresh next time
+    started_ = false;
+  }
+  ImGui::SameLine();
+  ImGui::TextDisabled("(← → keys)");
+  if (!r || !workspace.has_embeddings()) return;
+  if (built_step_ != step_ || built_language_ != language || built_version_ != workspace.version() ||
+      !(built_state_ == state)) {
+    auto figure = tour_figure(step_, language, state, *r, workspace.embeddings());
+    error_ = figure ? "" : figure.error();
+    if (figure) figure_ = std::move(*figure);
+    built_step_ = step_;
+    built_language_ = language;
+    built_version_ = workspace.version();
+    built_state_ = state;
+  }
+  if (!error_.empty()) {
+    ImGui::TextWrapped("%s", error_.c_str());
+    return;
+  }
+  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
+  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+}
+
+}  // namespace poslab

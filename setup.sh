@@ -16,7 +16,7 @@ shift || true
 # for the tests GoogleTest, Xvfb and xdotool.
 packages=(
   build-essential cmake pkg-config
-  libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev
+  libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk
   libgtest-dev googletest xvfb xauth xdotool
 )
@@ -52,6 +52,11 @@ case "$mode" in
     exec build/poslab "$@"
     ;;
   test)
+    # The tokenizer test fetches its reference with npm; Debian's nodejs and npm if none is here.
+    if ! command -v npm >/dev/null 2>&1; then
+      packages=(nodejs npm)
+      install_missing
+    fi
     ctest --test-dir build --output-on-failure -j 2
     ;;
   build) ;;

@@ -14,6 +14,7 @@
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
 #include "ui/assets.hpp"
+#include "core/bpe.hpp"
 #include "core/tour.hpp"
 #include "plot/draw.hpp"
 #include "ui/export.hpp"
@@ -46,6 +47,8 @@ void print_help() {
       "      every view as DIR/VIEW.png, .svg and .csv\n"
       "  poslab export tour --step N [--lang en|ja] [--png F] [--svg F] [--csv F] [--scale N]\n"
       "      a step of the tour as one slide: words, formulas, live check and plot\n"
+      "  poslab tokens --tokenizer tokenizer.json --sentence TEXT [--sentence TEXT …]\n"
+      "      byte-level BPE token ids (Hugging Face tokenizer.json) as a JSON array per sentence\n"
       "  poslab tour --list [--lang en|ja]\n"
       "      one line per tour step: N, title, pass|fail of its live check\n"
       "  poslab --help | --version\n\n"
@@ -284,6 +287,40 @@ int run_gui_from_args(ArgParser& p) {
   return run_gui(options);
 }
 
+// `poslab tokens --tokenizer F --sentence S …`: the ids of each sentence as a JSON array, one
+// line per sentence.
+int run_tokens(ArgParser& p) {
+  std::string path;
+  std::vector<std::string> sentences;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (opt.name != "--tokenizer" && opt.name != "--sentence")
+      return usage_error("unknown option \"" + std::string(opt.name) + "\" for tokens (--tokenizer F --sentence S)");
+    auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+    if (!v) return usage_error(v.error());
+    if (opt.name == "--tokenizer") path = std::string(*v);
+    else sentences.emplace_back(*v);
+  }
+  if (path.empty() || sentences.empty())
+    return usage_error("tokens needs --tokenizer tokenizer.json and at least one --sentence TEXT");
+  auto tokenizer = BpeTokenizer::load(path);
+  if (!tokenizer) {
+    std::fprintf(stderr, "poslab: error: %s\n", tokenizer.error().c_str());
+    return kRuntimeError;
+  }
+  for (const std::string& sentence : sentences) {
+    auto ids = tokenizer->encode(sentence);
+    if (!ids) {
+      std::fprintf(stderr, "poslab: error: %s\n", ids.error().c_str());
+      return kRuntimeError;
+    }
+    std::string line = "[";
+    for (std::size_t k = 0; k < ids->size(); ++k) line += (k ? ", " : "") + std::to_string((*ids)[k]);
+    std::printf("%s]\n", line.c_str());
+  }
+  return 0;
+}
+
 // `poslab tour --list`: one line per step, N<TAB>title<TAB>pass|fail, the checks computed now.
 int run_tour(ArgParser& p) {
   State state;
@@ -342,6 +379,10 @@ int run_command_line(int argc, char** argv) {
   if (!p.done() && p.args[0] == "--version") {
     std::printf("poslab %s\n", POSLAB_VERSION);
     return 0;
+  }
+  if (!p.done() && p.args[0] == "tokens") {
+    p.next();
+    return run_tokens(p);
   }
   if (!p.done() && p.args[0] == "tour") {
     p.next();

@@ -1,0 +1,76 @@
+// Byte-level BPE on a small tokenizer.json written here, so every id can be derived by hand.
+#include <gtest/gtest.h>
+
+#include "core/bpe.hpp"
+
+using namespace poslab;
+
+namespace {
+
+// Bytes map to themselves for printable ASCII; the space is "Ġ" (U+0120). Merges, by rank:
+// "d o" → "do", "do g" → "dog", "Ġ dog" → "Ġdog", "c a" → "ca".
+std::string tokenizer_json(bool ignore_merges, bool template_bos) {
+  std::string post = template_bos ? R"({"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+        {"Sequence": {"id": "A", "type_id": 0}}], "special_tokens": {"<s>": {"id": "<s>", "ids": [100], "tokens": ["<s>"]}}})"
+                                  : "null";
+  return R"({"normalizer": null,
+    "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+      {"type": "Split", "pattern": {"Regex": " ?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+|\\s+"}, "behavior": "Isolated", "invert": false},
+      {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]},
+    "post_processor": )" + post + R"(,
+    "added_tokens": [{"id": 100, "content": "<s>", "special": true}, {"id": 101, "content": "<x>", "special": true}],
+    "model": {"type": "BPE", "ignore_merges": )" + (ignore_merges ? "true" : "false") + R"(,
+      "vocab": {"d": 0, "o": 1, "g": 2, "Ġ": 3, "c": 4, "a": 5, "t": 6, "do": 7, "dog": 8, "Ġdog": 9, "ca": 10, "1": 11,
+                "cat": 12, "gd": 13},
+      "merges": ["d o", "do g", "Ġ dog", "c a", ["g", "d"]]}})";
+}
+
+std::vector<int> ids(const BpeTokenizer& t, std::string_view text) {
+  auto r = t.encode(text);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error());
+  return r.ok() ? *r : std::vector<int>{};
+}
+
+}  // namespace
+
+TEST(Bpe, MergesByRankAfterTheByteLevelMap) {
+  auto t = BpeTokenizer::parse(tokenizer_json(false, false), "", "test");
+  ASSERT_TRUE(t.ok()) << t.error();
+  EXPECT_EQ(ids(*t, "dog dog"), (std::vector<int>{8, 9}));  // "dog", "Ġdog"
+  EXPECT_EQ(ids(*t, "cat"), (std::vector<int>{10, 6}));     // "ca" + "t": no merge makes "cat"
+  EXPECT_EQ(ids(*t, "1"), (std::vector<int>{11}));
+  EXPECT_EQ(t->token_text(9), " dog");  // Ġ decodes back to the space byte
+}
+
+TEST(Bpe, IgnoreMergesTakesAWholeWordFromTheVocabulary) {
+  auto t = BpeTokenizer::parse(tokenizer_json(true, false), "", "test");
+  ASSERT_TRUE(t.ok()) << t.error();
+  EXPECT_EQ(ids(*t, "cat"), (std::vector<int>{12}));  // "cat" is in the vocabulary
+}
+
+TEST(Bpe, AddedTokensAreNeverSplitAndTheTemplateAddsBos) {
+  auto t = BpeTokenizer::parse(tokenizer_json(false, true), "", "test");
+  ASSERT_TRUE(t.ok()) << t.error();
+  EXPECT_EQ(ids(*t, "dog<x>dog"), (std::vector<int>{100, 8, 101, 8}));
+  EXPECT_TRUE(t->is_special(101));
+  // Without a template, tokenizer_config.json's bos_token is put first unless add_bos_token is false.
+  auto config = BpeTokenizer::parse(tokenizer_json(false, false), R"({"bos_token": "<s>"})", "test");
+  ASSERT_TRUE(config.ok());
+  EXPECT_EQ(ids(*config, "dog"), (std::vector<int>{100, 8}));
+  auto off = BpeTokenizer::parse(tokenizer_json(false, false), R"({"bos_token": "<s>", "add_bos_token": false})", "test");
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(ids(*off, "dog"), (std::vector<int>{8}));
+}
+
+TEST(Bpe, BadFilesAreClearErrors) {
+  EXPECT_FALSE(BpeTokenizer::parse("{", "", "t.json").ok());
+  auto wordpiece = BpeTokenizer::parse(R"({"model": {"type": "WordPiece", "vocab": {}}})", "", "t.json");
+  ASSERT_FALSE(wordpiece.ok());
+  EXPECT_NE(wordpiece.error().find("BPE only"), std::string::npos);
+  std::string bad_regex = tokenizer_json(false, false);
+  bad_regex.replace(bad_regex.find(" ?\\\\p{L}+"), 9, "(unclosed");
+  auto r = BpeTokenizer::parse(bad_regex, "", "t.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("regex"), std::string::npos) << r.error();
+  EXPECT_FALSE(BpeTokenizer::load("/no/such/tokenizer.json").ok());
+}

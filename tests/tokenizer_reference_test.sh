@@ -46,3 +46,36 @@ fi
 [ "$(head -n 1 "$work/actual.txt")" = "[128000, 791, 5679, 62920, 2500, 5679]" ] || {
   echo "FAIL: \"The dog chased another dog\" is not [128000, 791, 5679, 62920, 2500, 5679]"; exit 1; }
 echo "poslab tokens matches the reference on $(wc -l < "$work/actual.txt") strings"
+
+# A Llama-3-shaped model folder: the real tokenizer, config.json, and a small BF16
+# model.embed_tokens.weight (128256 × 8). The attention export runs on the model's own tokens.
+model=$work/model
+mkdir -p "$model"
+cp "$tokenizer" "$(dirname "$tokenizer")/tokenizer_config.json" "$model/"
+cat > "$model/config.json" <<'JSON'
+{"hidden_size": 8, "num_attention_heads": 2, "head_dim": 4, "rope_theta": 500000.0,
+ "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                  "original_max_position_embeddings": 8192}}
+JSON
+python3 - "$model/model.safetensors" <<'PY'
+import json, struct, sys
+rows, dim = 128256, 8
+data = bytearray()
+for i in range(rows):
+    for j in range(dim):
+        data += struct.pack("<f", ((i * 31 + j * 7) % 200 - 100) / 256.0)[2:]  # BF16: the top half
+header = json.dumps({"model.embed_tokens.weight": {"dtype": "BF16", "shape": [rows, dim], "data_offsets": [0, len(data)]}})
+header += " " * (-len(header) % 8)
+with open(sys.argv[1], "wb") as f:
+    f.write(struct.pack("<Q", len(header)) + header.encode() + data)
+PY
+"$poslab" info --model "$model" > "$work/info.txt"
+grep -q "^vocabulary  128256$" "$work/info.txt" && grep -q "^dtype       BF16$" "$work/info.txt" &&
+  grep -q "byte-level BPE" "$work/info.txt" || { echo "FAIL: poslab info --model:"; cat "$work/info.txt"; exit 1; }
+"$poslab" export attention --model "$model" --backend cpu --csv "$work/attention.csv" >/dev/null
+tokens=$(awk -F, 'NR > 1 && $1 == 0 && $3 == 0 { printf "%s|", $4 }' "$work/attention.csv")
+[ "$tokens" = "<|begin_of_text|>|The| dog| chased| another| dog|" ] ||
+  { echo "FAIL: the model's tokens in the attention export are \"$tokens\""; exit 1; }
+heads=$(awk -F, 'NR > 1 { print $1 }' "$work/attention.csv" | sort -u | wc -l)
+[ "$heads" = 2 ] || { echo "FAIL: config.json's 2 heads were not used ($heads)"; exit 1; }
+echo "a Llama-3-shaped model folder: info, the model's tokens and its config in the attention export"

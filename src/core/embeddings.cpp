@@ -23,6 +23,35 @@ EmbeddingTable::EmbeddingTable(std::vector<std::string> words, Matrix vectors, s
   }
 }
 
+EmbeddingTable::EmbeddingTable(std::vector<std::string> words, std::shared_ptr<const RowSource> rows, std::string source)
+    : words_(std::move(words)), rows_(std::move(rows)), source_(std::move(source)) {
+  if (words_.empty())
+    for (int i = 0; i < rows_->rows(); ++i) words_.push_back(std::to_string(i));
+  index_.reserve(words_.size());
+  for (int i = 0; i < size(); ++i)
+    if (!index_.emplace(words_[static_cast<std::size_t>(i)], i).second) ++duplicates_;
+  // The scale for unknown tokens from a sample of rows spread over the table.
+  std::vector<std::int64_t> sample;
+  const int n = rows_->rows(), step = std::max(1, n / 256);
+  for (int i = 0; i < n; i += step) sample.push_back(i);
+  if (auto m = rows_->gather(sample); m && m->size() > 0) {
+    const double mean = m->cast<double>().mean();
+    const double var = (m->cast<double>().array() - mean).square().mean();
+    component_std_ = static_cast<float>(std::sqrt(var));
+    if (!(component_std_ > 0.0f)) component_std_ = 1.0f;
+  }
+}
+
+Result<RowVector> EmbeddingTable::row(int r) const {
+  if (r < 0 || r >= (rows_ ? rows_->rows() : static_cast<int>(vectors_.rows())))
+    return Error{source_ + ": row " + std::to_string(r) + " is outside the table"};
+  if (!rows_) return RowVector(vectors_.row(r));
+  const std::int64_t id = r;
+  auto m = rows_->gather(std::span<const std::int64_t>(&id, 1));
+  if (!m) return Error{m.error()};
+  return RowVector(m->row(0));
+}
+
 int EmbeddingTable::find(const std::string& word) const {
   auto it = index_.find(word);
   return it == index_.end() ? -1 : it->second;
@@ -126,7 +155,10 @@ Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path) {
   return parse_text_embeddings(*bytes, path.string());
 }
 
-Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab) {
+Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab,
+                                            const std::string& tensor) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return load_model_folder(path, tensor);
   std::string head(64, '\0');
   {
     std::ifstream in(path, std::ios::binary);
@@ -136,9 +168,7 @@ Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, c
   switch (detect_format(path, head)) {
     case EmbeddingFormat::Word2vecBinary: return load_word2vec_binary(path);
     case EmbeddingFormat::Npy: return load_npy_embeddings(path, vocab);
-    case EmbeddingFormat::Safetensors:
-      return Error{path.string() + ": a safetensors file: PosLab reads these as model weights (a model folder), "
-                                   "not yet as an embeddings table"};
+    case EmbeddingFormat::Safetensors: return load_safetensors_embeddings(path, vocab, tensor);
     case EmbeddingFormat::GloveText: break;
   }
   return load_text_embeddings(path);

@@ -1,6 +1,9 @@
 #pragma once
 // Word embeddings: a vocabulary and a matrix with one row per word.
+#include <cstdint>
 #include <filesystem>
+#include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -10,16 +13,40 @@
 
 namespace poslab {
 
+class BpeTokenizer;
+
+// Rows read on demand, e.g. from a memory-mapped safetensors tensor: a real model's table (128k ×
+// 2048 for Llama 3.2 1B) is never copied into memory, only the rows a sentence needs.
+class RowSource {
+ public:
+  virtual ~RowSource() = default;
+  virtual int rows() const = 0;
+  virtual int dim() const = 0;
+  virtual std::string dtype() const = 0;  // as stored: "F32", "BF16", …
+  virtual Result<Matrix> gather(std::span<const std::int64_t> ids) const = 0;
+};
+
 class EmbeddingTable {
  public:
   EmbeddingTable() = default;
   EmbeddingTable(std::vector<std::string> words, Matrix vectors, std::string source);
+  // A table whose rows stay on disk. `words` names row k (empty: the rows are token ids "0", "1", …).
+  EmbeddingTable(std::vector<std::string> words, std::shared_ptr<const RowSource> rows, std::string source);
 
   int size() const { return static_cast<int>(words_.size()); }
-  int dim() const { return static_cast<int>(vectors_.cols()); }
+  int dim() const { return rows_ ? rows_->dim() : static_cast<int>(vectors_.cols()); }
   const std::string& source() const { return source_; }
   const std::string& word(int row) const { return words_[static_cast<std::size_t>(row)]; }
+  // All rows, for a table in memory (empty for one whose rows stay on disk: use row()).
   const Matrix& vectors() const { return vectors_; }
+  // Row r, from memory or read from the file.
+  Result<RowVector> row(int r) const;
+  // How the numbers are stored: "float32" in memory, else the file's dtype.
+  std::string dtype() const { return rows_ ? rows_->dtype() : std::string("float32"); }
+
+  // A real model's tokenizer: when set, sentences are split by it and rows are token ids.
+  void set_tokenizer(std::shared_ptr<const BpeTokenizer> tokenizer) { tokenizer_ = std::move(tokenizer); }
+  const BpeTokenizer* tokenizer() const { return tokenizer_.get(); }
   // Row of the word, or -1 when it is not in the vocabulary.
   int find(const std::string& word) const;
   // Standard deviation of all components: the scale given to vectors of unknown words.
@@ -31,6 +58,8 @@ class EmbeddingTable {
   std::vector<std::string> words_;
   std::unordered_map<std::string, int> index_;
   Matrix vectors_;
+  std::shared_ptr<const RowSource> rows_;
+  std::shared_ptr<const BpeTokenizer> tokenizer_;
   std::string source_;
   float component_std_ = 1.0f;
   int duplicates_ = 0;
@@ -44,8 +73,11 @@ Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path);
 Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name);
 
 // Any supported file, by its extension and first bytes: GloVe or word2vec text, word2vec
-// binary, or NumPy .npy with `vocab` (or NAME.vocab.txt beside it, or token ids). safetensors
-// files are read by SafetensorsFile; tables from them need the real-model path.
-Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab);
+// binary, NumPy .npy with `vocab` (or NAME.vocab.txt beside it, or token ids), a .safetensors
+// tensor (`tensor`, or the one named like embed_tokens, or the only 2-D one) with `vocab`, a
+// tokenizer.json beside it, or token ids; or a Hugging Face model folder (model.safetensors or
+// its shards, tokenizer.json).
+Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab,
+                                            const std::string& tensor = {});
 
 }  // namespace poslab

@@ -6,10 +6,15 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/files.hpp"
 #include "core/npy.hpp"
+#include "core/bpe.hpp"
+#include "core/safetensors.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace poslab {
 
@@ -127,46 +132,153 @@ Result<EmbeddingTable> load_word2vec_binary(const std::filesystem::path& path) {
   return parse_word2vec_binary(*bytes, path.string());
 }
 
+namespace {
+
+// NAME.vocab.txt beside NAME.EXT, if anything by that name exists (so that an unreadable
+// vocabulary is reported, not ignored); else empty.
+std::filesystem::path vocabulary_beside(const std::filesystem::path& file, std::string_view ext) {
+  std::string stem = file.filename().string();
+  if (stem.size() > ext.size() && stem.ends_with(ext)) stem.resize(stem.size() - ext.size());
+  const auto beside = file.parent_path() / (stem + ".vocab.txt");
+  std::error_code ec;
+  return std::filesystem::exists(beside, ec) ? beside : std::filesystem::path();
+}
+
+// One token per line, line k naming row k; exactly `rows` lines.
+Result<std::vector<std::string>> read_vocabulary(const std::filesystem::path& vocab_path, std::size_t rows,
+                                                 const std::string& matrix_name) {
+  auto text = read_whole_file(vocab_path);
+  if (!text) return Error{text.error()};
+  std::vector<std::string> words;
+  words.reserve(rows);
+  std::string_view rest = *text;
+  if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);  // a UTF-8 byte-order mark
+  // A final '\n' ends the last line; it does not start another (empty) one.
+  while (!rest.empty()) {
+    std::size_t eol = rest.find('\n');
+    if (eol == std::string_view::npos) eol = rest.size();
+    std::string_view line = rest.substr(0, eol);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    words.emplace_back(line);
+    rest.remove_prefix(std::min(eol + 1, rest.size()));
+  }
+  if (words.size() != rows)
+    return Error{vocab_path.string() + ": the vocabulary has " + std::to_string(words.size()) + " lines but the matrix " +
+                 matrix_name + " has " + std::to_string(rows) + " rows (one token per row is needed)"};
+  return words;
+}
+
+// A tensor of a mapped safetensors file as rows on demand.
+class SafetensorsRows final : public RowSource {
+ public:
+  SafetensorsRows(SafetensorsFile file, const TensorInfo* tensor) : file_(std::move(file)), tensor_(tensor) {}
+  int rows() const override { return static_cast<int>(tensor_->shape[0]); }
+  int dim() const override { return static_cast<int>(tensor_->shape[1]); }
+  std::string dtype() const override { return tensor_->dtype; }
+  Result<Matrix> gather(std::span<const std::int64_t> ids) const override { return file_.rows(*tensor_, ids); }
+  const std::string& tensor_name() const { return tensor_->name; }
+
+ private:
+  SafetensorsFile file_;      // owns the mapping; moving it keeps the TensorInfo addresses
+  const TensorInfo* tensor_;  // inside file_
+};
+
+Result<EmbeddingTable> table_from_tensor(const std::filesystem::path& file, const std::string& tensor,
+                                         std::vector<std::string> words, std::shared_ptr<const BpeTokenizer> tokenizer) {
+  auto opened = SafetensorsFile::open(file);
+  if (!opened) return Error{opened.error()};
+  auto info = opened->embedding_tensor(tensor);
+  if (!info) return Error{info.error()};
+  const TensorInfo* t = *info;
+  if (t->shape[0] > INT_MAX || t->shape[1] > INT_MAX) return Error{file.string() + ": tensor " + t->name + " is too large"};
+  if (!words.empty() && words.size() != static_cast<std::size_t>(t->shape[0]))
+    return Error{file.string() + ": the vocabulary has " + std::to_string(words.size()) + " tokens but " + t->name + " has " +
+                 std::to_string(t->shape[0]) + " rows"};
+  auto rows = std::make_shared<SafetensorsRows>(std::move(*opened), t);
+  EmbeddingTable table(std::move(words), std::move(rows), file.string() + " [" + t->name + "]");
+  if (tokenizer) {
+    if (tokenizer->vocab_size() > table.size())
+      return Error{file.string() + ": the tokenizer has " + std::to_string(tokenizer->vocab_size()) + " tokens but " +
+                   t->name + " only " + std::to_string(table.size()) + " rows"};
+    table.set_tokenizer(std::move(tokenizer));
+  }
+  return table;
+}
+
+}  // namespace
+
 Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy, const std::filesystem::path& vocab) {
   auto matrix = load_npy_matrix(npy);
   if (!matrix) return Error{matrix.error()};
   const auto rows = static_cast<std::size_t>(matrix->rows());
-
-  std::filesystem::path vocab_path = vocab;
-  if (vocab_path.empty()) {
-    std::string stem = npy.filename().string();
-    if (stem.size() > 4 && stem.ends_with(".npy")) stem.resize(stem.size() - 4);
-    const auto beside = npy.parent_path() / (stem + ".vocab.txt");
-    std::error_code ec;
-    // Anything by that name is used, so that an unreadable vocabulary is reported, not ignored.
-    if (std::filesystem::exists(beside, ec)) vocab_path = beside;
-  }
-
+  const std::filesystem::path vocab_path = vocab.empty() ? vocabulary_beside(npy, ".npy") : vocab;
   std::vector<std::string> words;
-  words.reserve(rows);
   if (vocab_path.empty()) {
     // No vocabulary: the matrix is indexed by token id, so row k is the token "k".
     for (std::size_t k = 0; k < rows; ++k) words.push_back(std::to_string(k));
   } else {
-    auto text = read_whole_file(vocab_path);
-    if (!text) return Error{text.error()};
-    std::string_view rest = *text;
-    if (rest.starts_with("\xEF\xBB\xBF")) rest.remove_prefix(3);  // a UTF-8 byte-order mark
-    // A final '\n' ends the last line; it does not start another (empty) one.
-    while (!rest.empty()) {
-      std::size_t eol = rest.find('\n');
-      if (eol == std::string_view::npos) eol = rest.size();
-      std::string_view line = rest.substr(0, eol);
-      if (line.ends_with('\r')) line.remove_suffix(1);
-      words.emplace_back(line);
-      rest.remove_prefix(std::min(eol + 1, rest.size()));
-    }
-    if (words.size() != rows)
-      return Error{vocab_path.string() + ": the vocabulary has " + std::to_string(words.size()) +
-                   " lines but the matrix " + npy.string() + " has " + std::to_string(rows) +
-                   " rows (one token per row is needed)"};
+    auto read = read_vocabulary(vocab_path, rows, npy.string());
+    if (!read) return Error{read.error()};
+    words = std::move(*read);
   }
   return EmbeddingTable(std::move(words), std::move(*matrix), npy.string());
+}
+
+Result<EmbeddingTable> load_safetensors_embeddings(const std::filesystem::path& file, const std::filesystem::path& vocab,
+                                                   const std::string& tensor) {
+  const std::filesystem::path vocab_path = vocab.empty() ? vocabulary_beside(file, ".safetensors") : vocab;
+  std::vector<std::string> words;
+  std::shared_ptr<const BpeTokenizer> tokenizer;
+  std::error_code ec;
+  if (!vocab_path.empty()) {
+    // The row count comes from the tensor; read the lines now and check them against it there.
+    auto opened = SafetensorsFile::open(file);
+    if (!opened) return Error{opened.error()};
+    auto info = opened->embedding_tensor(tensor);
+    if (!info) return Error{info.error()};
+    auto read = read_vocabulary(vocab_path, static_cast<std::size_t>((*info)->shape[0]), file.string());
+    if (!read) return Error{read.error()};
+    words = std::move(*read);
+  } else if (const auto beside = file.parent_path() / "tokenizer.json"; std::filesystem::exists(beside, ec)) {
+    auto loaded = BpeTokenizer::load(beside);
+    if (!loaded) return Error{loaded.error()};
+    tokenizer = std::make_shared<const BpeTokenizer>(std::move(*loaded));
+  }
+  return table_from_tensor(file, tensor, std::move(words), std::move(tokenizer));
+}
+
+Result<EmbeddingTable> load_model_folder(const std::filesystem::path& dir, const std::string& tensor) {
+  std::error_code ec;
+  const std::string wanted = tensor.empty() ? "model.embed_tokens.weight" : tensor;
+  std::filesystem::path weights = dir / "model.safetensors";
+  if (!std::filesystem::exists(weights, ec)) {
+    // Sharded checkpoints: the index names the shard that holds each tensor.
+    const auto index_path = dir / "model.safetensors.index.json";
+    auto index = read_whole_file(index_path);
+    if (!index) return Error{dir.string() + ": a model folder needs model.safetensors or model.safetensors.index.json"};
+    const auto json = nlohmann::json::parse(*index, nullptr, false);
+    if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
+      return Error{index_path.string() + ": no weight_map"};
+    const auto& map = json["weight_map"];
+    if (!map.contains(wanted) || !map[wanted].is_string())
+      return Error{index_path.string() + ": no shard holds " + wanted + " (choose one with --tensor)"};
+    const std::string shard = map[wanted].get<std::string>();
+    if (shard.find('/') != std::string::npos || shard.find("..") != std::string::npos)
+      return Error{index_path.string() + ": the shard name " + shard + " leaves the folder"};
+    weights = dir / shard;
+  }
+  std::shared_ptr<const BpeTokenizer> tokenizer;
+  if (const auto tok = dir / "tokenizer.json"; std::filesystem::exists(tok, ec)) {
+    auto loaded = BpeTokenizer::load(tok);
+    if (!loaded) return Error{loaded.error()};
+    tokenizer = std::make_shared<const BpeTokenizer>(std::move(*loaded));
+  }
+  auto opened = SafetensorsFile::open(weights);
+  if (!opened) return Error{opened.error()};
+  // The tensor by its exact name when present, else the usual search (embed_tokens, the only 2-D).
+  bool exact = false;
+  for (const TensorInfo& t : opened->tensors()) exact = exact || t.name == wanted;
+  return table_from_tensor(weights, exact ? wanted : tensor, {}, std::move(tokenizer));
 }
 
 namespace {

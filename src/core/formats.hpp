@@ -24,6 +24,17 @@ Result<EmbeddingTable> parse_word2vec_binary(std::string_view bytes, const std::
 // otherwise the tokens are the row numbers "0", "1", … (a matrix indexed by token id).
 Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy, const std::filesystem::path& vocab = {});
 
+// One tensor of a .safetensors file as a table whose rows stay in the file (memory-mapped). The
+// vocabulary: `vocab`, or NAME.vocab.txt beside it, or a tokenizer.json in the same folder (then
+// sentences are split by it), or token ids.
+Result<EmbeddingTable> load_safetensors_embeddings(const std::filesystem::path& file, const std::filesystem::path& vocab,
+                                                   const std::string& tensor);
+
+// A Hugging Face model folder: the embedding tensor (`tensor`, default model.embed_tokens.weight)
+// from model.safetensors, or from the shard model.safetensors.index.json names, and the
+// folder's tokenizer.json when there is one.
+Result<EmbeddingTable> load_model_folder(const std::filesystem::path& dir, const std::string& tensor);
+
 enum class EmbeddingFormat { GloveText, Word2vecBinary, Npy, Safetensors };
 
 // The reader for a file, from its first bytes (a few hundred are enough) and its extension:

@@ -1,6 +1,8 @@
 #include "core/model_config.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <cmath>
 #include "core/files.hpp"
 
 namespace poslab {
@@ -74,6 +76,22 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
     }
     if (auto valid = validate(s); !valid) return Error{name + ": " + valid.error()};
     next.scaling = s;
+  }
+  // The heads: num_attention_heads splits hidden_size into heads of head_dim (Llama 3.2 1B:
+  // 2048 = 32 × 64). Key/value heads (grouped-query attention) share keys across query heads in
+  // the model; PosLab gives every head its own, which changes nothing about the positions.
+  if (config.contains("num_attention_heads")) {
+    auto heads = number_at(config, "num_attention_heads", name);
+    if (!heads) return Error{heads.error()};
+    if (*heads < 1 || *heads != std::floor(*heads)) return Error{name + ": num_attention_heads must be a whole number ≥ 1"};
+    next.heads = static_cast<int>(*heads);
+    if (config.contains("hidden_size") && config.contains("head_dim")) {
+      auto hidden = number_at(config, "hidden_size", name), head_dim = number_at(config, "head_dim", name);
+      if (!hidden) return Error{hidden.error()};
+      if (!head_dim) return Error{head_dim.error()};
+      if (*head_dim * next.heads != *hidden)
+        return Error{name + ": head_dim × num_attention_heads ≠ hidden_size; PosLab needs heads that split the width"};
+    }
   }
   settings = next;
   return Ok{};

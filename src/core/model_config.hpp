@@ -1,7 +1,8 @@
 #pragma once
 // Reads the positional settings of a Hugging Face config.json as they are: rope_theta and
 // rope_scaling (rope_type or type, factor, original_max_position_embeddings, low_freq_factor,
-// high_freq_factor, beta_fast, beta_slow). Other keys are the model's business and ignored.
+// high_freq_factor, beta_fast, beta_slow), and the heads (num_attention_heads, checked against
+// hidden_size and head_dim). Other keys are the model's business and ignored.
 #include <filesystem>
 #include <string>
 #include <string_view>

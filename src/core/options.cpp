@@ -3,6 +3,7 @@
 #include "core/model_config.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <cmath>
 
 namespace poslab {
@@ -98,6 +99,18 @@ const std::vector<StateOption>& state_options() {
        [](State& s, std::string_view v) -> Status { s.embeddings_path = std::string(v); return Ok{}; }},
       {"--vocab", "FILE", "vocabulary of a .npy, one token per line (default NAME.vocab.txt, else ids)",
        [](State& s, std::string_view v) -> Status { s.vocab_path = std::string(v); return Ok{}; }},
+      {"--tensor", "NAME", "the .safetensors tensor to use (default: model.embed_tokens.weight, else the only 2-D one)",
+       [](State& s, std::string_view v) -> Status { s.tensor_name = std::string(v); return Ok{}; }},
+      {"--model", "DIR", "a Hugging Face model folder: embeddings, tokenizer.json and config.json's RoPE and heads",
+       [](State& s, std::string_view v) -> Status {
+         std::error_code ec;
+         if (!std::filesystem::is_directory(std::string(v), ec)) return Error{"--model " + std::string(v) + ": not a folder"};
+         const auto config = std::filesystem::path(std::string(v)) / "config.json";
+         if (std::filesystem::exists(config, ec))
+           if (auto applied = load_model_config(s.model, config); !applied) return applied;
+         s.embeddings_path = std::string(v);
+         return Ok{};
+       }},
       {"--sentence", "TEXT", "the sentence to encode",
        [](State& s, std::string_view v) -> Status { s.model.sentence = std::string(v); return Ok{}; }},
       {"--encoding", "none|integer|normalized|binary|sinusoidal|learned|rope", "positional encoding (rope)",

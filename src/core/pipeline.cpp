@@ -31,15 +31,19 @@ std::vector<Token> tokens_of(const std::string& sentence, const EmbeddingTable& 
 }
 
 // T × d rows of the table (or derived vectors for unknown words; zeros for padding).
-Matrix embed(const std::vector<Token>& tokens, const EmbeddingTable& table) {
+Result<Matrix> embed(const std::vector<Token>& tokens, const EmbeddingTable& table) {
   const int d = table.dim();
   Matrix X = Matrix::Zero(static_cast<Eigen::Index>(tokens.size()), d);  // T × d
   for (std::size_t t = 0; t < tokens.size(); ++t) {
     const Token& tok = tokens[t];
     if (tok.padding) continue;
-    X.row(static_cast<Eigen::Index>(t)) =
-        tok.unknown ? RowVector(unknown_token_vector(tok.text, d, table.component_std()).transpose())
-                    : RowVector(table.vectors().row(tok.row));
+    if (tok.unknown) {
+      X.row(static_cast<Eigen::Index>(t)) = unknown_token_vector(tok.text, d, table.component_std()).transpose();
+      continue;
+    }
+    auto row = table.row(tok.row);  // from memory, or read from the model's file
+    if (!row) return Error{row.error()};
+    X.row(static_cast<Eigen::Index>(t)) = *row;
   }
   return X;
 }
@@ -166,13 +170,17 @@ Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable
   if (in.key_tokens.empty()) return Error{"the cross-attention sentence has no tokens"};
   const int Tk = static_cast<int>(in.key_tokens.size());
 
-  Matrix X = embed(in.tokens, table);  // T × d
+  auto embedded = embed(in.tokens, table);  // T × d
+  if (!embedded) return Error{embedded.error()};
+  Matrix X = std::move(*embedded);
   auto pe = additive_encoding(s, T, d);
   if (!pe) return Error{pe.error()};
   X += *pe;
   Matrix Xkv = X;
   if (cross) {
-    Xkv = embed(in.key_tokens, table);  // T_k × d
+    auto keys = embed(in.key_tokens, table);  // T_k × d
+    if (!keys) return Error{keys.error()};
+    Xkv = std::move(*keys);
     auto pe_keys = additive_encoding(s, Tk, d);
     if (!pe_keys) return Error{pe_keys.error()};
     Xkv += *pe_keys;

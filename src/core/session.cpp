@@ -37,6 +37,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
   std::vector<std::pair<std::string, std::string>> out = {
       {"--embeddings", s.embeddings_path},
       {"--vocab", s.vocab_path},
+      {"--tensor", s.tensor_name},
       {"--sentence", m.sentence},
       {"--encoding", std::string(to_string(m.encoding))},
       {"--binary-values", std::string(to_string(m.binary_values))},

@@ -82,6 +82,7 @@ struct ViewSettings {
 struct State {
   std::string embeddings_path;  // empty: the default embeddings shipped in assets/
   std::string vocab_path;       // a .npy's vocabulary (empty: NAME.vocab.txt beside it, or token ids)
+  std::string tensor_name;      // the safetensors tensor (empty: embed_tokens, or the only 2-D one)
   ModelSettings model;
   ViewSettings view;
   Backend backend = Backend::Gpu;

@@ -1,5 +1,7 @@
 #include "core/tokenizer.hpp"
 
+#include "core/bpe.hpp"
+
 #include <cctype>
 
 #include "core/random.hpp"
@@ -33,6 +35,13 @@ std::vector<std::string> split_words(std::string_view sentence) {
 
 std::vector<Token> tokenize(std::string_view sentence, const EmbeddingTable& table) {
   std::vector<Token> tokens;
+  // A real model's table: its own tokenizer, rows by token id (text that cannot be encoded,
+  // such as invalid UTF-8, falls back to words and derived vectors).
+  if (const BpeTokenizer* bpe = table.tokenizer())
+    if (auto ids = bpe->encode(sentence)) {
+      for (int id : *ids) tokens.push_back(Token{bpe->token_text(id), id < table.size() ? id : -1, id >= table.size(), false});
+      return tokens;
+    }
   for (auto& word : split_words(sentence)) {
     Token t;
     t.row = table.find(word);

@@ -4,8 +4,8 @@
 
 namespace poslab {
 
-Status Workspace::load_embeddings(const std::string& path, const std::string& vocab) {
-  auto loaded = load_embeddings_file(path, vocab);
+Status Workspace::load_embeddings(const std::string& path, const std::string& vocab, const std::string& tensor) {
+  auto loaded = load_embeddings_file(path, vocab, tensor);
   if (!loaded) return Error{loaded.error()};
   table_ = std::move(*loaded);
   table_path_ = path;

@@ -15,7 +15,7 @@ class Workspace {
  public:
   // Loads embeddings from `path` (any supported format; `vocab` for a .npy). On failure the
   // current table stays and the error is returned.
-  Status load_embeddings(const std::string& path, const std::string& vocab = {});
+  Status load_embeddings(const std::string& path, const std::string& vocab = {}, const std::string& tensor = {});
   bool has_embeddings() const { return table_.dim() > 0; }
   const EmbeddingTable& embeddings() const { return table_; }
   const std::string& embeddings_path() const { return table_path_; }

@@ -1,5 +1,6 @@
 #include "ui/cli.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -47,6 +48,8 @@ void print_help() {
       "      every view as DIR/VIEW.png, .svg and .csv\n"
       "  poslab export tour --step N [--lang en|ja] [--png F] [--svg F] [--csv F] [--scale N]\n"
       "      a step of the tour as one slide: words, formulas, live check and plot\n"
+      "  poslab info [--embeddings F | --model DIR] [--vocab F] [--tensor NAME]\n"
+      "      vocabulary size, dimension, dtype, tokenizer and load time of an embeddings file\n"
       "  poslab tokens --tokenizer tokenizer.json --sentence TEXT [--sentence TEXT …]\n"
       "      byte-level BPE token ids (Hugging Face tokenizer.json) as a JSON array per sentence\n"
       "  poslab tour --list [--lang en|ja]\n"
@@ -192,7 +195,7 @@ int run_export(ArgParser& p) {
   if (*view == ExportView::Tour) state = tour_state(request.tour_step, state);  // as a reader pressing Next up to it
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
-  if (auto s = workspace.load_embeddings(path, state.vocab_path); !s) {
+  if (auto s = workspace.load_embeddings(path, state.vocab_path, state.tensor_name); !s) {
     std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
     return kRuntimeError;
   }
@@ -321,6 +324,35 @@ int run_tokens(ArgParser& p) {
   return 0;
 }
 
+// `poslab info --embeddings F | --model DIR`: what the file holds and how long it took to open.
+int run_info(ArgParser& p) {
+  State state;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\" for info (--embeddings F or --model DIR)");
+  }
+  const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
+  const auto start = std::chrono::steady_clock::now();
+  auto table = load_embeddings_file(path, state.vocab_path, state.tensor_name);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!table) {
+    std::fprintf(stderr, "poslab: error: %s\n", table.error().c_str());
+    return kRuntimeError;
+  }
+  std::printf("source      %s\n", table->source().c_str());
+  std::printf("vocabulary  %d\n", table->size());
+  std::printf("dimension   %d\n", table->dim());
+  std::printf("dtype       %s\n", table->dtype().c_str());
+  std::printf("tokenizer   %s\n", table->tokenizer() ? "byte-level BPE (tokenizer.json)" : "words (PosLab's word splitter)");
+  if (table->duplicates_ignored() > 0) std::printf("duplicates  %d ignored (the first wins)\n", table->duplicates_ignored());
+  std::printf("load time   %.1f ms\n", ms);
+  return 0;
+}
+
 // `poslab tour --list`: one line per step, N<TAB>title<TAB>pass|fail, the checks computed now.
 int run_tour(ArgParser& p) {
   State state;
@@ -349,7 +381,7 @@ int run_tour(ArgParser& p) {
   if (!list) return usage_error("tour needs --list (or open the Tour tab in the GUI; export a step with poslab export tour --step N)");
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
-  if (auto s = workspace.load_embeddings(path, state.vocab_path); !s) {
+  if (auto s = workspace.load_embeddings(path, state.vocab_path, state.tensor_name); !s) {
     std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
     return kRuntimeError;
   }
@@ -379,6 +411,10 @@ int run_command_line(int argc, char** argv) {
   if (!p.done() && p.args[0] == "--version") {
     std::printf("poslab %s\n", POSLAB_VERSION);
     return 0;
+  }
+  if (!p.done() && p.args[0] == "info") {
+    p.next();
+    return run_info(p);
   }
   if (!p.done() && p.args[0] == "tokens") {
     p.next();

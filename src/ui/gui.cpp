@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/model_config.hpp"
 #include "core/export_data.hpp"
 #include "core/session.hpp"
 #include "core/workspace.hpp"
@@ -168,7 +169,7 @@ int run_gui(const GuiOptions& options) {
   workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable);
   ControlsPanel controls;
   controls.embeddings_input = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
-  if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path); !s) status.fail(s.error());
+  if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path, state.tensor_name); !s) status.fail(s.error());
   AttentionView attention_view;
   FrequenciesView frequencies_view;
   BiasView bias_view;
@@ -251,11 +252,18 @@ int run_gui(const GuiOptions& options) {
 
     // Act on the frame's requests, then recompute if a pipeline input changed.
     if (actions.load_embeddings || load_requested) {
-      if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path); !s) {
+      if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path, state.tensor_name); !s) {
         status.fail(s.error() + " — keeping " + workspace.embeddings_path());
       } else {
         state.embeddings_path = controls.embeddings_input;
         status.info("loaded " + controls.embeddings_input);
+        // A model folder brings its RoPE settings and heads along, as --model does.
+        std::error_code ec;
+        const auto config = std::filesystem::path(controls.embeddings_input) / "config.json";
+        if (std::filesystem::is_directory(controls.embeddings_input, ec) && std::filesystem::exists(config, ec)) {
+          if (auto applied = load_model_config(state.model, config); !applied) status.fail(applied.error());
+          else status.info("loaded " + controls.embeddings_input + " with its config.json");
+        }
       }
     }
     if (auto s = workspace.update(state); !s) {
@@ -273,7 +281,7 @@ int run_gui(const GuiOptions& options) {
         const std::string embeddings = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
         if (embeddings != workspace.embeddings_path()) {
           controls.embeddings_input = embeddings;
-          if (auto s = workspace.load_embeddings(embeddings, state.vocab_path); !s) status.fail(s.error());
+          if (auto s = workspace.load_embeddings(embeddings, state.vocab_path, state.tensor_name); !s) status.fail(s.error());
         }
         std::string note = "opened " + controls.session_path;
         for (const auto& key : loaded->unknown_keys) note += " (ignored unknown key " + key + ")";

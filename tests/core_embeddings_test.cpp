@@ -1,6 +1,10 @@
 // The text loader on good and malformed files; the tokenizer; the shipped default data.
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
 #include <fstream>
 
 #include "core/embeddings.hpp"
@@ -161,4 +165,32 @@ TEST(DefaultData, ShippedEmbeddingsCoverEverySampleWord) {
     for (const auto& token : tokenize(sentence, *table)) EXPECT_FALSE(token.unknown) << token.text;
   // GloVe 6B's most frequent word comes first.
   EXPECT_EQ(table->word(0), "the");
+}
+
+TEST(EmbeddingsText, FastDecimalsEqualFromChars) {
+  // The parser's fast path for plain decimals must give the same floats as std::from_chars.
+  std::string text;
+  std::vector<std::string> fields;
+  std::uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 20000; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift
+    char buf[40];
+    const double v = static_cast<double>(x % 2000001) / 1000.0 - 1000.0;
+    const int decimals = static_cast<int>(x % 8);
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v / std::pow(10.0, static_cast<double>(x % 4)));
+    fields.push_back(buf);
+  }
+  for (const char* edge : {"0", "-0", "0.0", "1e-05", "3.4028235e38", "1.17549435e-38", "16777217", "0.1234567",
+                           "-9999999", "12345678.9", "0.00000001", "7."})
+    fields.push_back(edge);
+  text = "w";
+  for (const auto& f : fields) text += " " + f;
+  text += "\n";
+  auto table = parse_text_embeddings(text, "x");
+  ASSERT_TRUE(table.ok()) << table.error();
+  for (std::size_t j = 0; j < fields.size(); ++j) {
+    float expected = 0.0f;
+    std::from_chars(fields[j].data(), fields[j].data() + fields[j].size(), expected);
+    EXPECT_EQ(table->vectors()(0, static_cast<Eigen::Index>(j)), expected) << fields[j];
+  }
 }

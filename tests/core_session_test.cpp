@@ -13,6 +13,7 @@ TEST(Session, EveryStateOptionIsSaved) {
   for (const auto& [name, value] : state_to_options(State{})) saved.insert(name);
   saved.insert("--grid");          // saved when a grid is set
   saved.insert("--model-config");  // an action: its effect is saved as base and scaling
+  saved.insert("--model");         // an action: saved as --embeddings DIR and the config it applied
   for (const auto& option : state_options()) EXPECT_TRUE(saved.contains(std::string(option.name))) << option.name;
 }
 

@@ -16,9 +16,17 @@ EmbeddingTable::EmbeddingTable(std::vector<std::string> words, Matrix vectors, s
     if (!index_.emplace(words_[static_cast<std::size_t>(i)], i).second) ++duplicates_;
   }
   if (vectors_.size() > 0) {
-    const double mean = vectors_.cast<double>().mean();
-    const double var = (vectors_.cast<double>().array() - mean).square().mean();
-    component_std_ = static_cast<float>(std::sqrt(var));
+    // The scale of unknown tokens' vectors: the spread of (up to) 4096 rows spread over the table.
+    const Eigen::Index step = std::max<Eigen::Index>(1, vectors_.rows() / 4096);
+    double sum = 0.0, sum2 = 0.0, n = 0.0;
+    for (Eigen::Index r = 0; r < vectors_.rows(); r += step) {
+      const auto row = vectors_.row(r).cast<double>();
+      sum += row.sum();
+      sum2 += row.squaredNorm();
+      n += static_cast<double>(row.size());
+    }
+    const double mean = sum / n;
+    component_std_ = static_cast<float>(std::sqrt(std::max(0.0, sum2 / n - mean * mean)));
     if (!(component_std_ > 0.0f)) component_std_ = 1.0f;
   }
 }
@@ -74,6 +82,9 @@ std::vector<std::string_view> split_fields(std::string_view line) {
   return fields;
 }
 
+// Exact powers of ten as floats (10^10 is the last one a float holds exactly).
+constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+
 bool parse_float(std::string_view s, float& out) {
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(s.data(), end, out);
@@ -86,6 +97,40 @@ bool parse_int(std::string_view s, long long& out) {
   return ec == std::errc() && ptr == end;
 }
 
+// Reads the number at `p` up to the next space, tab or '\r' (or `end`), leaving `p` there. The
+// plain decimals embedding files are made of ("-0.038194") take a fast path while scanning: with
+// at most 7 digits (< 2^24) and 10^10 as the divisor, both are exact floats and one division
+// rounds correctly (Clinger's fast path), so the value equals from_chars'. Anything else is
+// handed to parse_float whole.
+bool scan_float(const char*& p, const char* end, float& out) {
+  const char* start = p;
+  bool negative = false;
+  if (p < end && *p == '-') negative = true, ++p;
+  std::uint32_t digits = 0;
+  int count = 0, fraction = 0;
+  bool seen_point = false;
+  for (; p < end; ++p) {
+    const char c = *p;
+    if (c >= '0' && c <= '9') {
+      digits = digits * 10 + static_cast<std::uint32_t>(c - '0');
+      fraction += seen_point;
+      ++count;
+    } else if (c == '.' && !seen_point) {
+      seen_point = true;
+    } else {
+      break;
+    }
+  }
+  const bool at_field_end = p == end || is_space(*p);
+  if (at_field_end && count > 0 && count <= 7 && fraction <= 10) {
+    const float v = static_cast<float>(digits) / kPow10[fraction];
+    out = negative ? -v : v;
+    return true;
+  }
+  while (p < end && !is_space(*p)) ++p;  // the whole field, for the exact parser
+  return parse_float(std::string_view(start, static_cast<std::size_t>(p - start)), out);
+}
+
 Error line_error(const std::string& name, long long line, const std::string& what) {
   return Error{name + ":" + std::to_string(line) + ": " + what};
 }
@@ -96,67 +141,169 @@ std::string shorten(std::string_view s) {
 
 }  // namespace
 
-Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name) {
+namespace {
+
+// One chunk of whole lines, parsed on its own: its words and values, or its first error.
+struct ChunkResult {
   std::vector<std::string> words;
   std::vector<float> values;
+  bool failed = false;
+  std::size_t error_line_start = 0;  // byte offset of the failing line (for its line number)
+  std::string error;
+};
+
+// Parses the data lines of text[begin, end) with `dim` numbers each. Blank lines are skipped.
+void parse_chunk(std::string_view text, std::size_t begin, std::size_t end, int dim, ChunkResult& out,
+                 const LoadControl* control) {
+  std::size_t pos = begin;
+  std::size_t done_since_report = 0;
+  // Room for the chunk at the shortest plausible spelling of a number ("0.1 "), so that the
+  // vectors rarely grow (and copy) while parsing.
+  out.values.reserve((end - begin) / 4);
+  out.words.reserve((end - begin) / (4 * static_cast<std::size_t>(dim) + 1));
+  while (pos < end) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos || eol > end) eol = end;
+    const std::string_view line = text.substr(pos, eol - pos);
+    const std::size_t line_start = pos;
+    pos = eol + 1;
+    if ((done_since_report += line.size() + 1) > (1u << 20)) {  // report and listen every MiB
+      if (control) {
+        control->add_progress(done_since_report);
+        if (control->cancelled()) return;
+      }
+      done_since_report = 0;
+    }
+    std::size_t i = 0;
+    while (i < line.size() && is_space(line[i])) ++i;
+    if (i == line.size()) continue;  // blank lines (a trailing newline, say) are harmless
+    const std::size_t word_start = i;
+    while (i < line.size() && !is_space(line[i])) ++i;
+    const std::string_view word = line.substr(word_start, i - word_start);
+    auto fail = [&](std::string message) {
+      out.failed = true;
+      out.error_line_start = line_start;
+      out.error = std::move(message);
+    };
+    int count = 0;
+    const std::size_t first_value = out.values.size();
+    const char* p = line.data() + i;
+    const char* const line_end = line.data() + line.size();
+    while (true) {
+      while (p < line_end && is_space(*p)) ++p;
+      if (p == line_end) break;
+      const char* field = p;
+      float v = 0.0f;
+      if (!scan_float(p, line_end, v)) {
+        const auto* field_end = field;
+        while (field_end < line_end && !is_space(*field_end)) ++field_end;
+        return fail("\"" + shorten(std::string_view(field, static_cast<std::size_t>(field_end - field))) +
+                    "\" is not a finite number (column " + std::to_string(count + 2) + ")");
+      }
+      if (count < dim) out.values.push_back(v);
+      ++count;
+    }
+    if (count == 0) return fail("expected a word followed by numbers, found only \"" + shorten(word) + "\"");
+    if (count != dim) {
+      out.values.resize(first_value);
+      return fail("expected " + std::to_string(dim) + " numbers after the word \"" + shorten(word) + "\", found " +
+                  std::to_string(count));
+    }
+    out.words.emplace_back(word);
+  }
+  if (control) control->add_progress(done_since_report);
+}
+
+}  // namespace
+
+Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name, const LoadControl* control) {
+  if (control) control->set_total(text.size());
+  // The first non-blank line: a word2vec header "count dim", or the first word, which sets dim.
+  std::size_t pos = 0, first_line_end = 0;
   long long declared_count = -1;
   int dim = -1;
-  long long line_no = 0;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
+  long long first_line_no = 0;
+  while (pos < text.size() && dim < 0) {
     std::size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    auto fields = split_fields(line);
-    if (fields.empty()) continue;  // blank lines (a trailing newline, say) are harmless
-    if (line_no == 1 && fields.size() == 2) {
-      long long count = 0, d = 0;
-      if (parse_int(fields[0], count) && parse_int(fields[1], d)) {
-        if (count <= 0 || d <= 0 || d > 1'000'000)
-          return line_error(name, line_no, "word2vec header has an invalid count or dimension");
-        declared_count = count;
-        dim = static_cast<int>(d);
-        continue;
-      }
+    const auto fields = split_fields(text.substr(pos, eol - pos));
+    ++first_line_no;
+    if (fields.empty()) {
+      pos = eol + 1;
+      continue;
     }
-    if (fields.size() < 2)
-      return line_error(name, line_no, "expected a word followed by numbers, found only \"" +
-                                           shorten(fields[0]) + "\"");
-    const int numbers = static_cast<int>(fields.size()) - 1;
-    if (dim < 0) dim = numbers;
-    if (numbers != dim)
-      return line_error(name, line_no,
-                        "expected " + std::to_string(dim) + " numbers after the word \"" +
-                            shorten(fields[0]) + "\", found " + std::to_string(numbers));
-    words.emplace_back(fields[0]);
-    for (int j = 1; j <= numbers; ++j) {
-      float v = 0.0f;
-      if (!parse_float(fields[static_cast<std::size_t>(j)], v))
-        return line_error(name, line_no,
-                          "\"" + shorten(fields[static_cast<std::size_t>(j)]) +
-                              "\" is not a finite number (column " + std::to_string(j + 1) + ")");
-      values.push_back(v);
+    long long count = 0, d = 0;
+    if (first_line_no == 1 && fields.size() == 2 && parse_int(fields[0], count) && parse_int(fields[1], d)) {
+      if (count <= 0 || d <= 0 || d > 1'000'000)
+        return line_error(name, first_line_no, "word2vec header has an invalid count or dimension");
+      declared_count = count;
+      dim = static_cast<int>(d);
+      first_line_end = eol + 1;  // the data starts after the header
+    } else {
+      if (fields.size() < 2)
+        return line_error(name, first_line_no, "expected a word followed by numbers, found only \"" + shorten(fields[0]) + "\"");
+      dim = static_cast<int>(fields.size()) - 1;
+      first_line_end = pos;  // this line is data
     }
   }
-  if (words.empty()) return Error{name + ": no embeddings found (the file is empty)"};
-  if (declared_count >= 0 && declared_count != static_cast<long long>(words.size()))
-    return Error{name + ": the word2vec header announces " + std::to_string(declared_count) +
-                 " words but the file has " + std::to_string(words.size()) +
-                 " (truncated file?)"};
-  Matrix m = Eigen::Map<Matrix>(values.data(), static_cast<Eigen::Index>(words.size()), dim);
+  if (dim < 0) return Error{name + ": no embeddings found (the file is empty)"};
+
+  // Chunks of whole lines, parsed in parallel; the results are joined in file order.
+  const std::size_t data = std::min(first_line_end, text.size());
+  const std::size_t bytes = text.size() - data;
+  const int chunks = static_cast<int>(std::clamp<std::size_t>(bytes / (4u << 20), 1, 256));
+  std::vector<std::size_t> bounds{data};
+  for (int c = 1; c < chunks; ++c) {
+    std::size_t at = data + bytes * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks);
+    at = std::max(at, bounds.back());
+    const std::size_t nl = text.find('\n', at);
+    bounds.push_back(nl == std::string_view::npos ? text.size() : nl + 1);
+  }
+  bounds.push_back(text.size());
+  std::vector<ChunkResult> results(static_cast<std::size_t>(chunks));
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int c = 0; c < chunks; ++c)
+    parse_chunk(text, bounds[static_cast<std::size_t>(c)], bounds[static_cast<std::size_t>(c) + 1], dim,
+                results[static_cast<std::size_t>(c)], control);
+  if (control && control->cancelled()) return Error{name + ": loading cancelled"};
+  std::size_t total_words = 0;
+  for (const ChunkResult& r : results) {
+    if (r.failed) {  // the first failing chunk holds the first error in the file
+      const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(r.error_line_start), '\n');
+      return line_error(name, line, r.error);
+    }
+    total_words += r.words.size();
+  }
+  if (total_words == 0) return Error{name + ": no embeddings found (the file is empty)"};
+  if (declared_count >= 0 && declared_count != static_cast<long long>(total_words))
+    return Error{name + ": the word2vec header announces " + std::to_string(declared_count) + " words but the file has " +
+                 std::to_string(total_words) + " (truncated file?)"};
+  std::vector<std::string> words(total_words);
+  Matrix m(static_cast<Eigen::Index>(total_words), dim);
+  std::vector<std::size_t> first_row{0};
+  for (const ChunkResult& r : results) first_row.push_back(first_row.back() + r.words.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int c = 0; c < chunks; ++c) {  // each chunk's rows into place, in parallel
+    ChunkResult& r = results[static_cast<std::size_t>(c)];
+    const auto at = first_row[static_cast<std::size_t>(c)];
+    if (!r.values.empty())
+      m.middleRows(static_cast<Eigen::Index>(at), static_cast<Eigen::Index>(r.words.size())) =
+          Eigen::Map<const Matrix>(r.values.data(), static_cast<Eigen::Index>(r.words.size()), dim);
+    std::move(r.words.begin(), r.words.end(), words.begin() + static_cast<std::ptrdiff_t>(at));
+    std::vector<float>().swap(r.values);
+  }
   return EmbeddingTable(std::move(words), std::move(m), name);
 }
 
-Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path) {
-  auto bytes = read_whole_file(path);
-  if (!bytes) return Error{bytes.error()};
-  return parse_text_embeddings(*bytes, path.string());
+Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path, const LoadControl* control) {
+  // Mapped, not read: the page cache is parsed in place, with no copy of a 300 MB file.
+  auto mapped = MappedFile::map(path);
+  if (!mapped) return Error{mapped.error()};
+  return parse_text_embeddings(mapped->bytes(), path.string(), control);
 }
 
 Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab,
-                                            const std::string& tensor) {
+                                            const std::string& tensor, const LoadControl* control) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return load_model_folder(path, tensor);
   std::string head(64, '\0');
@@ -171,7 +318,7 @@ Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, c
     case EmbeddingFormat::Safetensors: return load_safetensors_embeddings(path, vocab, tensor);
     case EmbeddingFormat::GloveText: break;
   }
-  return load_text_embeddings(path);
+  return load_text_embeddings(path, control);
 }
 
 }  // namespace poslab

@@ -1,5 +1,7 @@
 #pragma once
 // Word embeddings: a vocabulary and a matrix with one row per word.
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -14,6 +16,24 @@
 namespace poslab {
 
 class BpeTokenizer;
+
+// Progress and cancellation of a load running on another thread: the loader adds the bytes it
+// has parsed and stops early (with an error) once cancel() was called.
+class LoadControl {
+ public:
+  void set_total(std::size_t bytes) const { total_ = bytes; }
+  void add_progress(std::size_t bytes) const { done_ += bytes; }
+  double fraction() const {
+    const std::size_t total = total_;
+    return total == 0 ? 0.0 : std::min(1.0, static_cast<double>(done_.load()) / static_cast<double>(total));
+  }
+  void cancel() { cancelled_ = true; }
+  bool cancelled() const { return cancelled_; }
+
+ private:
+  mutable std::atomic<std::size_t> total_{0}, done_{0};
+  std::atomic<bool> cancelled_{false};
+};
 
 // Rows read on demand, e.g. from a memory-mapped safetensors tensor: a real model's table (128k ×
 // 2048 for Llama 3.2 1B) is never copied into memory, only the rows a sentence needs.
@@ -67,10 +87,12 @@ class EmbeddingTable {
 
 // GloVe text (`word v1 … vd` per line) or word2vec text (the same after a `count dim` header
 // line). Every error names the file and the line; nothing is returned half-loaded.
-Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path);
+Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path, const LoadControl* control = nullptr);
 
 // The same parser on text already in memory; `name` is used in messages.
-Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name);
+// Lines are parsed in parallel chunks; errors name the first bad line of the file.
+Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name,
+                                             const LoadControl* control = nullptr);
 
 // Any supported file, by its extension and first bytes: GloVe or word2vec text, word2vec
 // binary, NumPy .npy with `vocab` (or NAME.vocab.txt beside it, or token ids), a .safetensors
@@ -78,6 +100,6 @@ Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::s
 // tokenizer.json beside it, or token ids; or a Hugging Face model folder (model.safetensors or
 // its shards, tokenizer.json).
 Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab,
-                                            const std::string& tensor = {});
+                                            const std::string& tensor = {}, const LoadControl* control = nullptr);
 
 }  // namespace poslab

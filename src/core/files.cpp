@@ -1,6 +1,12 @@
 #include "core/files.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <fstream>
+#include <system_error>
 #include <sstream>
 #include <unistd.h>
 
@@ -13,10 +19,22 @@ Result<std::string> read_whole_file(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) return Error{name + ": is a directory, not a file"};
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{name + ": cannot be opened for reading"};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  // One allocation of the file's size and one read into it: a stream buffer would grow and copy
+  // a 300 MB file several times.
+  const auto size = std::filesystem::file_size(path, ec);
+  std::string bytes;
+  if (!ec) {
+    bytes.resize(static_cast<std::size_t>(size));
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    bytes.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    if (in.bad()) return Error{name + ": read error"};
+    if (in.gcount() == static_cast<std::streamsize>(size) && in.peek() == std::ifstream::traits_type::eof()) return bytes;
+    in.clear();  // the file grew while reading (or is special): read the rest as it comes
+  }
+  std::ostringstream rest;
+  rest << in.rdbuf();
   if (in.bad()) return Error{name + ": read error"};
-  return buffer.str();
+  return bytes + rest.str();
 }
 
 Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
@@ -45,5 +63,60 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view byt
   }
   return Ok{};
 }
+
+Result<MappedFile> MappedFile::map(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) return Error{name + ": no such file"};
+    return Error{name + ": cannot be opened for reading: " + std::generic_category().message(err)};
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Error{name + ": cannot be examined: " + std::generic_category().message(err)};
+  }
+  if (S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return Error{name + ": is a directory, not a file"};
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{name + ": is not a regular file"};
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size == 0) {  // mmap refuses empty ranges; an empty view is all there is to see
+    ::close(fd);
+    return MappedFile(nullptr, 0);
+  }
+  // Private and read-only: we never write, and other processes' later writes are not our data.
+  // (Truncating the file while it is mapped would still fault on access; nothing can stop that.)
+  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  const int err = errno;
+  ::close(fd);  // the mapping keeps its own reference to the file
+  if (addr == MAP_FAILED)
+    return Error{name + ": cannot be mapped into memory: " + std::generic_category().message(err)};
+  return MappedFile(addr, size);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : addr_(std::exchange(other.addr_, nullptr)), size_(std::exchange(other.size_, 0)) {}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    if (addr_ != nullptr) ::munmap(addr_, size_);
+    addr_ = std::exchange(other.addr_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+  }
+  return *this;
+}
+
+MappedFile::~MappedFile() {
+  if (addr_ != nullptr) ::munmap(addr_, size_);
+}
+
+// --- Parsing and validation ---------------------------------------------------------------------
 
 }  // namespace poslab

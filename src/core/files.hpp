@@ -14,4 +14,22 @@ Result<std::string> read_whole_file(const std::filesystem::path& path);
 // Writes to a temporary file beside `path`, then renames it over `path`: never half-written.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
+// A read-only private mapping of a whole file, unmapped on destruction. Move-only.
+class MappedFile {
+ public:
+  static Result<MappedFile> map(const std::filesystem::path& path);
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  std::string_view bytes() const { return {static_cast<const char*>(addr_), size_}; }
+
+ private:
+  MappedFile(void* addr, std::size_t size) : addr_(addr), size_(size) {}
+  void* addr_ = nullptr;
+  std::size_t size_ = 0;
+};
+
 }  // namespace poslab

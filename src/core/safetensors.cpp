@@ -18,63 +18,6 @@
 
 namespace poslab {
 
-// --- MappedFile ---------------------------------------------------------------------------------
-
-Result<MappedFile> MappedFile::map(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) return Error{name + ": no such file"};
-    return Error{name + ": cannot be opened for reading: " + std::generic_category().message(err)};
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Error{name + ": cannot be examined: " + std::generic_category().message(err)};
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Error{name + ": is a directory, not a file"};
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Error{name + ": is not a regular file"};
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  if (size == 0) {  // mmap refuses empty ranges; an empty view is all there is to see
-    ::close(fd);
-    return MappedFile(nullptr, 0);
-  }
-  // Private and read-only: we never write, and other processes' later writes are not our data.
-  // (Truncating the file while it is mapped would still fault on access; nothing can stop that.)
-  void* addr = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  const int err = errno;
-  ::close(fd);  // the mapping keeps its own reference to the file
-  if (addr == MAP_FAILED)
-    return Error{name + ": cannot be mapped into memory: " + std::generic_category().message(err)};
-  return MappedFile(addr, size);
-}
-
-MappedFile::MappedFile(MappedFile&& other) noexcept
-    : addr_(std::exchange(other.addr_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-
-MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
-  if (this != &other) {
-    if (addr_ != nullptr) ::munmap(addr_, size_);
-    addr_ = std::exchange(other.addr_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
-
-MappedFile::~MappedFile() {
-  if (addr_ != nullptr) ::munmap(addr_, size_);
-}
-
-// --- Parsing and validation ---------------------------------------------------------------------
-
 namespace {
 
 using nlohmann::json;
@@ -188,6 +131,10 @@ Result<SafetensorsFile> SafetensorsFile::open(const std::filesystem::path& path)
   const std::string_view bytes = file.map_->bytes();
   return from(std::move(file), bytes);
 }
+
+
+// --- MappedFile ---------------------------------------------------------------------------------
+
 
 Result<SafetensorsFile> SafetensorsFile::parse(std::string bytes, const std::string& name) {
   SafetensorsFile file;

@@ -11,28 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "core/files.hpp"
 #include "core/matrix.hpp"
 #include "core/result.hpp"
 
 namespace poslab {
-
-// A read-only private mapping of a whole file, unmapped on destruction. Move-only.
-class MappedFile {
- public:
-  static Result<MappedFile> map(const std::filesystem::path& path);
-  MappedFile(MappedFile&& other) noexcept;
-  MappedFile& operator=(MappedFile&& other) noexcept;
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile();
-
-  std::string_view bytes() const { return {static_cast<const char*>(addr_), size_}; }
-
- private:
-  MappedFile(void* addr, std::size_t size) : addr_(addr), size_(size) {}
-  void* addr_ = nullptr;
-  std::size_t size_ = 0;
-};
 
 struct TensorInfo {
   std::string name;

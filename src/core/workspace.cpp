@@ -7,10 +7,14 @@ namespace poslab {
 Status Workspace::load_embeddings(const std::string& path, const std::string& vocab, const std::string& tensor) {
   auto loaded = load_embeddings_file(path, vocab, tensor);
   if (!loaded) return Error{loaded.error()};
-  table_ = std::move(*loaded);
+  set_embeddings(std::move(*loaded), path);
+  return Ok{};
+}
+
+void Workspace::set_embeddings(EmbeddingTable table, const std::string& path) {
+  table_ = std::move(table);
   table_path_ = path;
   ++table_version_;
-  return Ok{};
 }
 
 Status Workspace::update(const State& state) {

@@ -16,6 +16,8 @@ class Workspace {
   // Loads embeddings from `path` (any supported format; `vocab` for a .npy). On failure the
   // current table stays and the error is returned.
   Status load_embeddings(const std::string& path, const std::string& vocab = {}, const std::string& tensor = {});
+  // Installs a table loaded elsewhere (on a loader thread).
+  void set_embeddings(EmbeddingTable table, const std::string& path);
   bool has_embeddings() const { return table_.dim() > 0; }
   const EmbeddingTable& embeddings() const { return table_; }
   const std::string& embeddings_path() const { return table_path_; }

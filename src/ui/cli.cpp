@@ -39,8 +39,10 @@ void print_help() {
       "PosLab %s — a lab for transformer positional encodings and attention\n\n"
       "usage:\n"
       "  poslab [state options] [--view VIEW] [--screenshot FILE.png] [--frames N] [--size WxH]\n"
+      "         [--load FILE] [--frame-log FILE.csv]\n"
       "      the GUI, showing VIEW's tab first; with --screenshot it saves the window after N\n"
-      "      frames (default 5) and quits\n"
+      "      frames (default 5) and quits; --load starts loading FILE as the Load button does (on\n"
+      "      its own thread); --frame-log writes frame,ms,loading,rows per frame\n"
       "  poslab export VIEW [state options] [--png FILE] [--svg FILE] [--csv FILE] [--scale N]\n"
       "      headless (no window, no X server): the view as PNG (scale 1 to 8) or SVG, its data\n"
       "      as CSV (columns in README.md). VIEW: %s\n"
@@ -261,10 +263,15 @@ int run_gui_from_args(ArgParser& p) {
       if (!*applied) return usage_error(applied->error());
       continue;
     }
-    if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size" || opt.name == "--view") {
+    if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size" || opt.name == "--view" ||
+        opt.name == "--load" || opt.name == "--frame-log") {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
-      if (opt.name == "--view") {
+      if (opt.name == "--load") {
+        options.load = std::string(*v);
+      } else if (opt.name == "--frame-log") {
+        options.frame_log = std::string(*v);
+      } else if (opt.name == "--view") {
         const auto view = export_view_named(*v);
         if (!view) return usage_error("unknown view \"" + std::string(*v) + "\" (available: " + view_names() + ")");
         options.initial_view = *view;

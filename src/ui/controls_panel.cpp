@@ -1,5 +1,6 @@
 #include "ui/controls_panel.hpp"
 
+#include <cstdio>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
@@ -162,9 +163,29 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   ImGui::InputText("##embeddings", &embeddings_input);
   ImGui::SameLine();
   if (ImGui::Button("Load")) actions.load_embeddings = true;
-  if (workspace.has_embeddings())
-    ImGui::TextDisabled("%d words × %d dims — or drop a file on the window", workspace.embeddings().size(),
-                        workspace.embeddings().dim());
+  if (loader && loader->running()) {
+    // The load runs on its own thread: the window keeps drawing, and it can be called off.
+    char label[64];
+    std::snprintf(label, sizeof label, "loading %.0f%%", 100.0 * loader->progress());
+    ImGui::ProgressBar(static_cast<float>(loader->progress()), ImVec2(250.0f, 0.0f), label);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) actions.cancel_load = true;
+  } else if (workspace.has_embeddings()) {
+    ImGui::TextDisabled("%d %s × %d dims, %s — or drop a file or model folder here", workspace.embeddings().size(),
+                        workspace.embeddings().tokenizer() ? "tokens" : "words", workspace.embeddings().dim(),
+                        workspace.embeddings().dtype().c_str());
+  }
+  if (!recent.paths().empty()) {
+    ImGui::SetNextItemWidth(250.0f);
+    if (ImGui::BeginCombo("recent", "open a recent file…")) {
+      for (const std::string& path : recent.paths())
+        if (ImGui::Selectable(path.c_str())) {
+          embeddings_input = path;
+          actions.load_embeddings = true;
+        }
+      ImGui::EndCombo();
+    }
+  }
 
   section("Positional encoding");
   {

@@ -3,12 +3,15 @@
 #include <string>
 
 #include "core/state.hpp"
+#include "core/async_load.hpp"
 #include "core/workspace.hpp"
+#include "ui/recent_files.hpp"
 
 namespace poslab {
 
 struct ControlsActions {
   bool load_embeddings = false;  // the user asked to load `embeddings_input`
+  bool cancel_load = false;      // … and to stop a load that is running
   int export_png_scale = 0;  // 1, 2 or 4: write the open view's PNG at that scale
   bool export_csv = false;
   bool export_svg = false;
@@ -28,6 +31,8 @@ class ControlsPanel {
   // Edits `state`; returns what the user asked for besides that.
   ControlsActions draw(State& state, const Workspace& workspace);
   std::string embeddings_input;  // the path field
+  const AsyncLoad* loader = nullptr;  // the load in progress, if any, for its progress bar
+  RecentFiles recent;
   std::string export_stem = "poslab";  // files are STEM-VIEW.png and so on
   std::string export_folder = "poslab-figures";  // "Export all views" writes FOLDER/VIEW.png …
   int export_all_scale = 2;

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -168,6 +169,10 @@ int run_gui(const GuiOptions& options) {
   Workspace workspace;
   workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable);
   ControlsPanel controls;
+  AsyncLoad loader;  // user-requested loads run off the UI thread
+  controls.loader = &loader;
+  controls.recent.load();
+  if (!options.load.empty()) loader.start(options.load, state.vocab_path, state.tensor_name);
   controls.embeddings_input = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
   if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path, state.tensor_name); !s) status.fail(s.error());
   AttentionView attention_view;
@@ -186,7 +191,19 @@ int run_gui(const GuiOptions& options) {
   int frame = 0;
   bool first_frame = true;  // the tab of --view is selected once, then the user's clicks rule
   int exit_code = 0;
+  // --frame-log: each frame's duration, whether a load was running, and the table's size, to
+  // show that the window keeps drawing while a large file loads.
+  std::string frame_log = "frame,ms,loading,rows\n";
+  auto last_frame = std::chrono::steady_clock::now();
   while (!glfwWindowShouldClose(window)) {
+    if (!options.frame_log.empty()) {
+      const auto now = std::chrono::steady_clock::now();
+      char line[96];
+      std::snprintf(line, sizeof line, "%d,%.2f,%d,%d\n", frame, std::chrono::duration<double, std::milli>(now - last_frame).count(),
+                    loader.running() ? 1 : 0, workspace.embeddings().size());
+      frame_log += line;
+      last_frame = now;
+    }
     glfwPollEvents();
     for (const auto& path : g_dropped) controls.embeddings_input = path;
     bool load_requested = !g_dropped.empty();
@@ -252,11 +269,19 @@ int run_gui(const GuiOptions& options) {
 
     // Act on the frame's requests, then recompute if a pipeline input changed.
     if (actions.load_embeddings || load_requested) {
-      if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path, state.tensor_name); !s) {
-        status.fail(s.error() + " — keeping " + workspace.embeddings_path());
+      loader.start(controls.embeddings_input, state.vocab_path, state.tensor_name);
+      status.info("loading " + controls.embeddings_input + " …");
+    }
+    if (actions.cancel_load) loader.cancel();
+    if (auto finished = loader.take()) {
+      if (!*finished) {
+        status.fail(finished->error() + " — keeping " + workspace.embeddings_path());
       } else {
-        state.embeddings_path = controls.embeddings_input;
-        status.info("loaded " + controls.embeddings_input);
+        workspace.set_embeddings(std::move(**finished), loader.path());
+        controls.embeddings_input = loader.path();
+        state.embeddings_path = loader.path();
+        controls.recent.add(loader.path());
+        status.info("loaded " + loader.path());
         // A model folder brings its RoPE settings and heads along, as --model does.
         std::error_code ec;
         const auto config = std::filesystem::path(controls.embeddings_input) / "config.json";
@@ -339,6 +364,8 @@ int run_gui(const GuiOptions& options) {
     if (auto s = write_file_atomic(last_session_path(), session_json(state)); !s)
       std::fprintf(stderr, "poslab: could not remember the session: %s\n", s.error().c_str());
   }
+  if (!options.frame_log.empty())
+    if (auto s = write_file_atomic(options.frame_log, frame_log); !s) std::fprintf(stderr, "poslab: %s\n", s.error().c_str());
   gpu_backend.reset();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

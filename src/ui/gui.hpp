@@ -15,6 +15,8 @@ struct GuiOptions {
   int height = 900;
   bool remember_session = false;  // start from the last session and save it on exit
   ExportView initial_view = ExportView::Attention;  // the tab shown first
+  std::string load;       // a file to load on the loader thread once the window is up (as Load does)
+  std::string frame_log;  // when set: write each frame's time, load state and table size here
 };
 
 // Where the GUI keeps the last session: $XDG_CONFIG_HOME/poslab or ~/.config/poslab.

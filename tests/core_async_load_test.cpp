@@ -1,0 +1,78 @@
+// Loading on a thread: the result arrives once, progress is reported, and Cancel stops a load.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/async_load.hpp"
+
+using namespace poslab;
+
+namespace {
+
+// A text table of `words` × 50 dims.
+std::string big_table(int words) {
+  const auto path = std::filesystem::temp_directory_path() / ("poslab-async-" + std::to_string(words) + ".txt");
+  std::ofstream out(path);
+  for (int w = 0; w < words; ++w) {
+    out << "w" << w;
+    for (int j = 0; j < 50; ++j) out << ' ' << (w % 97 + j) * 0.001;
+    out << '\n';
+  }
+  return path.string();
+}
+
+Result<EmbeddingTable> wait_for(AsyncLoad& load) {
+  for (int k = 0; k < 6000; ++k) {
+    if (auto r = load.take()) return std::move(*r);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return Error{"the load never finished"};
+}
+
+}  // namespace
+
+TEST(AsyncLoad, DeliversTheTableOnce) {
+  const std::string path = big_table(2000);
+  AsyncLoad load;
+  load.start(path, "", "");
+  auto table = wait_for(load);
+  ASSERT_TRUE(table.ok()) << table.error();
+  EXPECT_EQ(table->size(), 2000);
+  EXPECT_EQ(table->dim(), 50);
+  EXPECT_FALSE(load.take().has_value());  // once
+  EXPECT_FALSE(load.running());
+}
+
+TEST(AsyncLoad, ReportsErrorsAndProgress) {
+  AsyncLoad load;
+  load.start("/no/such/file.txt", "", "");
+  auto missing = wait_for(load);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("no such file"), std::string::npos);
+
+  const std::string path = big_table(60000);  // about 20 MB
+  LoadControl control;
+  auto table = load_embeddings_file(path, {}, {}, &control);
+  ASSERT_TRUE(table.ok());
+  EXPECT_DOUBLE_EQ(control.fraction(), 1.0);
+}
+
+TEST(AsyncLoad, CancelStopsTheLoadAndKeepsNothing) {
+  const std::string path = big_table(60000);
+  LoadControl control;
+  control.cancel();  // cancelled before the first chunk: no table comes back
+  auto table = load_embeddings_file(path, {}, {}, &control);
+  ASSERT_FALSE(table.ok());
+  EXPECT_NE(table.error().find("cancelled"), std::string::npos);
+
+  AsyncLoad load;
+  load.start(path, "", "");
+  load.cancel();
+  auto r = wait_for(load);
+  // Either the cancel came in time, or the load had already finished: never a half table.
+  if (r.ok()) EXPECT_EQ(r->size(), 60000);
+  else EXPECT_NE(r.error().find("cancelled"), std::string::npos) << r.error();
+}

@@ -52,12 +52,15 @@ case "$mode" in
     exec build/poslab "$@"
     ;;
   test)
-    # The tokenizer test fetches its reference with npm; Debian's nodejs and npm if none is here.
-    if ! command -v npm >/dev/null 2>&1; then
-      packages=(nodejs npm)
-      install_missing
-    fi
+    # The tokenizer test fetches its reference with npm (Debian's nodejs and npm if none is
+    # here); the fuzzers need clang and its libFuzzer runtime.
+    packages=(clang libclang-rt-14-dev)
+    command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+    install_missing
     ctest --test-dir build --output-on-failure -j 2
+    # The parsers again, under AddressSanitizer and UBSan, then each fuzzer for a bounded time.
+    tests/sanitized_parsers.sh
+    fuzz/run.sh "${POSLAB_FUZZ_SECONDS:-10}"
     ;;
   build) ;;
   *)

@@ -56,4 +56,10 @@ TEST(Bpe, BadFilesAreClearErrors) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("regex"), std::string::npos) << r.error();
   EXPECT_FALSE(BpeTokenizer::load("/no/such/tokenizer.json").ok());
+  // Found by the fuzzer: a float where an id belongs is an error, not a conversion.
+  std::string float_id = tokenizer_json(false, false);
+  float_id.replace(float_id.find("\"d\": 0"), 6, "\"d\": 3.3e86");
+  auto f = BpeTokenizer::parse(float_id, "", "t.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().find("whole number"), std::string::npos) << f.error();
 }

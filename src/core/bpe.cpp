@@ -23,6 +23,14 @@ namespace {
 // GPT-2's split, used by a ByteLevel pre-tokenizer with use_regex.
 constexpr const char* kGpt2Pattern = R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
+// A token id: a JSON integer from 0 to INT_MAX (a float or a huge number is an error, never
+// converted).
+Result<int> token_id(const json& v, const std::string& name, const std::string& what) {
+  if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > INT_MAX)
+    return Error{name + ": " + what + " must be a whole number from 0 to " + std::to_string(INT_MAX) + ", found " + v.dump()};
+  return static_cast<int>(v.get<long long>());
+}
+
 std::string utf8(unsigned int cp) {
   std::string s;
   if (cp < 0x80) s += static_cast<char>(cp);
@@ -98,8 +106,10 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
                    " is not supported (byte-level BPE tokenizers such as Llama 3's have none)"};
     t.ignore_merges_ = model.value("ignore_merges", false);
     for (const auto& [token, id] : model.at("vocab").items()) {
-      const int i = id.get<int>();
-      if (i < 0) return Error{name + ": negative token id for \"" + token + "\""};
+      auto parsed = token_id(id, name, "the id of \"" + token + "\"");
+      if (!parsed) return Error{parsed.error()};
+      const int i = *parsed;
+      if (i >= (1 << 24)) return Error{name + ": token id " + std::to_string(i) + " is implausibly large"};
       t.vocab_[token] = i;
       if (static_cast<std::size_t>(i) >= t.id_to_token_.size()) t.id_to_token_.resize(static_cast<std::size_t>(i) + 1);
       t.id_to_token_[static_cast<std::size_t>(i)] = token;
@@ -121,8 +131,11 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
     }
     for (const json& added : root.value("added_tokens", json::array())) {
       const std::string content = added.at("content").get<std::string>();
-      const int id = added.at("id").get<int>();
-      if (content.empty() || id < 0) continue;
+      auto parsed = token_id(added.at("id"), name, "an added token's id");
+      if (!parsed) return Error{parsed.error()};
+      const int id = *parsed;
+      if (id >= (1 << 24)) return Error{name + ": added token id " + std::to_string(id) + " is implausibly large"};
+      if (content.empty()) continue;
       t.added_.emplace_back(content, id);
       if (added.value("special", false)) t.special_ids_.push_back(id);
       if (static_cast<std::size_t>(id) >= t.id_to_token_.size()) t.id_to_token_.resize(static_cast<std::size_t>(id) + 1);
@@ -208,7 +221,11 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
         std::vector<int> ids;
         const json& specials = p.value("special_tokens", json::object());
         if (specials.contains(token)) {
-          for (const json& id : specials[token].at("ids")) ids.push_back(id.get<int>());
+          for (const json& id : specials[token].at("ids")) {
+            auto parsed = token_id(id, name, "the post-processor's id of " + token);
+            if (!parsed) return Error{parsed.error()};
+            ids.push_back(*parsed);
+          }
         } else if (auto it = t.vocab_.find(token); it != t.vocab_.end()) {
           ids.push_back(it->second);
         } else {

@@ -111,8 +111,8 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
   }
   if (!doc.is_object() || !doc.contains("poslab_session") || !doc["poslab_session"].is_number_integer())
     return Error{name + ": not a PosLab session (no \"poslab_session\" version)"};
-  if (doc["poslab_session"].get<int>() > kSessionVersion)
-    return Error{name + ": written by a newer PosLab (session version " + std::to_string(doc["poslab_session"].get<int>()) +
+  if (doc["poslab_session"].get<long long>() > kSessionVersion)
+    return Error{name + ": written by a newer PosLab (session version " + std::to_string(doc["poslab_session"].get<long long>()) +
                  ")"};
   LoadedSession loaded;
   for (const auto& [key, value] : doc.items())

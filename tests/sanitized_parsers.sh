@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The parser tests (embeddings text and binary, .npy, safetensors, model folders, tokenizer,
+# sessions, config.json, loading) built with AddressSanitizer and UndefinedBehaviorSanitizer in
+# their own build folder, and run: any out-of-bounds read, leak or undefined behaviour fails.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_SANITIZE=ON >/dev/null
+cmake --build build-asan -j "$(nproc)" --target core_tests >/dev/null
+filter='Formats*:Safetensors*:Npy*:Bpe*:ModelFolder*:ModelConfig*:Session*:Loader*:Tokenizer*:EmbeddingsText*:AsyncLoad*:Workspace*:DefaultData*:Options*:AtomicWrite*'
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  build-asan/tests/core_tests --gtest_filter="$filter" --gtest_brief=1

@@ -163,6 +163,11 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   ImGui::InputText("##embeddings", &embeddings_input);
   ImGui::SameLine();
   if (ImGui::Button("Load")) actions.load_embeddings = true;
+  if (embeddings_input.ends_with(".safetensors") || std::filesystem::is_directory(embeddings_input, fs_error_)) {
+    ImGui::SetNextItemWidth(250.0f);
+    ImGui::InputTextWithHint("tensor", "model.embed_tokens.weight (auto)", &state.tensor_name);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("The safetensors tensor to use as embeddings; press Load after changing it");
+  }
   if (loader && loader->running()) {
     // The load runs on its own thread: the window keeps drawing, and it can be called off.
     char label[64];

@@ -1,6 +1,7 @@
 #pragma once
 // The left-hand panel: every choice of the State, edited in place.
 #include <string>
+#include <system_error>
 
 #include "core/state.hpp"
 #include "core/async_load.hpp"
@@ -41,6 +42,7 @@ class ControlsPanel {
  private:
   int sample_index_ = 0;
   int export_all_scale_index_ = 1;  // 2×
+  std::error_code fs_error_;        // a path that cannot be examined is simply not a folder
   bool cross_open_ = false;
   ConfigField config_;  // the cross-attention box stays open while its sentence is empty
 };

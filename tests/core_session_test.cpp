@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "core/model_config.hpp"
 #include "core/options.hpp"
 #include "core/session.hpp"
 
@@ -73,4 +74,14 @@ TEST(Session, WrongTypesAndValuesAreClearErrors) {
     ASSERT_FALSE(loaded.ok()) << c.json;
     EXPECT_NE(loaded.error().find(c.message), std::string::npos) << loaded.error();
   }
+}
+
+TEST(Session, ANumberTooLargeForADoubleIsAnError) {
+  // Found by the fuzzer: nlohmann throws out_of_range, not parse_error, for 4E444.
+  auto s = parse_session(R"({"poslab_session": 1, "--base": 4E444})", "big.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("big.json"), std::string::npos);
+  ModelSettings m;
+  EXPECT_FALSE(apply_model_config(m, R"({"rope_theta": 4E444})", "config.json").ok());
+  EXPECT_EQ(m.base, ModelSettings{}.base);
 }

@@ -35,7 +35,7 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
   Json config;
   try {
     config = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
     return Error{name + ": not valid JSON: " + e.what()};
   }
   if (!config.is_object()) return Error{name + ": a config.json holds an object"};

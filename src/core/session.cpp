@@ -106,7 +106,7 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
   Json doc;
   try {
     doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
     return Error{name + ": not valid JSON: " + e.what()};
   }
   if (!doc.is_object() || !doc.contains("poslab_session") || !doc["poslab_session"].is_number_integer())

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each for a bounded time on its
-# seed corpus: the committed test files of its format plus fuzz/seeds. A crash, a sanitizer
-# report or a leak fails the run and leaves the input in build-fuzz/crashes/.
-# Usage: fuzz/run.sh [seconds per target, default $POSLAB_FUZZ_SECONDS or 10]
+# Builds the libFuzzer targets with clang (ASan + UBSan) and runs each on its seed corpus (the
+# committed test files of its format plus fuzz/seeds): a fixed seed and a fixed number of inputs,
+# so that the same source gives the same run on every machine (a crash is never a coin toss in
+# CI), with a time limit as a backstop. A crash, a sanitizer report or a leak fails the run and
+# leaves the input in build-fuzz/crashes/. For a longer, random search:
+#   build-fuzz/fuzz_NAME build-fuzz/corpus/NAME -max_total_time=600
+# Usage: fuzz/run.sh [seconds per target at most, default $POSLAB_FUZZ_SECONDS or 10] [inputs, default 100000]
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 seconds=${1:-${POSLAB_FUZZ_SECONDS:-10}}
+runs=${2:-100000}
 CC=clang CXX=clang++ cmake -S fuzz -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
 mkdir -p build-fuzz/crashes
@@ -21,12 +25,13 @@ declare -A seeds=(
 failed=0
 for name in text_embeddings word2vec_binary npy safetensors tokenizer session; do
   corpus=build-fuzz/corpus/$name
+  rm -rf "$corpus"  # the committed seeds only, so every run starts from the same place
   mkdir -p "$corpus"
   # shellcheck disable=SC2086  # the globs are meant to expand
   cp ${seeds[$name]} "$corpus/" 2>/dev/null || true
-  if build-fuzz/fuzz_$name "$corpus" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  if build-fuzz/fuzz_$name "$corpus" -seed=1 -runs="$runs" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="build-fuzz/crashes/$name-" -print_final_stats=1 > "build-fuzz/$name.log" 2>&1; then
-    echo "fuzz_$name: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "build-fuzz/$name.log" | grep -o '[0-9]*$') runs in ${seconds}s, no crash"
+    echo "fuzz_$name: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "build-fuzz/$name.log" | grep -o '[0-9]*$') inputs (at most $runs in ${seconds}s), no crash"
   else
     echo "FAIL: fuzz_$name found a crash (input in build-fuzz/crashes/, log build-fuzz/$name.log):"
     tail -n 30 "build-fuzz/$name.log"

@@ -95,9 +95,9 @@ Status assign(Result<T> parsed, auto& field) {
 
 const std::vector<StateOption>& state_options() {
   static const std::vector<StateOption> options = {
-      {"--embeddings", "FILE", "embeddings: GloVe/word2vec text, word2vec .bin, .npy; default: the shipped set",
+      {"--embeddings", "FILE", "embeddings: GloVe/word2vec text, word2vec .bin, .npy, .safetensors, a model folder; default: the shipped set",
        [](State& s, std::string_view v) -> Status { s.embeddings_path = std::string(v); return Ok{}; }},
-      {"--vocab", "FILE", "vocabulary of a .npy, one token per line (default NAME.vocab.txt, else ids)",
+      {"--vocab", "FILE", "vocabulary of a .npy or .safetensors, one token per line (default NAME.vocab.txt, else ids)",
        [](State& s, std::string_view v) -> Status { s.vocab_path = std::string(v); return Ok{}; }},
       {"--tensor", "NAME", "the .safetensors tensor to use (default: model.embed_tokens.weight, else the only 2-D one)",
        [](State& s, std::string_view v) -> Status { s.tensor_name = std::string(v); return Ok{}; }},

@@ -14,6 +14,7 @@
 #include "core/rope_plane.hpp"
 #include "core/rope_scaling.hpp"
 #include "core/shift.hpp"
+#include "core/tokenizer.hpp"
 #include "core/trajectory.hpp"
 
 namespace poslab {
@@ -233,26 +234,14 @@ void preset_norms(State& s) {
   s.model.encoding = EncodingKind::Rope;
 }
 TourCheck check_norms(const State& s, const EmbeddingTable& table) {
-  auto x = sentence_embeddings(s.model, table);
-  if (!x) return {false, x.error()};
-  const int d = static_cast<int>(x->cols()) - static_cast<int>(x->cols()) % 2;
-  const int row = x->rows() > 1 ? 1 : 0;
-  const Matrix v = x->row(row).leftCols(d);
-  const Matrix pe = sinusoidal_encoding(64, d, s.model.base);
-  double lo = 1e30, hi = 0.0, rotated = 0.0;
-  const double norm = v.cast<double>().norm();
-  const auto thetas = rope_thetas(d, s.model.base);
-  for (int p = 0; p < 64; ++p) {
-    const double added = (v + pe.row(p)).cast<double>().norm();
-    lo = std::min(lo, added);
-    hi = std::max(hi, added);
-    Matrix r = v;
-    const int position[] = {p};
-    apply_rope(r, position, thetas, RopeStyle::Interleaved);
-    rotated = std::max(rotated, std::abs(r.cast<double>().norm() - norm));
-  }
-  return {hi - lo > 0.1 && rotated <= 1e-5 * norm,
-          format("‖x‖ = %.3f · ‖x + PE(p)‖ from %.3f to %.3f · max |‖R_p x‖ − ‖x‖| = %.1e (p < 64)", norm, lo, hi, rotated)};
+  auto curves = added_and_rotated_norms(s.model, table, 64);
+  if (!curves) return {false, curves.error()};
+  const auto [lo, hi] = std::minmax_element(curves->added.begin(), curves->added.end());
+  double rotated = 0.0;
+  for (double r : curves->rotated) rotated = std::max(rotated, std::abs(r - curves->norm));
+  return {*hi - *lo > 0.1 && rotated <= 1e-5 * curves->norm,
+          format("‖x‖ = %.3f · ‖x + PE(p)‖ from %.3f to %.3f · max |‖R_p x‖ − ‖x‖| = %.1e (p < 64)", curves->norm, *lo,
+                 *hi, rotated)};
 }
 
 // ---- 10. RoPE --------------------------------------------------------------------------------
@@ -386,6 +375,27 @@ const std::vector<TourStep>& tour_steps() {
       {"frequencies", preset_beyond, check_beyond},
   };
   return steps;
+}
+
+Result<NormCurves> added_and_rotated_norms(const ModelSettings& settings, const EmbeddingTable& table, int positions) {
+  auto x = sentence_embeddings(settings, table);
+  if (!x) return Error{x.error()};
+  const int d = static_cast<int>(x->cols()) - static_cast<int>(x->cols()) % 2;
+  const int row = x->rows() > 1 ? 1 : 0;
+  const Matrix v = x->row(row).leftCols(d);
+  const Matrix pe = sinusoidal_encoding(positions, d, settings.base);
+  const auto thetas = rope_thetas(d, settings.base);
+  NormCurves curves;
+  curves.token = tokenize(settings.sentence, table)[static_cast<std::size_t>(row)].text;
+  curves.norm = v.cast<double>().norm();
+  for (int p = 0; p < positions; ++p) {
+    curves.added.push_back((v + pe.row(p)).cast<double>().norm());
+    Matrix turned = v;
+    const int position[] = {p};
+    apply_rope(turned, position, thetas, RopeStyle::Interleaved);
+    curves.rotated.push_back(turned.cast<double>().norm());
+  }
+  return curves;
 }
 
 State tour_state(int step, State start) {

@@ -35,6 +35,15 @@ State tour_state(int step, State start);
 const std::string& tour_property(Language language, int n);
 const std::string& tour_property_test(Language language, int n);  // "→ step 7: the shift view"
 
+// Step 9's numbers, for its check and its plot alike: the norm of the sentence's second token
+// (the first when there is one) with PE(p) added, and rotated by RoPE, for p = 0 … positions − 1.
+struct NormCurves {
+  std::string token;
+  double norm = 0.0;                     // ‖x‖
+  std::vector<double> added, rotated;    // ‖x + PE(p)‖, ‖R_p x‖
+};
+Result<NormCurves> added_and_rotated_norms(const ModelSettings& settings, const EmbeddingTable& table, int positions);
+
 // Every Japanese string of the tour and its controls, for baking only the glyphs in use.
 std::string tour_japanese_text();
 

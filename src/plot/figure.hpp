@@ -95,6 +95,19 @@ struct Figure {
   }
   void image(Box b, int index) { push(ItemKind::Image, image_items, ImageItem{b, index}); }
 
+  // Places `other` to the right of everything so far (tops aligned) and grows to hold it.
+  void append_right(const Figure& other) {
+    place(other, {width, 0});
+    width += other.width;
+    height = height > other.height ? height : other.height;
+  }
+  // Places `other` below everything so far (left edges aligned) and grows to hold it.
+  void append_below(const Figure& other) {
+    place(other, {0, height});
+    height += other.height;
+    width = width > other.width ? width : other.width;
+  }
+
   // Draws `other` into this figure with its top-left corner at `at` (figures side by side).
   void place(const Figure& other, Point at) {
     const int first_image = static_cast<int>(images.size());

@@ -34,11 +34,7 @@ std::string slopes_text(int heads) {
 
 plot::Figure side_by_side(const std::vector<plot::Figure>& parts) {
   plot::Figure all;
-  for (const plot::Figure& part : parts) {
-    all.place(part, {all.width, 0});
-    all.width += part.width;
-    all.height = std::max(all.height, part.height);
-  }
+  for (const plot::Figure& part : parts) all.append_right(part);
   return all;
 }
 

@@ -23,61 +23,56 @@ std::string why(const DogCase& c) {
   return "different: the positions make the two occurrences distinguishable";
 }
 
+// One panel: rows of outputs (one per token or occurrence) against output dimension, on the
+// diverging scale ±extent shared by every panel of the figure.
+plot::Figure outputs_panel(const std::string& title, const std::string& subtitle, const Matrix& values,
+                           std::vector<std::string> rows, float extent, float width, float row_height) {
+  plot::HeatmapSpec spec;
+  spec.title = title;
+  spec.subtitle = subtitle;
+  spec.values = &values;
+  spec.row_labels = std::move(rows);
+  spec.row_axis = "";
+  spec.col_axis = "output dimension";
+  spec.index_cols = true;
+  spec.colormap = plot::Colormap::Diverging;
+  spec.vmin = -extent;
+  spec.vmax = extent;
+  spec.value_label = "";
+  spec.side = width;
+  spec.row_height = row_height;
+  return plot::build_heatmap(spec, plot::figure_text_measure()).figure;
+}
+
 // The shuffle: outputs in sentence order, the shuffled sentence's outputs, and their difference
 // once the first are put in the shuffled order.
 Result<plot::Figure> permutation_figure(const State& state, const EmbeddingTable& table, float width) {
   auto check = permutation_check(state.model, table, static_cast<std::uint64_t>(state.view.permutation));
   if (!check) return Error{check.error()};
   const auto& order = check->order;
-  static thread_local Matrix before, after, difference;  // the specs point at them while building
-  before = check->outputs;
-  after = check->shuffled_outputs;
-  difference = after;
+  Matrix difference = check->shuffled_outputs;
   for (std::size_t k = 0; k < order.size(); ++k)
-    difference.row(static_cast<Eigen::Index>(k)) -= before.row(order[k]);
-  const float extent = std::max({before.cwiseAbs().maxCoeff(), after.cwiseAbs().maxCoeff(), 1e-6f});
+    difference.row(static_cast<Eigen::Index>(k)) -= check->outputs.row(order[k]);
+  const float extent =
+      std::max({check->outputs.cwiseAbs().maxCoeff(), check->shuffled_outputs.cwiseAbs().maxCoeff(), 1e-6f});
   std::vector<std::string> shuffled_tokens;
   std::string shuffled_text;
   for (int k : order) {
     shuffled_tokens.push_back(check->tokens[static_cast<std::size_t>(k)]);
     shuffled_text += (shuffled_text.empty() ? "" : " ") + check->tokens[static_cast<std::size_t>(k)];
   }
-  struct Part {
-    std::string title, subtitle;
-    const Matrix* values;
-    std::vector<std::string> rows;
-  };
   char verdict[200];
   std::snprintf(verdict, sizeof verdict,
                 "no positions, no mask: max |shuffled − reordered| = %.2g — the outputs move with their tokens; "
                 "with RoPE: %.2g",
                 check->max_abs_diff_none, check->max_abs_diff_rope);
-  const Part parts[] = {
-      {"Permute: outputs of the sentence, no positions, no mask", "", &before, check->tokens},
-      {"Outputs of the shuffled sentence “" + shuffled_text + "”", "", &after, shuffled_tokens},
-      {"Shuffled outputs − the original outputs in the shuffled order", verdict, &difference, shuffled_tokens},
-  };
   plot::Figure figure;
-  for (const Part& part : parts) {
-    plot::HeatmapSpec spec;
-    spec.title = part.title;
-    spec.subtitle = part.subtitle;
-    spec.values = part.values;
-    spec.row_labels = part.rows;
-    spec.row_axis = "";
-    spec.col_axis = "output dimension";
-    spec.index_cols = true;
-    spec.colormap = plot::Colormap::Diverging;
-    spec.vmin = -extent;
-    spec.vmax = extent;
-    spec.value_label = "";
-    spec.side = width;
-    spec.row_height = 18.0f;
-    const plot::Figure piece = plot::build_heatmap(spec, plot::figure_text_measure()).figure;
-    figure.place(piece, {0, figure.height});
-    figure.height += piece.height;
-    figure.width = std::max(figure.width, piece.width);
-  }
+  figure.append_below(outputs_panel("Permute: outputs of the sentence, no positions, no mask", "", check->outputs,
+                                    check->tokens, extent, width, 18.0f));
+  figure.append_below(outputs_panel("Outputs of the shuffled sentence “" + shuffled_text + "”", "",
+                                    check->shuffled_outputs, shuffled_tokens, extent, width, 18.0f));
+  figure.append_below(outputs_panel("Shuffled outputs − the original outputs in the shuffled order", verdict, difference,
+                                    shuffled_tokens, extent, width, 18.0f));
   return figure;
 }
 
@@ -93,35 +88,18 @@ Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table,
     Matrix rows(3, c.outputs.cols());  // the two outputs and their difference
     rows.topRows(2) = c.outputs;
     rows.row(2) = c.outputs.row(1) - c.outputs.row(0);
-    plot::HeatmapSpec spec;
     char title[160];
     std::snprintf(title, sizeof title, "%s · max |Δ| = %.3g, cosine = %.8f", c.name.c_str(), c.comparison.max_abs_diff,
                   c.comparison.cosine);
-    spec.title = title;
-    spec.subtitle = why(c);
-    spec.values = &rows;
-    spec.row_labels = {"word @" + std::to_string(c.comparison.a), "word @" + std::to_string(c.comparison.b),
-                       "difference"};
-    spec.row_axis = "";
-    spec.col_axis = "output dimension";
-    spec.index_cols = true;
-    spec.colormap = plot::Colormap::Diverging;
-    spec.vmin = -extent;
-    spec.vmax = extent;
-    spec.value_label = "";
-    spec.side = width;
-    spec.row_height = 24.0f;
-    const plot::Figure part = plot::build_heatmap(spec, plot::figure_text_measure()).figure;
-    figure.place(part, {0, figure.height});
-    figure.height += part.height;
-    figure.width = std::max(figure.width, part.width);
+    figure.append_below(outputs_panel(title, why(c), rows,
+                                      {"word @" + std::to_string(c.comparison.a), "word @" + std::to_string(c.comparison.b),
+                                       "difference"},
+                                      extent, width, 24.0f));
   }
   if (state.view.permutation > 0) {
     auto shuffle = permutation_figure(state, table, width);
     if (!shuffle) return Error{shuffle.error()};
-    figure.place(*shuffle, {0, figure.height});
-    figure.height += shuffle->height;
-    figure.width = std::max(figure.width, shuffle->width);
+    figure.append_below(*shuffle);
   }
   return figure;
 }

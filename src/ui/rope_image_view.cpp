@@ -61,9 +61,7 @@ RopeImageFigure rope_image_panels(const State& state, float side) {
     const float y0 = part.cells.y0 + ch * static_cast<float>(clamped_y(state));
     piece.rect({x0, y0, x0 + cw, y0 + ch}, {0, 0, 0, 0}, plot::Color{0.05f, 0.05f, 0.05f, 1}, 2.0f);
     out.grids.push_back({part.cells.x0 + figure.width, part.cells.y0, part.cells.x1 + figure.width, part.cells.y1});
-    figure.place(piece, {figure.width, 0});
-    figure.width += piece.width;
-    figure.height = std::max(figure.height, piece.height);
+    figure.append_right(piece);
   }
   return out;
 }

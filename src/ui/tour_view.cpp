@@ -8,7 +8,6 @@
 #include <sstream>
 
 #include "core/additive.hpp"
-#include "core/encodings.hpp"
 #include "core/export_data.hpp"
 #include "core/workspace.hpp"
 #include "plot/lines.hpp"
@@ -102,31 +101,21 @@ plot::Figure relative_figure(const Results& r) {
 }
 
 // Step 9: the norm of the live "dog" vector with a position added, and rotated.
-plot::Figure norms_figure(const State& state, const Results& r) {
-  const int d = r.problem.width() - r.problem.width() % 2;
-  auto added = additive_encoding(state.model, r.problem.queries(), r.problem.width());
-  const int row = r.problem.queries() > 1 ? 1 : 0;
-  Matrix x = r.problem.Xq.row(row).leftCols(d);
-  if (added) x -= added->row(row).leftCols(d);
-  const Matrix pe = sinusoidal_encoding(64, d, state.model.base);
-  const auto thetas = rope_thetas(d, state.model.base);
+Result<plot::Figure> norms_figure(const State& state, const EmbeddingTable& table) {
+  auto curves = added_and_rotated_norms(state.model, table, 64);
+  if (!curves) return Error{curves.error()};
   plot::LinePlotSpec spec;
-  spec.title = "‖x + PE(p)‖ against ‖R_p x‖ for “" + r.tokens[static_cast<std::size_t>(row)].text + "”";
+  spec.title = "‖x + PE(p)‖ against ‖R_p x‖ for “" + curves->token + "”";
   spec.subtitle = "adding a position changes the vector's length; rotating it does not";
   spec.x_label = "position p";
   spec.y_label = "norm";
   spec.width = 560.0f;
   spec.height = 260.0f;
-  plot::Series add{"x + PE(p), sinusoidal", {}, {}, plot::series_color(1), false};
-  plot::Series rot{"R_p x, RoPE", {}, {}, plot::series_color(0), false};
-  for (int p = 0; p < 64; ++p) {
-    add.x.push_back(p);
-    add.y.push_back((x + pe.row(p)).cast<double>().norm());
-    Matrix turned = x;
-    const int position[] = {p};
-    apply_rope(turned, position, thetas, RopeStyle::Interleaved);
-    rot.x.push_back(p);
-    rot.y.push_back(turned.cast<double>().norm());
+  plot::Series add{"x + PE(p), sinusoidal", {}, curves->added, plot::series_color(1), false};
+  plot::Series rot{"R_p x, RoPE", {}, curves->rotated, plot::series_color(0), false};
+  for (std::size_t p = 0; p < curves->added.size(); ++p) {
+    add.x.push_back(static_cast<double>(p));
+    rot.x.push_back(static_cast<double>(p));
   }
   spec.series = {add, rot};
   return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
@@ -137,7 +126,7 @@ Result<plot::Figure> plot_of(const TourStep& step, Language language, const Stat
   if (step.plot == "properties") return properties_figure(language);
   if (step.plot == "normalized") return normalized_figure();
   if (step.plot == "relative") return relative_figure(results);
-  if (step.plot == "norms") return norms_figure(state, results);
+  if (step.plot == "norms") return norms_figure(state, table);
   const auto view = export_view_named(step.plot);
   if (!view) return Error{"the tour names an unknown view \"" + step.plot + "\""};
   ExportRequest request;

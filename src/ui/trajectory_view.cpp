@@ -153,15 +153,9 @@ plot::Figure trajectory_figure(const State& state, const Results& results, float
   plot::Figure figure;
   int k = 0;
   for (const Path& path : paths) {
-    const plot::Figure panel = path_panel(state, path, d, token, side, k++);
-    figure.place(panel, {figure.width, 0});
-    figure.width += panel.width;
-    figure.height = std::max(figure.height, panel.height);
+    figure.append_right(path_panel(state, path, d, token, side, k++));
   }
-  const plot::Figure steps = steps_panel(paths, std::max(300.0f, figure.width - 260.0f));
-  figure.place(steps, {0, figure.height});
-  figure.width = std::max(figure.width, steps.width);
-  figure.height += steps.height;
+  figure.append_below(steps_panel(paths, std::max(300.0f, figure.width - 260.0f)));
   return figure;
 }
 

@@ -76,3 +76,28 @@ TEST(AsyncLoad, CancelStopsTheLoadAndKeepsNothing) {
   if (r.ok()) EXPECT_EQ(r->size(), 60000);
   else EXPECT_NE(r.error().find("cancelled"), std::string::npos) << r.error();
 }
+
+TEST(AsyncLoad, RateLimitShowsProgressAndLetsCancelInMidLoad) {
+  const std::string path = big_table(60000);  // about 20 MB: 2 s at 10 MB/s
+  AsyncLoad load;
+  load.limit_rate(10e6);
+  load.start(path, "", "");
+  double seen = 0.0;
+  for (int k = 0; k < 400 && !(seen > 0.0 && seen < 1.0); ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    seen = load.progress();
+  }
+  EXPECT_GT(seen, 0.0);  // the bar moves …
+  EXPECT_LT(seen, 1.0);  // … before the end
+  EXPECT_TRUE(load.running());
+  load.cancel();  // in mid-load, for certain: the rate limit holds the parse back
+  auto r = wait_for(load);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("cancelled"), std::string::npos) << r.error();
+
+  load.limit_rate(0.0);  // no limit: the same file loads whole
+  load.start(path, "", "");
+  auto table = wait_for(load);
+  ASSERT_TRUE(table.ok()) << table.error();
+  EXPECT_EQ(table->size(), 60000);
+}

@@ -12,6 +12,7 @@ void AsyncLoad::stop() {
 void AsyncLoad::start(std::string path, std::string vocab, std::string tensor) {
   stop();
   control_ = std::make_unique<LoadControl>();
+  control_->limit_rate(rate_);
   result_.reset();
   taken_ = false;
   path_ = path;

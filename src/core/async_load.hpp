@@ -20,6 +20,8 @@ class AsyncLoad {
 
   // Starts loading (a load already running is cancelled first).
   void start(std::string path, std::string vocab, std::string tensor);
+  // Loads started from now on parse at most this many bytes per second (0: no limit).
+  void limit_rate(double bytes_per_second) { rate_ = bytes_per_second; }
   bool running() const { return thread_.joinable() && !taken_; }
   const std::string& path() const { return path_; }
   double progress() const { return control_ ? control_->fraction() : 0.0; }
@@ -34,6 +36,7 @@ class AsyncLoad {
   std::mutex mutex_;
   std::optional<Result<EmbeddingTable>> result_;
   bool taken_ = true;
+  double rate_ = 0.0;
   std::string path_;
 };
 

@@ -2,11 +2,13 @@
 // Word embeddings: a vocabulary and a matrix with one row per word.
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -18,11 +20,26 @@ namespace poslab {
 class BpeTokenizer;
 
 // Progress and cancellation of a load running on another thread: the loader adds the bytes it
-// has parsed and stops early (with an error) once cancel() was called.
+// has parsed and stops early (with an error) once cancel() was called. An optional rate limit
+// makes a fast disk behave like a slow network drive (`poslab --load-rate`), so that progress,
+// Cancel and the drawing window can be seen, and tested, on a machine that parses 300 MB in 0.4 s.
 class LoadControl {
  public:
-  void set_total(std::size_t bytes) const { total_ = bytes; }
-  void add_progress(std::size_t bytes) const { done_ += bytes; }
+  using Clock = std::chrono::steady_clock;
+  // At most `bytes_per_second` bytes parsed per second from set_total on; 0 means no limit.
+  void limit_rate(double bytes_per_second) { rate_ = bytes_per_second; }
+  void set_total(std::size_t bytes) const {
+    start_ = Clock::now();
+    total_ = bytes;
+  }
+  // Called by the parsing threads; with a rate limit, waits until the bytes parsed so far are due.
+  void add_progress(std::size_t bytes) const {
+    const std::size_t done = done_ += bytes;
+    if (rate_ <= 0.0) return;
+    const auto due = start_ + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(static_cast<double>(done) / rate_));
+    while (Clock::now() < due && !cancelled_) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   double fraction() const {
     const std::size_t total = total_;
     return total == 0 ? 0.0 : std::min(1.0, static_cast<double>(done_.load()) / static_cast<double>(total));
@@ -31,6 +48,8 @@ class LoadControl {
   bool cancelled() const { return cancelled_; }
 
  private:
+  double rate_ = 0.0;
+  mutable Clock::time_point start_{};  // set before the parsing threads start, read by them after
   mutable std::atomic<std::size_t> total_{0}, done_{0};
   std::atomic<bool> cancelled_{false};
 };

@@ -39,10 +39,12 @@ void print_help() {
       "PosLab %s — a lab for transformer positional encodings and attention\n\n"
       "usage:\n"
       "  poslab [state options] [--view VIEW] [--screenshot FILE.png] [--frames N] [--size WxH]\n"
-      "         [--load FILE] [--frame-log FILE.csv]\n"
+      "         [--load FILE] [--load-rate MB/s] [--frame-log FILE.csv]\n"
       "      the GUI, showing VIEW's tab first; with --screenshot it saves the window after N\n"
-      "      frames (default 5) and quits; --load starts loading FILE as the Load button does (on\n"
-      "      its own thread); --frame-log writes frame,ms,loading,rows per frame\n"
+      "      frames (default 5; counted once a --load has finished) and quits; --load starts\n"
+      "      loading FILE as the Load button does (on its own thread); --load-rate parses text\n"
+      "      files no faster than a drive of that speed would deliver them (to watch progress\n"
+      "      and Cancel); --frame-log writes frame,ms,loading,rows per frame\n"
       "  poslab export VIEW [state options] [--png FILE] [--svg FILE] [--csv FILE] [--scale N]\n"
       "      headless (no window, no X server): the view as PNG (scale 1 to 8) or SVG, its data\n"
       "      as CSV (columns in README.md). VIEW: %s\n"
@@ -264,11 +266,16 @@ int run_gui_from_args(ArgParser& p) {
       continue;
     }
     if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size" || opt.name == "--view" ||
-        opt.name == "--load" || opt.name == "--frame-log") {
+        opt.name == "--load" || opt.name == "--load-rate" || opt.name == "--frame-log") {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
       if (opt.name == "--load") {
         options.load = std::string(*v);
+      } else if (opt.name == "--load-rate") {
+        auto rate = parse_number(*v, "--load-rate");
+        if (!rate) return usage_error(rate.error());
+        if (!(*rate > 0.0)) return usage_error("--load-rate expects a positive number of MB/s, got " + std::string(*v));
+        options.load_rate = *rate;
       } else if (opt.name == "--frame-log") {
         options.frame_log = std::string(*v);
       } else if (opt.name == "--view") {

@@ -172,6 +172,7 @@ int run_gui(const GuiOptions& options) {
   AsyncLoad loader;  // user-requested loads run off the UI thread
   controls.loader = &loader;
   controls.recent.load();
+  loader.limit_rate(options.load_rate * 1e6);
   if (!options.load.empty()) loader.start(options.load, state.vocab_path, state.tensor_name);
   controls.embeddings_input = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
   if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path, state.tensor_name); !s) status.fail(s.error());
@@ -345,7 +346,8 @@ int run_gui(const GuiOptions& options) {
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
-    if (!options.screenshot.empty() && ++frame >= options.frames) {
+    // A scripted screenshot shows the state after any load: frames are counted once it is done.
+    if (!options.screenshot.empty() && !loader.running() && ++frame >= options.frames) {
       const plot::RgbaImage shot{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)};
       if (auto s = write_file_atomic(options.screenshot, plot::encode_png(shot)); !s) {
         status.fail(s.error());

@@ -9,13 +9,14 @@ namespace poslab {
 
 struct GuiOptions {
   State state;
-  std::string screenshot;  // when set: save the window after `frames` frames and quit
+  std::string screenshot;  // when set: save the window `frames` frames after any `load` and quit
   int frames = 5;
   int width = 1440;
   int height = 900;
   bool remember_session = false;  // start from the last session and save it on exit
   ExportView initial_view = ExportView::Attention;  // the tab shown first
   std::string load;       // a file to load on the loader thread once the window is up (as Load does)
+  double load_rate = 0.0;  // MB/s the loader may parse (0: no limit), to play a slow drive
   std::string frame_log;  // when set: write each frame's time, load state and table size here
 };
 

@@ -6,23 +6,34 @@
 #include <fstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "core/async_load.hpp"
 
 using namespace poslab;
 
 namespace {
 
-// A text table of `words` × 50 dims.
-std::string big_table(int words) {
-  const auto path = std::filesystem::temp_directory_path() / ("poslab-async-" + std::to_string(words) + ".txt");
-  std::ofstream out(path);
-  for (int w = 0; w < words; ++w) {
-    out << "w" << w;
-    for (int j = 0; j < 50; ++j) out << ' ' << (w % 97 + j) * 0.001;
-    out << '\n';
+// A text table of `words` × 50 dims, in a file of this process's own: ctest runs each test in a
+// process of its own, in parallel, and rewriting a file that another test has mapped while it
+// parses kills that test with SIGBUS.
+struct BigTable {
+  std::string path;
+  explicit BigTable(int words)
+      : path((std::filesystem::temp_directory_path() /
+              ("poslab-async-" + std::to_string(::getpid()) + "-" + std::to_string(words) + ".txt"))
+                 .string()) {
+    std::ofstream out(path);
+    for (int w = 0; w < words; ++w) {
+      out << "w" << w;
+      for (int j = 0; j < 50; ++j) out << ' ' << (w % 97 + j) * 0.001;
+      out << '\n';
+    }
   }
-  return path.string();
-}
+  BigTable(const BigTable&) = delete;
+  BigTable& operator=(const BigTable&) = delete;
+  ~BigTable() { std::filesystem::remove(path); }
+};
 
 Result<EmbeddingTable> wait_for(AsyncLoad& load) {
   for (int k = 0; k < 6000; ++k) {
@@ -35,7 +46,8 @@ Result<EmbeddingTable> wait_for(AsyncLoad& load) {
 }  // namespace
 
 TEST(AsyncLoad, DeliversTheTableOnce) {
-  const std::string path = big_table(2000);
+  const BigTable file(2000);
+  const std::string& path = file.path;
   AsyncLoad load;
   load.start(path, "", "");
   auto table = wait_for(load);
@@ -53,7 +65,8 @@ TEST(AsyncLoad, ReportsErrorsAndProgress) {
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().find("no such file"), std::string::npos);
 
-  const std::string path = big_table(60000);  // about 20 MB
+  const BigTable file(60000);
+  const std::string& path = file.path;  // about 20 MB
   LoadControl control;
   auto table = load_embeddings_file(path, {}, {}, &control);
   ASSERT_TRUE(table.ok());
@@ -61,7 +74,8 @@ TEST(AsyncLoad, ReportsErrorsAndProgress) {
 }
 
 TEST(AsyncLoad, CancelStopsTheLoadAndKeepsNothing) {
-  const std::string path = big_table(60000);
+  const BigTable file(60000);
+  const std::string& path = file.path;
   LoadControl control;
   control.cancel();  // cancelled before the first chunk: no table comes back
   auto table = load_embeddings_file(path, {}, {}, &control);
@@ -78,7 +92,8 @@ TEST(AsyncLoad, CancelStopsTheLoadAndKeepsNothing) {
 }
 
 TEST(AsyncLoad, RateLimitShowsProgressAndLetsCancelInMidLoad) {
-  const std::string path = big_table(60000);  // about 20 MB: 2 s at 10 MB/s
+  const BigTable file(60000);
+  const std::string& path = file.path;  // about 20 MB: 2 s at 10 MB/s
   AsyncLoad load;
   load.limit_rate(10e6);
   load.start(path, "", "");

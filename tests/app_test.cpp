@@ -157,6 +157,17 @@ TEST(CliExport, SameStateGivesTheSamePixels) {
   EXPECT_NE(read_png(dir / "r1.png").rgba, read_png(dir / "r3.png").rgba);
 }
 
+TEST(CliExport, GroupedQueryAttentionOnTheGpuAgreesWithTheCore) {
+  const fs::path dir = temp_dir();
+  const auto r = run("export attention --backend gpu --heads 4 --kv-heads 2 --causal --csv " + (dir / "q.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  State state;
+  state.model.heads = 4;
+  state.model.kv_heads = 2;
+  state.model.causal = true;
+  expect_csv_matches_core(read_file(dir / "q.csv"), state, 1e-4f);
+}
+
 TEST(CliExport, UserErrorsAreClearAndNonZero) {
   const fs::path dir = temp_dir();
   struct Case { std::string args; int code; std::string message; };
@@ -178,6 +189,9 @@ TEST(CliExport, UserErrorsAreClearAndNonZero) {
       {"export attention --embeddings /no/such/file.txt --png x.png", 1, "no such file"},
       {"export attention --scale 0 --png x.png", 2, "--scale must be between 1 and 8"},
       {"--frames", 2, "--frames needs a value"},
+      {"export attention --heads 4 --kv-heads 3 --png x.png", 1, "must divide the 4 query heads"},
+      {"export attention --kv-heads 1 --projection identity --png x.png", 1, "needs random projections"},
+      {"--load-rate 0", 2, "--load-rate expects a positive number"},
   };
   for (const Case& c : cases) {
     const auto r = run(c.args);

@@ -20,6 +20,21 @@ TEST(ModelConfig, ReadsLlama32) {
   EXPECT_EQ(s.scaling.low_freq_factor, 1.0);
   EXPECT_EQ(s.scaling.high_freq_factor, 4.0);
   EXPECT_EQ(s.scaling.original_max_position, 8192);
+  EXPECT_EQ(s.heads, 32);
+  EXPECT_EQ(s.kv_heads, 8);  // grouped-query attention: groups of 4 query heads share keys
+  EXPECT_EQ(key_value_heads(s), 8);
+}
+
+TEST(ModelConfig, KeyValueHeadsEqualToTheHeadsAreMultiHeadAttention) {
+  ModelSettings s;
+  s.kv_heads = 2;  // from an earlier model: a new config without GQA clears it
+  ASSERT_TRUE(apply_model_config(s, R"({"num_attention_heads": 12, "num_key_value_heads": 12})", "c").ok());
+  EXPECT_EQ(s.heads, 12);
+  EXPECT_EQ(s.kv_heads, 0);
+  EXPECT_EQ(key_value_heads(s), 12);
+  s.kv_heads = 3;
+  ASSERT_TRUE(apply_model_config(s, R"({"num_attention_heads": 12})", "c").ok());
+  EXPECT_EQ(s.kv_heads, 0);
 }
 
 TEST(ModelConfig, ReadsOlderTypeKeyAndNull) {
@@ -44,7 +59,10 @@ TEST(ModelConfig, BadConfigsChangeNothing) {
   for (const Case& c : {Case{"{not json", "not valid JSON"}, Case{"[1, 2]", "holds an object"},
                         Case{R"({"rope_theta": "big"})", "\"rope_theta\" must be a number"},
                         Case{R"({"rope_theta": 5e5, "rope_scaling": {"rope_type": "longrope", "factor": 2}})", "longrope"},
-                        Case{R"({"rope_scaling": {"rope_type": "linear", "factor": 0.5}})", "factor"}}) {
+                        Case{R"({"rope_scaling": {"rope_type": "linear", "factor": 0.5}})", "factor"},
+                        Case{R"({"num_attention_heads": 32, "num_key_value_heads": 5})", "num_key_value_heads"},
+                        Case{R"({"num_attention_heads": 32, "num_key_value_heads": 64})", "num_key_value_heads"},
+                        Case{R"({"num_attention_heads": 1e30})", "num_attention_heads"}}) {
     auto r = apply_model_config(s, c.json, "cfg.json");
     ASSERT_FALSE(r.ok()) << c.json;
     EXPECT_NE(r.error().find(c.message), std::string::npos) << r.error();

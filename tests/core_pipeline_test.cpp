@@ -226,3 +226,54 @@ TEST(PipelineSettings, BadValuesAreClearErrors) {
   s.scaling.factor = 0.5;
   EXPECT_FALSE(prepare_input(s, table16()).ok());
 }
+
+TEST(PipelineGroupedQuery, KeyValueHeadsAreSharedWithinAGroup) {
+  ModelSettings s = settings(EncodingKind::None);
+  s.heads = 4;  // d = 16: heads of width 4
+  s.kv_heads = 2;
+  const PipelineInput in = prepared(s);
+  const AttentionInput projected = project(in.problem);
+  // Independently: key/value head g is the g-th block of four columns of the seeded draws.
+  const Matrix wk = gaussian_matrix(16, 16, s.sigma, mix_seed(s.seed, 2));
+  const Matrix wv = gaussian_matrix(16, 16, s.sigma, mix_seed(s.seed, 3));
+  for (int h = 0; h < 4; ++h) {
+    const int g = h / 2;  // query heads 0, 1 read group 0; heads 2, 3 read group 1
+    const Matrix k = in.problem.Xkv * wk.middleCols(4 * g, 4);
+    const Matrix v = in.problem.Xkv * wv.middleCols(4 * g, 4);
+    EXPECT_LT((projected.K.middleCols(4 * h, 4) - k).cwiseAbs().maxCoeff(), 1e-5f) << "head " << h;
+    EXPECT_LT((projected.V.middleCols(4 * h, 4) - v).cwiseAbs().maxCoeff(), 1e-5f) << "head " << h;
+  }
+  // The queries keep one projection per head.
+  const Matrix wq = gaussian_matrix(16, 16, s.sigma, mix_seed(s.seed, 1));
+  EXPECT_LT((projected.Q - in.problem.Xq * wq).cwiseAbs().maxCoeff(), 1e-5f);
+}
+
+TEST(PipelineGroupedQuery, RopeRotatesTheSharedKeysAlikeAndOneGroupPerHeadIsMultiHead) {
+  ModelSettings s = settings(EncodingKind::Rope);
+  s.heads = 4;
+  s.kv_heads = 2;
+  const AttentionInput projected = project(prepared(s).problem);
+  EXPECT_LT((projected.K.middleCols(0, 4) - projected.K.middleCols(4, 4)).cwiseAbs().maxCoeff(), 1e-6f);
+  EXPECT_GT((projected.K.middleCols(0, 4) - projected.K.middleCols(8, 4)).cwiseAbs().maxCoeff(), 1e-3f);
+  const Results gqa = computed(s);
+  s.kv_heads = 4;  // as many key/value heads as query heads: multi-head attention, exactly
+  const Results four = computed(s);
+  s.kv_heads = 0;
+  const Results mha = computed(s);
+  EXPECT_EQ((four.attention.output - mha.attention.output).cwiseAbs().maxCoeff(), 0.0f);
+  EXPECT_GT((gqa.attention.output - mha.attention.output).cwiseAbs().maxCoeff(), 1e-4f);
+  // GQA keeps self-attention's blindness to order: no positions, no mask, the two dogs agree.
+  s.kv_heads = 1;
+  s.encoding = EncodingKind::None;
+  EXPECT_TRUE(compare_outputs(computed(s).attention.output, 1, 4).identical());
+}
+
+TEST(PipelineGroupedQuery, KeyValueHeadsMustDivideTheHeadsAndNeedRandomProjections) {
+  ModelSettings s = settings(EncodingKind::Rope);
+  s.heads = 4;
+  s.kv_heads = 3;
+  EXPECT_NE(prepare_input(s, table16()).error().find("must divide the 4 query heads"), std::string::npos);
+  s.kv_heads = 2;
+  s.projection = ProjectionKind::Identity;
+  EXPECT_NE(prepare_input(s, table16()).error().find("needs random projections"), std::string::npos);
+}

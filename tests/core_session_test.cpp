@@ -36,6 +36,7 @@ TEST(Session, RoundTripKeepsEveryChoice) {
   s.model.bias = BiasKind::T5;
   s.model.buckets = 16;
   s.model.heads = 4;
+  s.model.kv_heads = 2;
   s.model.projection = ProjectionKind::Identity;
   s.model.sigma = 0.037;
   s.model.seed = 12345;

@@ -53,7 +53,7 @@ model=$work/model
 mkdir -p "$model"
 cp "$tokenizer" "$(dirname "$tokenizer")/tokenizer_config.json" "$model/"
 cat > "$model/config.json" <<'JSON'
-{"hidden_size": 8, "num_attention_heads": 2, "head_dim": 4, "rope_theta": 500000.0,
+{"hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "rope_theta": 500000.0,
  "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                   "original_max_position_embeddings": 8192}}
 JSON
@@ -71,7 +71,9 @@ with open(sys.argv[1], "wb") as f:
 PY
 "$poslab" info --model "$model" > "$work/info.txt"
 grep -q "^vocabulary  128256$" "$work/info.txt" && grep -q "^dtype       BF16$" "$work/info.txt" &&
-  grep -q "byte-level BPE" "$work/info.txt" || { echo "FAIL: poslab info --model:"; cat "$work/info.txt"; exit 1; }
+  grep -q "byte-level BPE" "$work/info.txt" &&
+  grep -q "^heads       2 query, 1 key/value (grouped-query attention), head_dim 4$" "$work/info.txt" &&
+  grep -q "^positions   RoPE.*500000, llama3 ×32 of 8192$" "$work/info.txt" || { echo "FAIL: poslab info --model:"; cat "$work/info.txt"; exit 1; }
 "$poslab" export attention --model "$model" --backend cpu --csv "$work/attention.csv" >/dev/null
 tokens=$(awk -F, 'NR > 1 && $1 == 0 && $3 == 0 { printf "%s|", $4 }' "$work/attention.csv")
 [ "$tokens" = "<|begin_of_text|>|The| dog| chased| another| dog|" ] ||

@@ -78,12 +78,13 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
     next.scaling = s;
   }
   // The heads: num_attention_heads splits hidden_size into heads of head_dim (Llama 3.2 1B:
-  // 2048 = 32 × 64). Key/value heads (grouped-query attention) share keys across query heads in
-  // the model; PosLab gives every head its own, which changes nothing about the positions.
+  // 2048 = 32 × 64), and num_key_value_heads (8 there) makes groups of query heads share their
+  // keys and values (grouped-query attention).
   if (config.contains("num_attention_heads")) {
     auto heads = number_at(config, "num_attention_heads", name);
     if (!heads) return Error{heads.error()};
-    if (*heads < 1 || *heads != std::floor(*heads)) return Error{name + ": num_attention_heads must be a whole number ≥ 1"};
+    if (*heads < 1 || *heads > 4096 || *heads != std::floor(*heads))
+      return Error{name + ": num_attention_heads must be a whole number from 1 to 4096"};
     next.heads = static_cast<int>(*heads);
     if (config.contains("hidden_size") && config.contains("head_dim")) {
       auto hidden = number_at(config, "hidden_size", name), head_dim = number_at(config, "head_dim", name);
@@ -91,6 +92,14 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
       if (!head_dim) return Error{head_dim.error()};
       if (*head_dim * next.heads != *hidden)
         return Error{name + ": head_dim × num_attention_heads ≠ hidden_size; PosLab needs heads that split the width"};
+    }
+    next.kv_heads = 0;
+    if (config.contains("num_key_value_heads") && !config["num_key_value_heads"].is_null()) {
+      auto kv = number_at(config, "num_key_value_heads", name);
+      if (!kv) return Error{kv.error()};
+      if (*kv < 1 || *kv > next.heads || *kv != std::floor(*kv) || next.heads % static_cast<int>(*kv) != 0)
+        return Error{name + ": num_key_value_heads must be a whole number that divides num_attention_heads"};
+      if (static_cast<int>(*kv) != next.heads) next.kv_heads = static_cast<int>(*kv);
     }
   }
   settings = next;

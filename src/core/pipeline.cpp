@@ -24,6 +24,15 @@ Projections make_projections(int d, ProjectionKind kind, double sigma, std::uint
           gaussian_matrix(d, d, sigma, mix_seed(seed, 3)), gaussian_matrix(d, d, sigma, mix_seed(seed, 4))};
 }
 
+Matrix share_key_value_heads(const Matrix& W, int heads, int kv_heads) {
+  if (kv_heads == heads) return W;
+  const int dh = static_cast<int>(W.cols()) / heads;
+  const int group = heads / kv_heads;
+  Matrix shared(W.rows(), W.cols());
+  for (int h = 0; h < heads; ++h) shared.middleCols(h * dh, dh) = W.middleCols((h / group) * dh, dh);
+  return shared;
+}
+
 namespace {
 
 std::vector<Token> tokens_of(const std::string& sentence, const EmbeddingTable& table) {
@@ -191,8 +200,10 @@ Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable
   p.Xq = std::move(X);
   p.Xkv = std::move(Xkv);
   p.Wq = W.Wq;
-  p.Wk = W.Wk;
-  p.Wv = W.Wv;
+  // With mixed 2-D RoPE each query head has its own frequencies, and a shared key is rotated by
+  // the frequencies of the head that reads it; 1-D and axial RoPE rotate every head alike.
+  p.Wk = share_key_value_heads(W.Wk, s.heads, key_value_heads(s));
+  p.Wv = share_key_value_heads(W.Wv, s.heads, key_value_heads(s));
   p.Wo = W.Wo;
   p.heads = s.heads;
   p.causal = s.causal;

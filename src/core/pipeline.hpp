@@ -20,6 +20,11 @@ struct Projections {
 // Seeded N(0, σ²) matrices, or identity (head h then sees exactly its slice of the dimensions).
 Projections make_projections(int d, ProjectionKind kind, double sigma, std::uint64_t seed);
 
+// Grouped-query attention as d × d weights: key/value head g is column block g of W (the first
+// kv_heads blocks of width d/heads), and query head h uses block h / (heads / kv_heads). This is
+// Hugging Face's repeat_kv applied to the weights, so that every backend runs it unchanged.
+Matrix share_key_value_heads(const Matrix& W, int heads, int kv_heads);
+
 struct PipelineInput {
   std::vector<Token> tokens;      // the queries: the sentence's tokens, then any padding tokens
   std::vector<Token> key_tokens;  // the keys: the same tokens, or the cross-attention sentence's

@@ -62,6 +62,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--clip", std::to_string(m.clip)},
       {"--cross-sentence", m.cross_sentence},
       {"--heads", std::to_string(m.heads)},
+      {"--kv-heads", std::to_string(m.kv_heads)},
       {"--projection", std::string(to_string(m.projection))},
       {"--sigma", number(m.sigma)},
       {"--seed", std::to_string(m.seed)},

@@ -89,6 +89,8 @@ std::string describe_encoding(const ModelSettings& m) {
   return text;
 }
 
+int key_value_heads(const ModelSettings& s) { return s.kv_heads == 0 ? s.heads : s.kv_heads; }
+
 std::vector<int> valid_head_counts(int dim) {
   std::vector<int> counts;
   for (int h = 1; h <= dim; ++h)
@@ -102,6 +104,14 @@ Status validate(const ModelSettings& s, int dim) {
     for (int h : valid_head_counts(dim)) list += (list.empty() ? "" : ", ") + std::to_string(h);
     return Error{"the number of heads must divide the embedding width " + std::to_string(dim) +
                  " (one of " + list + "), got " + std::to_string(s.heads)};
+  }
+  if (s.kv_heads != 0) {
+    if (s.kv_heads < 1 || s.heads % s.kv_heads != 0)
+      return Error{"the key/value heads must divide the " + std::to_string(s.heads) + " query heads, got " +
+                   std::to_string(s.kv_heads)};
+    if (s.projection != ProjectionKind::Random && s.kv_heads != s.heads)
+      return Error{"grouped-query attention needs random projections: with identity, each head's keys are its "
+                   "own slice of the dimensions"};
   }
   if (!(std::isfinite(s.base) && s.base > 1.0))
     return Error{"the base must be a number greater than 1"};

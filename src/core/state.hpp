@@ -28,6 +28,9 @@ struct ModelSettings {
   RopeStyle rope_style = RopeStyle::Interleaved;
   double base = 10000.0;
   int heads = 5;
+  // Grouped-query attention (Llama 3, Mistral): this many key/value heads, each shared by a group
+  // of heads/kv_heads consecutive query heads; 0 = one per query head (multi-head attention).
+  int kv_heads = 0;
   ProjectionKind projection = ProjectionKind::Random;
   double sigma = 0.1;
   std::uint64_t seed = 0;
@@ -108,6 +111,9 @@ std::string describe_encoding(const ModelSettings& settings);
 
 // Checks that the settings make sense for embeddings of width `dim`.
 Status validate(const ModelSettings& settings, int dim);
+
+// The key/value heads actually used: kv_heads, or one per query head when it is 0.
+int key_value_heads(const ModelSettings& settings);
 
 // Divisors of `dim`: the head counts that split it evenly.
 std::vector<int> valid_head_counts(int dim);

@@ -50,6 +50,9 @@ plot::HeatmapSpec attention_spec(const State& state, const Results& r, float sid
   spec.title = std::string(weights ? "Attention weights" : "Attention scores") +
                (state.view.mean_heads ? " · mean of " + std::to_string(r.problem.heads) + " heads"
                                       : " · head " + std::to_string(head) + " of " + std::to_string(r.problem.heads));
+  const int kv = key_value_heads(state.model);
+  if (kv != r.problem.heads && r.problem.heads % kv == 0 && !state.view.mean_heads)
+    spec.title += " (key/value head " + std::to_string(head / (r.problem.heads / kv)) + " of " + std::to_string(kv) + ")";
   spec.subtitle = describe_computation(state, r);
   for (const Token& t : r.tokens) spec.row_labels.push_back(t.text);
   for (const Token& t : r.key_tokens) spec.col_labels.push_back(t.text);

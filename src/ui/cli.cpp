@@ -1,7 +1,9 @@
 #include "ui/cli.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -363,6 +365,15 @@ int run_info(ArgParser& p) {
   std::printf("dtype       %s\n", table->dtype().c_str());
   std::printf("tokenizer   %s\n", table->tokenizer() ? "byte-level BPE (tokenizer.json)" : "words (PosLab's word splitter)");
   if (table->duplicates_ignored() > 0) std::printf("duplicates  %d ignored (the first wins)\n", table->duplicates_ignored());
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(std::filesystem::path(path) / "config.json", ec)) {
+    // What the model folder's config.json set: the heads and the positions PosLab will use.
+    const ModelSettings& m = state.model;
+    const int kv = key_value_heads(m);
+    std::printf("heads       %d query, %d key/value%s, head_dim %d\n", m.heads, kv,
+                kv == m.heads ? "" : " (grouped-query attention)", table->dim() / std::max(1, m.heads));
+    std::printf("positions   %s\n", describe_encoding(m).c_str());
+  }
   std::printf("load time   %.1f ms\n", ms);
   return 0;
 }

@@ -51,6 +51,26 @@ void help_marker(const char* text) {
   }
 }
 
+// Grouped-query attention: the divisors of the head count as key/value heads. A count that no
+// longer divides the heads (the heads changed), or identity projections, fall back to one per head.
+void key_value_heads_combo(ModelSettings& m) {
+  if (m.projection != ProjectionKind::Random || m.kv_heads < 0 || (m.kv_heads > 0 && m.heads % m.kv_heads != 0))
+    m.kv_heads = 0;
+  const int kv = key_value_heads(m);
+  const std::string current = kv == m.heads ? "one per head (MHA)" : std::to_string(kv) + " (GQA)";
+  if (ImGui::BeginCombo("kv heads", current.c_str())) {
+    for (int g = m.heads; g >= 1; --g) {
+      if (m.heads % g != 0) continue;
+      const std::string label = g == m.heads ? std::to_string(g) + "  one per head (MHA)"
+                                             : std::to_string(g) + "  groups of " + std::to_string(m.heads / g);
+      if (ImGui::Selectable(label.c_str(), g == kv)) m.kv_heads = g == m.heads ? 0 : g;
+    }
+    ImGui::EndCombo();
+  }
+  help_marker("Grouped-query attention (Llama 3: 32 query heads, 8 key/value heads): consecutive query heads "
+              "share one key and value projection.");
+}
+
 void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigField& config) {
   {
     static constexpr RopeStyle values[] = {RopeStyle::Interleaved, RopeStyle::Half};
@@ -264,6 +284,7 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
     enum_combo("W_q, W_k, W_v", m.projection, values, names);
   }
   ImGui::BeginDisabled(m.projection != ProjectionKind::Random);
+  key_value_heads_combo(m);
   float sigma = static_cast<float>(m.sigma);
   if (ImGui::SliderFloat("σ", &sigma, 0.001f, 1.0f, "%.3f", ImGuiSliderFlags_Logarithmic)) m.sigma = std::max(1e-4f, sigma);
   int seed = static_cast<int>(m.seed);

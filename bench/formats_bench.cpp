@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/embeddings.hpp"
+#include "core/files.hpp"
 #include "core/safetensors.hpp"
 
 namespace {
@@ -33,6 +34,30 @@ void BM_ParseGloveText(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ParseGloveText)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+
+// The same parse over a memory mapping of the file (how PosLab read text files before it read
+// them piece by piece with pread, which turns a file truncated mid-load into an error instead of
+// a SIGBUS): the cost of that safety, side by side.
+void BM_ParseGloveTextMapped(benchmark::State& state) {
+  const std::string path = env("POSLAB_BENCH_GLOVE");
+  for (auto _ : state) {
+    auto mapped = poslab::MappedFile::map(path);
+    if (!mapped) {
+      state.SkipWithError(mapped.error().c_str());
+      return;
+    }
+    auto table = poslab::parse_text_embeddings(mapped->bytes(), path);
+    if (!table) {
+      state.SkipWithError(table.error().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(table->size());
+    state.PauseTiming();
+    table = poslab::Error{""};
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_ParseGloveTextMapped)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
 
 void BM_SafetensorsOpenAndGather16(benchmark::State& state) {
   const std::string path = env("POSLAB_BENCH_SAFETENSORS");

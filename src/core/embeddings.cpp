@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fstream>
 
+#include <omp.h>
+
 #include "core/files.hpp"
 #include "core/formats.hpp"
 
@@ -150,7 +152,72 @@ struct ChunkResult {
   bool failed = false;
   std::size_t error_line_start = 0;  // byte offset of the failing line (for its line number)
   std::string error;
+  std::string read_error;  // the chunk could not be read at all (the file changed meanwhile)
 };
+
+// Where the text comes from: bytes in memory as they are, or a file read piece by piece. A file
+// is read, not mapped: one that another program cuts short while it loads is then an error
+// instead of a SIGBUS, and each 4 MB piece is copied into a buffer that stays in cache.
+class TextSource {
+ public:
+  virtual ~TextSource() = default;
+  virtual std::size_t size() const = 0;
+  // Bytes [offset, offset + length) (offset + length ≤ size()): a view of memory, or a copy in `scratch`.
+  virtual Result<std::string_view> bytes(std::size_t offset, std::size_t length, std::string& scratch) const = 0;
+};
+
+class MemoryText final : public TextSource {
+ public:
+  explicit MemoryText(std::string_view text) : text_(text) {}
+  std::size_t size() const override { return text_.size(); }
+  Result<std::string_view> bytes(std::size_t offset, std::size_t length, std::string&) const override {
+    return text_.substr(offset, length);
+  }
+
+ private:
+  std::string_view text_;
+};
+
+class FileText final : public TextSource {
+ public:
+  explicit FileText(const ReadOnlyFile& file) : file_(file) {}
+  std::size_t size() const override { return file_.size(); }
+  Result<std::string_view> bytes(std::size_t offset, std::size_t length, std::string& scratch) const override {
+    scratch.resize(length);
+    if (auto read = file_.read_at(offset, scratch.data(), length); !read) return Error{read.error()};
+    return std::string_view(scratch);
+  }
+
+ private:
+  const ReadOnlyFile& file_;
+};
+
+// The offset of the first '\n' at or after `from`, or size() when there is none.
+Result<std::size_t> find_newline(const TextSource& source, std::size_t from, std::string& scratch) {
+  std::size_t window = 64u << 10;
+  while (from < source.size()) {
+    const std::size_t length = std::min(window, source.size() - from);
+    auto piece = source.bytes(from, length, scratch);
+    if (!piece) return Error{piece.error()};
+    if (const auto k = piece->find('\n'); k != std::string_view::npos) return from + k;
+    from += length;
+    window = std::min<std::size_t>(window * 2, 64u << 20);  // a very long line: read on in bigger steps
+  }
+  return source.size();
+}
+
+// 1 + the number of line breaks before `offset`: the line number of an error there.
+Result<long long> line_number_at(const TextSource& source, std::size_t offset, std::string& scratch) {
+  long long line = 1;
+  for (std::size_t at = 0; at < offset;) {
+    const std::size_t length = std::min<std::size_t>(4u << 20, offset - at);
+    auto piece = source.bytes(at, length, scratch);
+    if (!piece) return Error{piece.error()};
+    line += std::count(piece->begin(), piece->end(), '\n');
+    at += length;
+  }
+  return line;
+}
 
 // Parses the data lines of text[begin, end) with `dim` numbers each. Blank lines are skipped.
 void parse_chunk(std::string_view text, std::size_t begin, std::size_t end, int dim, ChunkResult& out,
@@ -216,20 +283,25 @@ void parse_chunk(std::string_view text, std::size_t begin, std::size_t end, int 
 
 }  // namespace
 
-Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name, const LoadControl* control) {
+namespace {
+
+Result<EmbeddingTable> parse_text(const TextSource& text, const std::string& name, const LoadControl* control) {
   if (control) control->set_total(text.size());
+  std::string scratch;
   // The first non-blank line: a word2vec header "count dim", or the first word, which sets dim.
   std::size_t pos = 0, first_line_end = 0;
   long long declared_count = -1;
   int dim = -1;
   long long first_line_no = 0;
   while (pos < text.size() && dim < 0) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    const auto fields = split_fields(text.substr(pos, eol - pos));
+    auto eol = find_newline(text, pos, scratch);
+    if (!eol) return Error{eol.error()};
+    auto line = text.bytes(pos, *eol - pos, scratch);
+    if (!line) return Error{line.error()};
+    const auto fields = split_fields(*line);
     ++first_line_no;
     if (fields.empty()) {
-      pos = eol + 1;
+      pos = *eol + 1;
       continue;
     }
     long long count = 0, d = 0;
@@ -238,7 +310,7 @@ Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::s
         return line_error(name, first_line_no, "word2vec header has an invalid count or dimension");
       declared_count = count;
       dim = static_cast<int>(d);
-      first_line_end = eol + 1;  // the data starts after the header
+      first_line_end = *eol + 1;  // the data starts after the header
     } else {
       if (fields.size() < 2)
         return line_error(name, first_line_no, "expected a word followed by numbers, found only \"" + shorten(fields[0]) + "\"");
@@ -256,21 +328,34 @@ Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::s
   for (int c = 1; c < chunks; ++c) {
     std::size_t at = data + bytes * static_cast<std::size_t>(c) / static_cast<std::size_t>(chunks);
     at = std::max(at, bounds.back());
-    const std::size_t nl = text.find('\n', at);
-    bounds.push_back(nl == std::string_view::npos ? text.size() : nl + 1);
+    auto nl = find_newline(text, at, scratch);
+    if (!nl) return Error{nl.error()};
+    bounds.push_back(*nl == text.size() ? text.size() : *nl + 1);
   }
   bounds.push_back(text.size());
   std::vector<ChunkResult> results(static_cast<std::size_t>(chunks));
+  std::vector<std::string> buffers(static_cast<std::size_t>(omp_get_max_threads()));  // one per thread, reused
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int c = 0; c < chunks; ++c)
-    parse_chunk(text, bounds[static_cast<std::size_t>(c)], bounds[static_cast<std::size_t>(c) + 1], dim,
-                results[static_cast<std::size_t>(c)], control);
+  for (int c = 0; c < chunks; ++c) {
+    const std::size_t begin = bounds[static_cast<std::size_t>(c)], end = bounds[static_cast<std::size_t>(c) + 1];
+    ChunkResult& result = results[static_cast<std::size_t>(c)];
+    auto piece = text.bytes(begin, end - begin, buffers[static_cast<std::size_t>(omp_get_thread_num())]);
+    if (!piece) {
+      result.read_error = piece.error();
+      continue;
+    }
+    parse_chunk(*piece, 0, piece->size(), dim, result, control);
+    result.error_line_start += begin;
+  }
+  std::vector<std::string>().swap(buffers);
   if (control && control->cancelled()) return Error{name + ": loading cancelled"};
   std::size_t total_words = 0;
   for (const ChunkResult& r : results) {
+    if (!r.read_error.empty()) return Error{r.read_error};
     if (r.failed) {  // the first failing chunk holds the first error in the file
-      const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(r.error_line_start), '\n');
-      return line_error(name, line, r.error);
+      auto line = line_number_at(text, r.error_line_start, scratch);
+      if (!line) return Error{line.error()};
+      return line_error(name, *line, r.error);
     }
     total_words += r.words.size();
   }
@@ -295,11 +380,19 @@ Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::s
   return EmbeddingTable(std::move(words), std::move(m), name);
 }
 
+}  // namespace
+
+Result<EmbeddingTable> parse_text_embeddings(std::string_view text, const std::string& name, const LoadControl* control) {
+  return parse_text(MemoryText(text), name, control);
+}
+
 Result<EmbeddingTable> load_text_embeddings(const std::filesystem::path& path, const LoadControl* control) {
-  // Mapped, not read: the page cache is parsed in place, with no copy of a 300 MB file.
-  auto mapped = MappedFile::map(path);
-  if (!mapped) return Error{mapped.error()};
-  return parse_text_embeddings(mapped->bytes(), path.string(), control);
+  auto file = ReadOnlyFile::open(path);
+  if (!file) return Error{file.error()};
+  auto table = parse_text(FileText(*file), path.string(), control);
+  // Rewritten in place while it loaded: the rows may mix two versions, so none of them is kept.
+  if (table && file->changed()) return Error{path.string() + ": the file changed while it was read; load it again"};
+  return table;
 }
 
 Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab,

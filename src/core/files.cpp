@@ -9,6 +9,7 @@
 #include <system_error>
 #include <sstream>
 #include <unistd.h>
+#include <utility>
 
 namespace poslab {
 
@@ -64,9 +65,15 @@ Status write_file_atomic(const std::filesystem::path& path, std::string_view byt
   return Ok{};
 }
 
-Result<MappedFile> MappedFile::map(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+long long mtime_ns(const struct stat& st) {
+  return static_cast<long long>(st.st_mtim.tv_sec) * 1'000'000'000LL + st.st_mtim.tv_nsec;
+}
+
+// Opens a regular file for reading; its descriptor and status, or a message naming it.
+Result<std::pair<int, struct stat>> open_regular_file(const std::string& name) {
+  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) return Error{name + ": no such file"};
@@ -86,6 +93,62 @@ Result<MappedFile> MappedFile::map(const std::filesystem::path& path) {
     ::close(fd);
     return Error{name + ": is not a regular file"};
   }
+  return std::pair<int, struct stat>{fd, st};
+}
+
+}  // namespace
+
+Result<ReadOnlyFile> ReadOnlyFile::open(const std::filesystem::path& path) {
+  auto opened = open_regular_file(path.string());
+  if (!opened) return Error{opened.error()};
+  const auto& [fd, st] = *opened;
+  return ReadOnlyFile(fd, path.string(), static_cast<std::size_t>(st.st_size), mtime_ns(st));
+}
+
+ReadOnlyFile::ReadOnlyFile(ReadOnlyFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), name_(std::move(other.name_)), size_(other.size_), mtime_ns_(other.mtime_ns_) {}
+
+ReadOnlyFile& ReadOnlyFile::operator=(ReadOnlyFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    name_ = std::move(other.name_);
+    size_ = other.size_;
+    mtime_ns_ = other.mtime_ns_;
+  }
+  return *this;
+}
+
+ReadOnlyFile::~ReadOnlyFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status ReadOnlyFile::read_at(std::size_t offset, char* out, std::size_t length) const {
+  while (length > 0) {
+    const ssize_t got = ::pread(fd_, out, length, static_cast<off_t>(offset));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return Error{name_ + ": read error: " + std::generic_category().message(errno)};
+    }
+    if (got == 0) return Error{name_ + ": the file became shorter while it was read (is another program writing it?)"};
+    out += got;
+    offset += static_cast<std::size_t>(got);
+    length -= static_cast<std::size_t>(got);
+  }
+  return Ok{};
+}
+
+bool ReadOnlyFile::changed() const {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return true;
+  return static_cast<std::size_t>(st.st_size) != size_ || mtime_ns(st) != mtime_ns_;
+}
+
+Result<MappedFile> MappedFile::map(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  auto opened = open_regular_file(name);
+  if (!opened) return Error{opened.error()};
+  const auto [fd, st] = *opened;
   const auto size = static_cast<std::size_t>(st.st_size);
   if (size == 0) {  // mmap refuses empty ranges; an empty view is all there is to see
     ::close(fd);

@@ -109,10 +109,12 @@ void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigFiel
   ImGui::InputText("##config", &config.path);
   ImGui::SameLine();
   const bool read_config = ImGui::Button("Read");
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("rope_theta and rope_scaling from a Hugging Face config.json");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("rope_theta, rope_scaling and the heads from a Hugging Face config.json");
   if (read_config) {
     auto read = load_model_config(m, config.path);
-    config.message = read ? "read rope_theta and rope_scaling from " + config.path : read.error();
+    config.message = read ? "read rope_theta, rope_scaling and the heads (" + std::to_string(m.heads) + " query, " +
+                                std::to_string(key_value_heads(m)) + " key/value) from " + config.path
+                          : read.error();
   }
   if (!config.message.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -123,9 +125,15 @@ void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigFiel
     m.base = 500000.0;
     m.rope_style = RopeStyle::Half;
     sc = RopeScaling{RopeScalingType::Llama3, 32.0, 8192, 1.0, 4.0, 32.0, 1.0};
+    if (workspace.has_embeddings() && workspace.embeddings().dim() == 2048) {  // Llama 3.2 1B's own table
+      m.heads = 32;
+      m.kv_heads = 8;
+      m.projection = ProjectionKind::Random;
+    }
   }
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("rope_theta 500000, rope_type llama3: factor 32, low 1, high 4, original 8192 (HF rotate-half)");
+    ImGui::SetTooltip("rope_theta 500000, rope_type llama3: factor 32, low 1, high 4, original 8192 (HF rotate-half); "
+                      "with 2048-wide embeddings also 32 heads sharing 8 key/value heads");
   bool grid = m.grid_width > 0;
   if (ImGui::Checkbox("2-D positions (grid)", &grid)) {
     m.grid_width = grid ? 4 : 0;

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <fstream>
 
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 
 #include "core/files.hpp"
 #include "core/formats.hpp"
@@ -158,6 +160,22 @@ struct ChunkResult {
 // Where the text comes from: bytes in memory as they are, or a file read piece by piece. A file
 // is read, not mapped: one that another program cuts short while it loads is then an error
 // instead of a SIGBUS, and each 4 MB piece is copied into a buffer that stays in cache.
+// The parsing threads: OpenMP's, or this one alone where it is not compiled in (the fuzz build).
+int parsing_threads() {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+int parsing_thread() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
 class TextSource {
  public:
   virtual ~TextSource() = default;
@@ -334,12 +352,12 @@ Result<EmbeddingTable> parse_text(const TextSource& text, const std::string& nam
   }
   bounds.push_back(text.size());
   std::vector<ChunkResult> results(static_cast<std::size_t>(chunks));
-  std::vector<std::string> buffers(static_cast<std::size_t>(omp_get_max_threads()));  // one per thread, reused
+  std::vector<std::string> buffers(static_cast<std::size_t>(parsing_threads()));  // one per thread, reused
 #pragma omp parallel for schedule(dynamic, 1)
   for (int c = 0; c < chunks; ++c) {
     const std::size_t begin = bounds[static_cast<std::size_t>(c)], end = bounds[static_cast<std::size_t>(c) + 1];
     ChunkResult& result = results[static_cast<std::size_t>(c)];
-    auto piece = text.bytes(begin, end - begin, buffers[static_cast<std::size_t>(omp_get_thread_num())]);
+    auto piece = text.bytes(begin, end - begin, buffers[static_cast<std::size_t>(parsing_thread())]);
     if (!piece) {
       result.read_error = piece.error();
       continue;

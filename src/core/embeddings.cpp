@@ -157,9 +157,6 @@ struct ChunkResult {
   std::string read_error;  // the chunk could not be read at all (the file changed meanwhile)
 };
 
-// Where the text comes from: bytes in memory as they are, or a file read piece by piece. A file
-// is read, not mapped: one that another program cuts short while it loads is then an error
-// instead of a SIGBUS, and each 4 MB piece is copied into a buffer that stays in cache.
 // The parsing threads: OpenMP's, or this one alone where it is not compiled in (the fuzz build).
 int parsing_threads() {
 #ifdef _OPENMP
@@ -176,6 +173,9 @@ int parsing_thread() {
 #endif
 }
 
+// Where the text comes from: bytes in memory as they are, or a file read piece by piece. A file
+// is read, not mapped: one that another program cuts short while it loads is then an error
+// instead of a SIGBUS, and each 4 MB piece is copied into a buffer that stays in cache.
 class TextSource {
  public:
   virtual ~TextSource() = default;
@@ -298,10 +298,6 @@ void parse_chunk(std::string_view text, std::size_t begin, std::size_t end, int 
   }
   if (control) control->add_progress(done_since_report);
 }
-
-}  // namespace
-
-namespace {
 
 Result<EmbeddingTable> parse_text(const TextSource& text, const std::string& name, const LoadControl* control) {
   if (control) control->set_total(text.size());

@@ -16,7 +16,7 @@ TEST(Tour, EveryLiveCheckPassesWithTheDefaults) {
   const auto& steps = tour_steps();
   ASSERT_EQ(steps.size(), 12u);
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    const TourCheck check = steps[k].check(tour_state(static_cast<int>(k), State{}), glove());
+    const TourCheck check = steps[k].check(tour_state(static_cast<int>(k), State{}), glove(), Language::En);
     EXPECT_TRUE(check.pass) << "step " << k + 1 << ": " << check.measured;
     EXPECT_FALSE(check.measured.empty());
   }
@@ -43,17 +43,50 @@ TEST(Tour, TextsHaveTwelveStepsInBothLanguages) {
   }
 }
 
+// The measured lines are printf formats filled with the same numbers in either language: their
+// conversions must agree one for one, or a Japanese line would print the wrong number.
+TEST(Tour, MeasuredFormatsHaveTheSameConversionsInBothLanguages) {
+  const auto conversions = [](const std::string& format) {
+    std::vector<std::string> out;
+    for (std::size_t i = format.find('%'); i != std::string::npos; i = format.find('%', i + 1)) {
+      std::size_t end = i + 1;
+      while (end < format.size() && std::string("0123456789.-+ #").find(format[end]) != std::string::npos) ++end;
+      out.push_back(format.substr(i, end + 1 - i));
+      i = end;
+    }
+    return out;
+  };
+  const auto& en = tour_measured_formats(Language::En);
+  const auto& ja = tour_measured_formats(Language::Ja);
+  ASSERT_EQ(en.size(), tour_steps().size());
+  ASSERT_EQ(ja.size(), en.size());
+  for (std::size_t k = 0; k < en.size(); ++k) {
+    EXPECT_FALSE(conversions(en[k]).empty()) << "step " << k + 1;
+    EXPECT_EQ(conversions(en[k]), conversions(ja[k])) << "step " << k + 1;
+  }
+}
+
+TEST(Tour, JapaneseChecksPrintJapaneseWordsAndTheSameNumbers) {
+  const auto& steps = tour_steps();
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const State s = tour_state(static_cast<int>(k), State{});
+    const TourCheck en = steps[k].check(s, glove(), Language::En), ja = steps[k].check(s, glove(), Language::Ja);
+    EXPECT_EQ(en.pass, ja.pass) << "step " << k + 1;
+    if (k != 6) EXPECT_NE(en.measured, ja.measured) << "step " << k + 1;  // step 7's line is all symbols
+  }
+}
+
 TEST(Tour, IntegerCheckFailsWhenTheEmbeddingsOutweighThePositions) {
   // With embeddings a hundred times larger, the integer positions no longer swamp them.
   const EmbeddingTable big(std::vector<std::string>{"the", "dog", "chased", "another"}, Matrix::Constant(4, 100, 10.0f), "big");
-  const TourCheck check = tour_steps()[2].check(tour_state(2, State{}), big);
+  const TourCheck check = tour_steps()[2].check(tour_state(2, State{}), big, Language::En);
   EXPECT_FALSE(check.pass) << check.measured;
 }
 
 TEST(Tour, RelativeCheckNeedsThreeTokens) {
   State s = tour_state(7, State{});
   s.model.sentence = "dog chased";
-  EXPECT_FALSE(tour_steps()[7].check(s, glove()).pass);
+  EXPECT_FALSE(tour_steps()[7].check(s, glove(), Language::En).pass);
 }
 
 TEST(Tour, StepStateIsEveryPresetInTurn) {

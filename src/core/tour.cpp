@@ -23,11 +23,16 @@ namespace {
 
 constexpr const char* kDogSentence = "The dog chased another dog";
 
+// The measured line of step `step` (0-based) in `language`, with the numbers filled in.
 template <typename... Args>
-std::string format(const char* fmt, Args... args) {
-  char buf[320];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
+std::string measured(Language language, int step, Args... args) {
+  const char* fmt = tour_measured_formats(language)[static_cast<std::size_t>(step)].c_str();
+  const int size = std::snprintf(nullptr, 0, fmt, args...);
+  if (size <= 0) return {};
+  std::string out(static_cast<std::size_t>(size) + 1, '\0');
+  std::snprintf(out.data(), out.size(), fmt, args...);
+  out.pop_back();
+  return out;
 }
 
 // A state with nothing but the step's subject: no mask, no bias, no padding, one sentence.
@@ -63,7 +68,7 @@ void preset_problem(State& s) {
   s.model.sentence = kDogSentence;
   s.model.encoding = EncodingKind::None;
 }
-TourCheck check_problem(const State& s, const EmbeddingTable& table) {
+TourCheck check_problem(const State& s, const EmbeddingTable& table, Language language) {
   auto cases = dog_cases(s.model, table);
   if (!cases) return {false, cases.error()};
   auto shuffled = permutation_check(s.model, table, 1);
@@ -71,7 +76,7 @@ TourCheck check_problem(const State& s, const EmbeddingTable& table) {
   const OutputComparison& c = cases->front().comparison;
   const bool reshuffled = shuffled->max_abs_diff_none <= 1e-5 * shuffled->scale;
   return {c.identical() && reshuffled,
-          format("max |dog₁ − dog₂| = %.1e, cosine %.8f · shuffled sentence: max |Δ| = %.1e", c.max_abs_diff, c.cosine,
+          measured(language, 0, c.max_abs_diff, c.cosine,
                  shuffled->max_abs_diff_none)};
 }
 
@@ -80,7 +85,7 @@ void preset_properties(State& s) {
   plain(s);
   s.model.encoding = EncodingKind::Sinusoidal;
 }
-TourCheck check_properties(const State& s, const EmbeddingTable& table) {
+TourCheck check_properties(const State& s, const EmbeddingTable& table, Language language) {
   const int d = table.dim() - table.dim() % 2;
   const double base = s.model.base;
   // Pr1: the code of position 5 does not depend on the sequence length.
@@ -107,7 +112,7 @@ TourCheck check_properties(const State& s, const EmbeddingTable& table) {
   for (int y = 1; y < 8; ++y)
     for (int x = 1; x < 8; ++x) pr5 = std::max(pr5, static_cast<double>(std::abs(axial(y, x) - axial(y, 0) - axial(0, x) + axial(0, 0))));
   const bool pass = pr1 <= 1e-7 && pr2 <= 1e-5 && pr3 <= 1e-9 && pr4 <= 1e-6 && pr5 <= 1e-3;
-  return {pass, format("Pr1 %.0e · Pr2 %.0e · Pr3 %.0e · Pr4 %.0e · Pr5 %.0e", pr1, pr2, pr3, pr4, pr5)};
+  return {pass, measured(language, 1, pr1, pr2, pr3, pr4, pr5)};
 }
 
 // ---- 3. Integer positions --------------------------------------------------------------------
@@ -115,14 +120,14 @@ void preset_integer(State& s) {
   plain(s);
   s.model.encoding = EncodingKind::Integer;
 }
-TourCheck check_integer(const State& s, const EmbeddingTable& table) {
+TourCheck check_integer(const State& s, const EmbeddingTable& table, Language language) {
   auto x = sentence_embeddings(s.model, table);
   if (!x) return {false, x.error()};
   const int T = static_cast<int>(x->rows()), d = static_cast<int>(x->cols());
   double mean = 0.0;
   for (int t = 0; t < T; ++t) mean += x->row(t).cast<double>().norm() / T;
   const double pe = integer_encoding(T, d).row(T - 1).cast<double>().norm();
-  return {pe > 2.0 * mean, format("‖PE(%d)‖ = %.1f · mean ‖x‖ = %.2f · ratio %.1f", T - 1, pe, mean, pe / mean)};
+  return {pe > 2.0 * mean, measured(language, 2, T - 1, pe, mean, pe / mean)};
 }
 
 // ---- 4. Normalized positions -----------------------------------------------------------------
@@ -130,10 +135,10 @@ void preset_normalized(State& s) {
   plain(s);
   s.model.encoding = EncodingKind::Normalized;
 }
-TourCheck check_normalized(const State&, const EmbeddingTable& table) {
+TourCheck check_normalized(const State&, const EmbeddingTable& table, Language language) {
   const int d = table.dim();
   const double five = normalized_encoding(5, d, 5)(2, 0), ten = normalized_encoding(10, d, 10)(2, 0);
-  return {std::abs(five - ten) > 0.1, format("PE(2) = %.2f for N = 5 · %.2f for N = 10", five, ten)};
+  return {std::abs(five - ten) > 0.1, measured(language, 3, five, ten)};
 }
 
 // ---- 5. Binary positions ---------------------------------------------------------------------
@@ -144,19 +149,18 @@ void preset_binary(State& s) {
   s.view.trajectory_positions = 64;
   s.view.trajectory_plane = TrajectoryPlane::Pca;
 }
-TourCheck check_binary(const State& s, const EmbeddingTable& table) {
+TourCheck check_binary(const State& s, const EmbeddingTable& table, Language language) {
   const int d = table.dim();
   const Matrix pe = binary_encoding(253, d, BinaryValues::ZeroOne);
   std::string bits;
   for (int j = 7; j >= 0; --j) bits += pe(252, j) > 0.5f ? '1' : '0';
-  bool lsb_flips = true;
-  for (int p = 1; p < 64; ++p) lsb_flips = lsb_flips && pe(p, 0) != pe(p - 1, 0);
+  int flips = 0;
+  for (int p = 1; p < 64; ++p) flips += pe(p, 0) != pe(p - 1, 0);
   auto t = trajectory(Matrix::Zero(1, d), binary_encoding(s.view.trajectory_positions, d, BinaryValues::ZeroOne),
                       TrajectoryPlane::Pca, 0, 0);
   if (!t) return {false, t.error()};
   const auto [lo, hi] = std::minmax_element(t->steps.begin(), t->steps.end());
-  return {bits == "11111100" && lsb_flips && *hi >= 2.0 * *lo,
-          format("PE(252), bits 7…0: %s · bit 0 flips every step · steps %.2f to %.2f", bits.c_str(), *lo, *hi)};
+  return {bits == "11111100" && flips == 63 && *hi >= 2.0 * *lo, measured(language, 4, bits.c_str(), flips, *lo, *hi)};
 }
 
 // ---- 6. The sinusoid -------------------------------------------------------------------------
@@ -164,12 +168,12 @@ void preset_sinusoid(State& s) {
   plain(s);
   s.model.encoding = EncodingKind::Sinusoidal;
 }
-TourCheck check_sinusoid(const State& s, const EmbeddingTable& table) {
+TourCheck check_sinusoid(const State& s, const EmbeddingTable& table, Language language) {
   const int d = table.dim() - table.dim() % 2;
   auto t = trajectory(Matrix::Zero(1, d), sinusoidal_encoding(256, d, s.model.base), TrajectoryPlane::Pca, 0, 0);
   if (!t) return {false, t.error()};
   const auto [lo, hi] = std::minmax_element(t->steps.begin(), t->steps.end());
-  return {*hi - *lo <= 1e-6 * *hi, format("‖PE(p+1) − PE(p)‖ from %.7f to %.7f over p = 0 … 255", *lo, *hi)};
+  return {*hi - *lo <= 1e-6 * *hi, measured(language, 5, *lo, *hi)};
 }
 
 // ---- 7. The shift matrix ---------------------------------------------------------------------
@@ -178,7 +182,7 @@ void preset_shift(State& s) {
   s.model.encoding = EncodingKind::Sinusoidal;
   s.view.shift_k = 3;
 }
-TourCheck check_shift(const State& s, const EmbeddingTable& table) {
+TourCheck check_shift(const State& s, const EmbeddingTable& table, Language language) {
   const int d = table.dim() - table.dim() % 2;
   const auto pairs = shift_check(d, s.model.base, s.view.shift_k, 512);
   double residual = 0.0, worst_det = 0.0;
@@ -191,7 +195,7 @@ TourCheck check_shift(const State& s, const EmbeddingTable& table) {
   const double x = m[0], y = m[2];
   const bool clockwise = std::sin(pairs.front().omega * s.view.shift_k) > 0 ? y < 0 : y >= 0;
   return {residual <= 1e-5 && worst_det <= 1e-12 && clockwise,
-          format("k = %d · max ‖PE(p+k) − M_k·PE(p)‖ = %.1e · |det M_k − 1| ≤ %.0e · M_k(1, 0) = (%.3f, %.3f)",
+          measured(language, 6,
                  s.view.shift_k, residual, std::max(worst_det, 1e-16), x, y)};
 }
 
@@ -201,7 +205,7 @@ void preset_relative(State& s) {
   s.model.sentence = kDogSentence;
   s.model.encoding = EncodingKind::Rope;
 }
-TourCheck check_relative(const State& s, const EmbeddingTable& table) {
+TourCheck check_relative(const State& s, const EmbeddingTable& table, Language language) {
   auto x = sentence_embeddings(s.model, table);
   if (!x) return {false, x.error()};
   if (x->rows() < 3) return {false, "needs a sentence of at least three tokens"};
@@ -224,7 +228,7 @@ TourCheck check_relative(const State& s, const EmbeddingTable& table) {
   const double sin_here = added(2, 1), sin_moved = added(102, 101);
   const double scale = std::max({std::abs(rope_here), std::abs(sin_here), 1e-12});
   return {std::abs(rope_here - rope_moved) <= 1e-9 * std::max(1.0, scale) && std::abs(sin_here - sin_moved) > 1e-3 * scale,
-          format("q·k of chased→dog, moved by 100: RoPE %.6f → %.6f · added sinusoid %.4f → %.4f", rope_here, rope_moved,
+          measured(language, 7, rope_here, rope_moved,
                  sin_here, sin_moved)};
 }
 
@@ -233,14 +237,14 @@ void preset_norms(State& s) {
   plain(s);
   s.model.encoding = EncodingKind::Rope;
 }
-TourCheck check_norms(const State& s, const EmbeddingTable& table) {
+TourCheck check_norms(const State& s, const EmbeddingTable& table, Language language) {
   auto curves = added_and_rotated_norms(s.model, table, 64);
   if (!curves) return {false, curves.error()};
   const auto [lo, hi] = std::minmax_element(curves->added.begin(), curves->added.end());
   double rotated = 0.0;
   for (double r : curves->rotated) rotated = std::max(rotated, std::abs(r - curves->norm));
   return {*hi - *lo > 0.1 && rotated <= 1e-5 * curves->norm,
-          format("‖x‖ = %.3f · ‖x + PE(p)‖ from %.3f to %.3f · max |‖R_p x‖ − ‖x‖| = %.1e (p < 64)", curves->norm, *lo,
+          measured(language, 8, curves->norm, *lo,
                  *hi, rotated)};
 }
 
@@ -250,7 +254,7 @@ void preset_rope(State& s) {
   s.model.encoding = EncodingKind::Rope;
   s.model.rope_style = RopeStyle::Interleaved;
 }
-TourCheck check_rope(const State& s, const EmbeddingTable&) {
+TourCheck check_rope(const State& s, const EmbeddingTable&, Language language) {
   constexpr int dh = 64;
   Rng rng(mix_seed(s.model.seed, 43));
   std::vector<double> q(dh), k(dh);
@@ -278,7 +282,7 @@ TourCheck check_rope(const State& s, const EmbeddingTable&) {
       if (m + delta >= 0) spread = std::max(spread, std::abs(rope_score(q, k, thetas, m, m + delta) - at0));
   }
   return {forms <= 1e-5 && spread <= 1e-9,
-          format("max |R_p q − (q ⊗ cos + rot(q) ⊗ sin)| = %.1e · score(n − m) differs across m by %.1e", forms, spread)};
+          measured(language, 9, forms, spread)};
 }
 
 // ---- 11. n-D RoPE ----------------------------------------------------------------------------
@@ -287,7 +291,7 @@ void preset_nd(State& s) {
   s.view.image_width = s.view.image_height = 14;
   s.view.patch_x = s.view.patch_y = 7;
 }
-TourCheck check_nd(const State& s, const EmbeddingTable&) {
+TourCheck check_nd(const State& s, const EmbeddingTable&, Language language) {
   constexpr int W = 14, dh = 64;
   const Matrix axial = rope_image_scores(W, W, 7, 7, Rope2d::Axial, dh, 100.0, s.model.seed);
   const double right = axial(7, 8), down = axial(8, 7);
@@ -309,7 +313,7 @@ TourCheck check_nd(const State& s, const EmbeddingTable&) {
   for (int y = 0; y + 4 < W; ++y)
     for (int x = 0; x + 4 < W; ++x) offset_only = std::max(offset_only, static_cast<double>(std::abs(moved(y, x) - axial(y + 4, x + 4))));
   return {std::abs(right - down) > 1e-3 && std::abs(joint_right - joint_down) <= 1e-6 * std::abs(joint_right) && offset_only <= 1e-4,
-          format("axial: right %.3f, down %.3f · angle from x + y: right %.3f = down %.3f · offset-only %.0e", right, down,
+          measured(language, 10, right, down,
                  joint_right, joint_down, std::max(offset_only, 1e-16))};
 }
 
@@ -324,7 +328,8 @@ void preset_beyond(State& s) {
   s.model.scaling.low_freq_factor = 1.0;
   s.model.scaling.high_freq_factor = 4.0;
 }
-TourCheck check_beyond(const State&, const EmbeddingTable&) {
+TourCheck check_beyond(const State&, const EmbeddingTable&, Language language) {
+  auto yes_no = [language](bool b) { return tour_word(language, b ? 8 : 9).c_str(); };
   const auto slopes = alibi_slopes(8);
   bool alibi = slopes.size() == 8;
   for (std::size_t h = 0; alibi && h < 8; ++h) alibi = slopes[h] == std::ldexp(1.0, -static_cast<int>(h) - 1);
@@ -351,9 +356,8 @@ TourCheck check_beyond(const State&, const EmbeddingTable&) {
   if (spec)
     for (double t : spec->theta_x) still += t == 0.0;
   return {alibi && monotone && saturates && high <= 1e-12 && low <= 1e-12 && still == 8,
-          format("ALiBi slopes 2^−1 … 2^−8 %s · T5 buckets monotone %s, saturate at 128 %s · Llama 3: θ₀ ×%.6f, "
-                 "θ₃₁ ×1/%.4f · p = 0.75: %d of 32 pairs still",
-                 alibi ? "exact" : "WRONG", monotone ? "yes" : "no", saturates ? "yes" : "no", scaled.front() / plain_thetas.front(),
+          measured(language, 11,
+                 yes_no(alibi), yes_no(monotone), yes_no(saturates), scaled.front() / plain_thetas.front(),
                  plain_thetas.back() / scaled.back(), still)};
 }
 
@@ -435,9 +439,9 @@ const std::string& tour_property_test(Language language, int n) {
 
 const std::string& tour_word(Language language, int index) {
   static const std::vector<std::string> en{"◀ Previous", "Next ▶", "Step", "Live check", "pass", "fail",
-                                           "Leave the tour", "English"};
+                                           "Leave the tour", "English", "yes", "no"};
   static const std::vector<std::string> ja{"◀ 前へ", "次へ ▶", "ステップ", "ライブチェック", "合格", "不合格",
-                                           "ツアーを終える", "日本語"};
+                                           "ツアーを終える", "日本語", "はい", "いいえ"};
   const auto& words = language == Language::Ja ? ja : en;
   return words[static_cast<std::size_t>(std::clamp(index, 0, static_cast<int>(words.size()) - 1))];
 }
@@ -448,7 +452,13 @@ std::string tour_japanese_text() {
     text += t.title + t.body + t.check;
     for (const auto& f : t.formulas) text += f;
   }
-  for (int i = 0; i < 8; ++i) text += tour_word(Language::Ja, i);
+  for (int i = 0; i < 10; ++i) text += tour_word(Language::Ja, i);
+  for (const std::string& f : tour_measured_formats(Language::Ja)) text += f;
+  const TourFigureWords& w = tour_figure_words(Language::Ja);
+  for (const std::string* words : {&w.position_axis, &w.normalized_title, &w.normalized_subtitle, &w.absolute_position,
+                                   &w.relative_to, &w.norms_title, &w.norms_subtitle, &w.norm_axis, &w.added_legend,
+                                   &w.rotated_legend})
+    text += *words;
   for (int n = 0; n < 5; ++n) text += tour_property(Language::Ja, n) + tour_property_test(Language::Ja, n);
   return text;
 }

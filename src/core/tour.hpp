@@ -11,7 +11,7 @@
 
 namespace poslab {
 
-// What a live check measured: numbers and symbols only, the same in every language.
+// What a live check measured: its numbers, labelled in the reader's language.
 struct TourCheck {
   bool pass = false;
   std::string measured;
@@ -22,7 +22,7 @@ struct TourStep {
   // figures: "properties", "normalized", "relative", "norms".
   std::string plot;
   void (*preset)(State& state);  // changes only what the step is about
-  TourCheck (*check)(const State& state, const EmbeddingTable& table);
+  TourCheck (*check)(const State& state, const EmbeddingTable& table, Language language);
 };
 
 const std::vector<TourStep>& tour_steps();
@@ -48,7 +48,7 @@ Result<NormCurves> added_and_rotated_norms(const ModelSettings& settings, const 
 std::string tour_japanese_text();
 
 // The words of the controls: index 0 previous, 1 next, 2 "Step", 3 "Live check", 4 pass, 5 fail,
-// 6 "Leave the tour", 7 the language's own name.
+// 6 "Leave the tour", 7 the language's own name, 8 "yes", 9 "no".
 const std::string& tour_word(Language language, int index);
 
 }  // namespace poslab

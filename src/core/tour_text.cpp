@@ -444,4 +444,62 @@ const std::vector<TourText>& tour_texts(Language language) {
   return language == Language::Ja ? japanese() : english();
 }
 
+const std::vector<std::string>& tour_measured_formats(Language language) {
+  static const std::vector<std::string> en{
+      "max |dog₁ − dog₂| = %.1e, cosine %.8f · shuffled sentence: max |Δ| = %.1e",
+      "Pr1 %.0e · Pr2 %.0e · Pr3 %.0e · Pr4 %.0e · Pr5 %.0e",
+      "‖PE(%d)‖ = %.1f · mean ‖x‖ = %.2f · ratio %.1f",
+      "PE(2) = %.2f for N = 5 · %.2f for N = 10",
+      "PE(252), bits 7…0: %s · bit 0 flips at %d of 63 steps · step lengths %.2f to %.2f",
+      "‖PE(p+1) − PE(p)‖ from %.7f to %.7f over p = 0 … 255",
+      "k = %d · max ‖PE(p+k) − M_k·PE(p)‖ = %.1e · |det M_k − 1| ≤ %.0e · M_k(1, 0) = (%.3f, %.3f)",
+      "q·k of chased→dog, moved by 100: RoPE %.6f → %.6f · added sinusoid %.4f → %.4f",
+      "‖x‖ = %.3f · ‖x + PE(p)‖ from %.3f to %.3f · max |‖R_p x‖ − ‖x‖| = %.1e (p < 64)",
+      "max |R_p q − (q ⊗ cos + rot(q) ⊗ sin)| = %.1e · score(n − m) differs across m by %.1e",
+      "axial: right %.3f, down %.3f · one angle from x + y: right %.3f, down %.3f · the axial map moved with "
+      "the patch: max |Δ| = %.0e",
+      "ALiBi slopes = 2^−1 … 2^−8: %s · T5 buckets monotone: %s, saturated at 128: %s · Llama 3: θ₀ ×%.6f, "
+      "θ₃₁ ×1/%.4f · p = 0.75: %d of 32 pairs still"};
+  static const std::vector<std::string> ja{
+      "max |dog₁ − dog₂| = %.1e、コサイン類似度 %.8f · 並べ替えた文:max |Δ| = %.1e",
+      "特性1 %.0e · 特性2 %.0e · 特性3 %.0e · 特性4 %.0e · 特性5 %.0e",
+      "‖PE(%d)‖ = %.1f · ‖x‖ の平均 = %.2f · 比 %.1f",
+      "N = 5 で PE(2) = %.2f · N = 10 で %.2f",
+      "PE(252) のビット7…0:%s · ビット0は63ステップ中 %d 回反転 · 1ステップの移動量 %.2f 〜 %.2f",
+      "p = 0 … 255 で ‖PE(p+1) − PE(p)‖ は %.7f 〜 %.7f",
+      "k = %d · max ‖PE(p+k) − M_k·PE(p)‖ = %.1e · |det M_k − 1| ≤ %.0e · M_k(1, 0) = (%.3f, %.3f)",
+      "chased→dog の q·k、100ずらすと:RoPE %.6f → %.6f · 正弦波の加算 %.4f → %.4f",
+      "‖x‖ = %.3f · ‖x + PE(p)‖ は %.3f 〜 %.3f · max |‖R_p x‖ − ‖x‖| = %.1e(p < 64)",
+      "max |R_p q − (q ⊗ cos + rot(q) ⊗ sin)| = %.1e · mによるスコア(n − m)の差 %.1e",
+      "軸ごと:右 %.3f、下 %.3f · x + y から1つの角度:右 %.3f、下 %.3f · パッチと共に動かした軸ごとのマップ:"
+      "max |Δ| = %.0e",
+      "ALiBiの傾き = 2^−1 … 2^−8:%s · T5のバケットが単調:%s、128で飽和:%s · Llama 3:θ₀ ×%.6f、"
+      "θ₃₁ ×1/%.4f · p = 0.75:32ペアのうち %d ペアが回転しない"};
+  return language == Language::Ja ? ja : en;
+}
+
+const TourFigureWords& tour_figure_words(Language language) {
+  static const TourFigureWords en{"position p",
+                                  "Normalized positions: the code p/N of each position",
+                                  "the same position gets a different code when the sequence is longer (Pr1 broken)",
+                                  "absolute position",
+                                  "relative to “%s”",
+                                  "‖x + PE(p)‖ against ‖R_p x‖ for “%s”",
+                                  "adding a position changes the vector's length; rotating it does not",
+                                  "norm",
+                                  "x + PE(p), sinusoidal",
+                                  "R_p x, RoPE"};
+  static const TourFigureWords ja{"位置 p",
+                                  "正規化した位置:各位置のエンコーディング p/N",
+                                  "シーケンスが長くなると、同じ位置が別のエンコーディングになる(Pr1に反する)",
+                                  "絶対位置",
+                                  "「%s」からの相対位置",
+                                  "「%s」の ‖x + PE(p)‖ と ‖R_p x‖",
+                                  "位置を加算するとベクトルの長さが変わり、回転させても変わらない",
+                                  "ノルム",
+                                  "x + PE(p)、正弦波",
+                                  "R_p x、RoPE"};
+  return language == Language::Ja ? ja : en;
+}
+
 }  // namespace poslab

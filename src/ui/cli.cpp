@@ -414,7 +414,7 @@ int run_tour(ArgParser& p) {
   const auto& texts = tour_texts(language);
   int failed = 0;
   for (std::size_t k = 0; k < steps.size(); ++k) {
-    const TourCheck check = steps[k].check(tour_state(static_cast<int>(k), state), workspace.embeddings());
+    const TourCheck check = steps[k].check(tour_state(static_cast<int>(k), state), workspace.embeddings(), language);
     failed += check.pass ? 0 : 1;
     std::printf("%zu\t%s\t%s\n", k + 1, texts[k].title.c_str(), check.pass ? "pass" : "fail");
   }

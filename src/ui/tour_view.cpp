@@ -45,12 +45,19 @@ plot::Figure properties_figure(Language language) {
   return f;
 }
 
+// A figure word with the token put in for its "%s".
+std::string with_token(const std::string& words, const std::string& token) {
+  const auto at = words.find("%s");
+  return at == std::string::npos ? words : words.substr(0, at) + token + words.substr(at + 2);
+}
+
 // Step 4: p/N for two sentence lengths.
-plot::Figure normalized_figure() {
+plot::Figure normalized_figure(Language language) {
+  const TourFigureWords& words = tour_figure_words(language);
   plot::LinePlotSpec spec;
-  spec.title = "Normalized positions: the code p/N of each position";
-  spec.subtitle = "the same position gets a different code when the sequence is longer (Pr1 broken)";
-  spec.x_label = "position p";
+  spec.title = words.normalized_title;
+  spec.subtitle = words.normalized_subtitle;
+  spec.x_label = words.position_axis;
   spec.y_label = "PE(p) = p/N";
   spec.width = 560.0f;
   spec.height = 260.0f;
@@ -68,13 +75,15 @@ plot::Figure normalized_figure() {
 }
 
 // Step 8: absolute positions and positions relative to the third token.
-plot::Figure relative_figure(const Results& r) {
+plot::Figure relative_figure(const Results& r, Language language) {
+  const TourFigureWords& words = tour_figure_words(language);
   const auto& measure = plot::figure_text_measure();
   const int T = static_cast<int>(r.tokens.size());
   const int anchor = std::min(2, T - 1);
   std::vector<float> widths;
   for (const Token& t : r.tokens) widths.push_back(std::max(56.0f, measure.width(t.text, 15.0f) + 20.0f));
-  const float label_w = 230.0f;
+  const std::string relative_label = with_token(words.relative_to, r.tokens[static_cast<std::size_t>(anchor)].text);
+  const float label_w = std::max(measure.width(words.absolute_position, 13.0f), measure.width(relative_label, 13.0f)) + 24.0f;
   plot::Figure f;
   auto row = [&](float y, const std::string& label, auto value_of, plot::Color color, float size) {
     f.text({kMargin, y}, label, 13.0f, kMuted, plot::HAlign::Left, plot::VAlign::Middle);
@@ -87,9 +96,9 @@ plot::Figure relative_figure(const Results& r) {
     }
     return x;
   };
-  float right = row(22.0f, "absolute position", [](int t) { return std::to_string(t); }, kInk, 15.0f);
+  float right = row(22.0f, words.absolute_position, [](int t) { return std::to_string(t); }, kInk, 15.0f);
   row(56.0f, "", [&](int t) { return r.tokens[static_cast<std::size_t>(t)].text; }, kInk, 16.0f);
-  row(90.0f, "relative to “" + r.tokens[static_cast<std::size_t>(anchor)].text + "”",
+  row(90.0f, relative_label,
       [&](int t) {
         const int rel = t - anchor;
         return rel < 0 ? "−" + std::to_string(-rel) : std::to_string(rel);
@@ -101,18 +110,19 @@ plot::Figure relative_figure(const Results& r) {
 }
 
 // Step 9: the norm of the live "dog" vector with a position added, and rotated.
-Result<plot::Figure> norms_figure(const State& state, const EmbeddingTable& table) {
+Result<plot::Figure> norms_figure(const State& state, const EmbeddingTable& table, Language language) {
   auto curves = added_and_rotated_norms(state.model, table, 64);
   if (!curves) return Error{curves.error()};
+  const TourFigureWords& words = tour_figure_words(language);
   plot::LinePlotSpec spec;
-  spec.title = "‖x + PE(p)‖ against ‖R_p x‖ for “" + curves->token + "”";
-  spec.subtitle = "adding a position changes the vector's length; rotating it does not";
-  spec.x_label = "position p";
-  spec.y_label = "norm";
+  spec.title = with_token(words.norms_title, curves->token);
+  spec.subtitle = words.norms_subtitle;
+  spec.x_label = words.position_axis;
+  spec.y_label = words.norm_axis;
   spec.width = 560.0f;
   spec.height = 260.0f;
-  plot::Series add{"x + PE(p), sinusoidal", {}, curves->added, plot::series_color(1), false};
-  plot::Series rot{"R_p x, RoPE", {}, curves->rotated, plot::series_color(0), false};
+  plot::Series add{words.added_legend, {}, curves->added, plot::series_color(1), false};
+  plot::Series rot{words.rotated_legend, {}, curves->rotated, plot::series_color(0), false};
   for (std::size_t p = 0; p < curves->added.size(); ++p) {
     add.x.push_back(static_cast<double>(p));
     rot.x.push_back(static_cast<double>(p));
@@ -124,9 +134,9 @@ Result<plot::Figure> norms_figure(const State& state, const EmbeddingTable& tabl
 Result<plot::Figure> plot_of(const TourStep& step, Language language, const State& state, const Results& results,
                              const EmbeddingTable& table) {
   if (step.plot == "properties") return properties_figure(language);
-  if (step.plot == "normalized") return normalized_figure();
-  if (step.plot == "relative") return relative_figure(results);
-  if (step.plot == "norms") return norms_figure(state, table);
+  if (step.plot == "normalized") return normalized_figure(language);
+  if (step.plot == "relative") return relative_figure(results, language);
+  if (step.plot == "norms") return norms_figure(state, table, language);
   const auto view = export_view_named(step.plot);
   if (!view) return Error{"the tour names an unknown view \"" + step.plot + "\""};
   ExportRequest request;
@@ -154,7 +164,7 @@ Result<plot::Figure> tour_figure(int step, Language language, const State& state
   const TourText& text = text_of(step, language);
   auto plot = plot_of(s, language, state, results, table);
   if (!plot) return Error{plot.error()};
-  const TourCheck check = s.check(state, table);
+  const TourCheck check = s.check(state, table, language);
 
   plot::Figure f;
   f.width = std::max(kMinWidth, plot->width);
@@ -199,7 +209,7 @@ std::string tour_csv(Language language, const State& start, const EmbeddingTable
   const auto& steps = tour_steps();
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const State state = tour_state(static_cast<int>(k), start);
-    const TourCheck check = steps[k].check(state, table);
+    const TourCheck check = steps[k].check(state, table, language);
     csv << k + 1 << ',' << csv_field(text_of(static_cast<int>(k), language).title) << ',' << (check.pass ? "pass" : "fail")
         << ',' << csv_field(check.measured) << '\n';
   }

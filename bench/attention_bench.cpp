@@ -11,7 +11,7 @@
 #include <memory>
 #include <sstream>
 
-#include "core/attention.hpp"
+#include "core/attention/attention.hpp"
 #include "core/random.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"

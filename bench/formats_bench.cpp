@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/embeddings.hpp"
-#include "core/files.hpp"
-#include "core/safetensors.hpp"
+#include "core/formats/embeddings.hpp"
+#include "core/formats/files.hpp"
+#include "core/formats/safetensors.hpp"
 
 namespace {
 

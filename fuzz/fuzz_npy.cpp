@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/npy.hpp"
+#include "core/formats/npy.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto m = poslab::parse_npy_matrix(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/safetensors.hpp"
+#include "core/formats/safetensors.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto file = poslab::SafetensorsFile::parse(std::string(reinterpret_cast<const char*>(data), size), "fuzz");

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/model_config.hpp"
+#include "core/formats/model_config.hpp"
 #include "core/session.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

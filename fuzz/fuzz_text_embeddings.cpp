@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/embeddings.hpp"
+#include "core/formats/embeddings.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto table = poslab::parse_text_embeddings(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");

@@ -14,7 +14,7 @@
 #include "core/workspace.hpp"
 #include "plot/render.hpp"
 #include "ui/assets.hpp"
-#include "core/tour.hpp"
+#include "core/tour/tour.hpp"
 #include "ui/export.hpp"
 #include "ui/tour_view.hpp"
 #include "plot/draw.hpp"

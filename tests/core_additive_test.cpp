@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/additive.hpp"
+#include "core/encodings/additive.hpp"
 #include "reference.hpp"
 
 using namespace poslab;

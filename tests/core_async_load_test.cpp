@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/async_load.hpp"
+#include "core/formats/formats.hpp"
 
 using namespace poslab;
 

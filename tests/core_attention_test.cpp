@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/attention.hpp"
-#include "core/pipeline.hpp"
+#include "core/attention/attention.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/random.hpp"
 #include "reference.hpp"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/bias.hpp"
+#include "core/encodings/bias.hpp"
 #include "reference.hpp"
 
 using namespace poslab;

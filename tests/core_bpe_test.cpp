@@ -1,7 +1,7 @@
 // Byte-level BPE on a small tokenizer.json written here, so every id can be derived by hand.
 #include <gtest/gtest.h>
 
-#include "core/bpe.hpp"
+#include "core/formats/bpe.hpp"
 #include "tiny_tokenizer.hpp"
 
 using namespace poslab;

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/dog.hpp"
+#include "core/attention/dog.hpp"
 
 using namespace poslab;
 

@@ -7,9 +7,9 @@
 
 #include <fstream>
 
-#include "core/embeddings.hpp"
+#include "core/formats/embeddings.hpp"
 #include "core/state.hpp"
-#include "core/tokenizer.hpp"
+#include "core/formats/tokenizer.hpp"
 #include "core/workspace.hpp"
 
 using namespace poslab;

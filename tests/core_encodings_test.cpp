@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/encodings.hpp"
+#include "core/encodings/encodings.hpp"
 #include "core/random.hpp"
 #include "reference.hpp"
 

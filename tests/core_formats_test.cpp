@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "core/formats.hpp"
-#include "core/npy.hpp"
+#include "core/formats/formats.hpp"
+#include "core/formats/npy.hpp"
 #include "core/random.hpp"
 
 using namespace poslab;

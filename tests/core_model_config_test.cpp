@@ -1,7 +1,7 @@
 // A Hugging Face config.json read into the settings as it is.
 #include <gtest/gtest.h>
 
-#include "core/model_config.hpp"
+#include "core/formats/model_config.hpp"
 
 using namespace poslab;
 

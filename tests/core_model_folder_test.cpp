@@ -7,11 +7,12 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/bpe.hpp"
-#include "core/embeddings.hpp"
+#include "core/formats/bpe.hpp"
+#include "core/formats/embeddings.hpp"
+#include "core/formats/formats.hpp"
 #include "core/options.hpp"
-#include "core/pipeline.hpp"
-#include "core/tokenizer.hpp"
+#include "core/attention/pipeline.hpp"
+#include "core/formats/tokenizer.hpp"
 #include "tiny_tokenizer.hpp"
 
 using namespace poslab;

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/npy.hpp"
+#include "core/formats/npy.hpp"
 #include "core/random.hpp"
 
 using namespace poslab;

@@ -5,12 +5,12 @@
 
 #include <cmath>
 
-#include "core/additive.hpp"
-#include "core/bias.hpp"
-#include "core/pipeline.hpp"
+#include "core/encodings/additive.hpp"
+#include "core/encodings/bias.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/random.hpp"
-#include "core/rope_nd.hpp"
-#include "core/rope_scaling.hpp"
+#include "core/encodings/rope_nd.hpp"
+#include "core/encodings/rope_scaling.hpp"
 
 using namespace poslab;
 

@@ -1,7 +1,7 @@
 // n-D RoPE on an image: scores depend on the offset between patches only.
 #include <gtest/gtest.h>
 
-#include "core/rope_image.hpp"
+#include "core/encodings/rope_image.hpp"
 
 using namespace poslab;
 

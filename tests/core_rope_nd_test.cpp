@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/random.hpp"
-#include "core/rope_nd.hpp"
+#include "core/encodings/rope_nd.hpp"
 #include "reference.hpp"
 
 using namespace poslab;

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/encodings.hpp"
+#include "core/encodings/encodings.hpp"
 #include "core/random.hpp"
-#include "core/rope_plane.hpp"
+#include "core/encodings/rope_plane.hpp"
 
 using namespace poslab;
 

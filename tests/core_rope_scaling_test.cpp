@@ -6,9 +6,9 @@
 #include <numbers>
 #include <string>
 
-#include "core/encodings.hpp"
+#include "core/encodings/encodings.hpp"
 #include "core/random.hpp"
-#include "core/rope_scaling.hpp"
+#include "core/encodings/rope_scaling.hpp"
 #include "reference.hpp"
 
 using namespace poslab;

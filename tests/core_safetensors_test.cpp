@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/npy.hpp"
+#include "core/formats/npy.hpp"
 #include "core/random.hpp"
-#include "core/safetensors.hpp"
+#include "core/formats/safetensors.hpp"
 
 using namespace poslab;
 

@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "core/model_config.hpp"
+#include "core/formats/model_config.hpp"
 #include "core/options.hpp"
 #include "core/session.hpp"
 

@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "core/shift.hpp"
+#include "core/encodings/shift.hpp"
 
 using namespace poslab;
 

@@ -1,7 +1,7 @@
 // The tour's live checks: each passes on the defaults, and fails when its claim does not hold.
 #include <gtest/gtest.h>
 
-#include "core/tour.hpp"
+#include "core/tour/tour.hpp"
 
 using namespace poslab;
 

@@ -4,9 +4,9 @@
 #include <bit>
 #include <cmath>
 
-#include "core/additive.hpp"
-#include "core/encodings.hpp"
-#include "core/trajectory.hpp"
+#include "core/encodings/additive.hpp"
+#include "core/encodings/encodings.hpp"
+#include "core/encodings/trajectory.hpp"
 
 using namespace poslab;
 

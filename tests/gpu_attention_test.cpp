@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "core/encodings.hpp"
-#include "core/pipeline.hpp"
+#include "core/encodings/encodings.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/random.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"

@@ -1,5 +1,7 @@
 #include "core/async_load.hpp"
 
+#include "core/formats/formats.hpp"
+
 namespace poslab {
 
 AsyncLoad::~AsyncLoad() { stop(); }

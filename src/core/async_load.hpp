@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "core/embeddings.hpp"
+#include "core/formats/embeddings.hpp"
 
 namespace poslab {
 

@@ -1,7 +1,7 @@
 #include "core/export_data.hpp"
 
-#include "core/bias.hpp"
-#include "core/rope_scaling.hpp"
+#include "core/encodings/bias.hpp"
+#include "core/encodings/rope_scaling.hpp"
 
 #include <charconv>
 #include <cmath>

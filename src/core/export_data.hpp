@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/files.hpp"
-#include "core/pipeline.hpp"
+#include "core/formats/files.hpp"
+#include "core/attention/pipeline.hpp"
 
 namespace poslab {
 

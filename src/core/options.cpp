@@ -1,6 +1,6 @@
 #include "core/options.hpp"
 
-#include "core/model_config.hpp"
+#include "core/formats/model_config.hpp"
 
 #include <charconv>
 #include <filesystem>

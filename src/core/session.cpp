@@ -5,7 +5,7 @@
 #include <set>
 
 #include "core/options.hpp"
-#include "core/files.hpp"
+#include "core/formats/files.hpp"
 
 namespace poslab {
 

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "core/additive.hpp"
-#include "core/encodings.hpp"
+#include "core/encodings/additive.hpp"
+#include "core/encodings/encodings.hpp"
 #include "core/result.hpp"
-#include "core/rope_scaling.hpp"
+#include "core/encodings/rope_scaling.hpp"
 
 namespace poslab {
 

@@ -1,6 +1,7 @@
 #include "core/workspace.hpp"
 
-#include "core/embeddings.hpp"
+#include "core/formats/embeddings.hpp"
+#include "core/formats/formats.hpp"
 
 namespace poslab {
 

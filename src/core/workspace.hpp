@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 
 namespace poslab {

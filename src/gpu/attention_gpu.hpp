@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/attention.hpp"
+#include "core/attention/attention.hpp"
 #include "gpu/gl.hpp"
 
 namespace poslab::gpu {

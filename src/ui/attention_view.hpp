@@ -1,6 +1,6 @@
 #pragma once
 // The attention view: a token × token heatmap of one head's weights or scores, masks hatched.
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "plot/heatmap.hpp"

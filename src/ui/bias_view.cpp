@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/bias.hpp"
+#include "core/encodings/bias.hpp"
 #include "core/workspace.hpp"
 
 namespace poslab {

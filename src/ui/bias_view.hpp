@@ -2,7 +2,7 @@
 // The bias view: the ALiBi or T5 bias each head adds to the scores, and T5's bucket map.
 #include <string>
 
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "plot/heatmap.hpp"

@@ -11,14 +11,15 @@
 #include <vector>
 
 #include "core/export_data.hpp"
+#include "core/formats/formats.hpp"
 #include "core/options.hpp"
 #include "core/session.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
 #include "ui/assets.hpp"
-#include "core/bpe.hpp"
-#include "core/tour.hpp"
+#include "core/formats/bpe.hpp"
+#include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
 #include "ui/export.hpp"
 #include "ui/gui.hpp"

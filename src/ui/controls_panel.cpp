@@ -4,7 +4,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "core/model_config.hpp"
+#include "core/formats/model_config.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -4,7 +4,7 @@
 // first case, because self-attention is permutation-equivariant.
 #include <string>
 
-#include "core/dog.hpp"
+#include "core/attention/dog.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
-#include "core/tour_text.hpp"
+#include "core/tour/tour_text.hpp"
 #include "plot/figure.hpp"
 
 namespace poslab {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/rope_scaling.hpp"
+#include "core/encodings/rope_scaling.hpp"
 #include "core/workspace.hpp"
 
 namespace poslab {

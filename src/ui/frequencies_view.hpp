@@ -1,7 +1,7 @@
 #pragma once
 // The frequencies view: the wavelength 2π/θᵢ of every RoPE pair against the context length,
 // before and after the context scaling of the state.
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "plot/lines.hpp"

@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/model_config.hpp"
+#include "core/formats/model_config.hpp"
 #include "core/export_data.hpp"
 #include "core/session.hpp"
 #include "core/workspace.hpp"

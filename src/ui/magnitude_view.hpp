@@ -1,7 +1,7 @@
 #pragma once
 // The magnitude view: ‖PE(p)‖ of each additive encoding against position, beside the typical
 // ‖embedding‖ of the sentence's tokens — why raw integer positions drown the word's meaning.
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "plot/lines.hpp"

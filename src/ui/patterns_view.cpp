@@ -6,7 +6,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/additive.hpp"
+#include "core/encodings/additive.hpp"
 #include "core/export_data.hpp"
 #include "core/workspace.hpp"
 #include "plot/heatmap.hpp"

@@ -2,7 +2,7 @@
 // The patterns view: the position × dimension table of an additive encoding, and chosen
 // dimensions against position. Binary and sinusoidal encodings are shown side by side with the
 // same range and colormap, so the jump of a bit and the smooth turn of a sinusoid compare.
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/files.hpp"
+#include "core/formats/files.hpp"
 #include "ui/gui.hpp"
 
 namespace poslab {

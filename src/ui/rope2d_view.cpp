@@ -8,9 +8,9 @@
 #include <numbers>
 #include <sstream>
 
-#include "core/encodings.hpp"
+#include "core/encodings/encodings.hpp"
 #include "core/random.hpp"
-#include "core/rope_plane.hpp"
+#include "core/encodings/rope_plane.hpp"
 #include "plot/lines.hpp"
 
 namespace poslab {

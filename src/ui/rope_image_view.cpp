@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "core/rope_image.hpp"
+#include "core/encodings/rope_image.hpp"
 #include "plot/heatmap.hpp"
 
 namespace poslab {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "core/export_data.hpp"
-#include "core/shift.hpp"
+#include "core/encodings/shift.hpp"
 #include "core/workspace.hpp"
 #include "plot/lines.hpp"
 

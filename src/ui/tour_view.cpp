@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "core/additive.hpp"
+#include "core/encodings/additive.hpp"
 #include "core/export_data.hpp"
 #include "core/workspace.hpp"
 #include "plot/lines.hpp"

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
-#include "core/tour.hpp"
+#include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
 
 namespace poslab {

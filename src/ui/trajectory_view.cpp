@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "core/trajectory.hpp"
+#include "core/encodings/trajectory.hpp"
 #include "core/workspace.hpp"
 #include "plot/lines.hpp"
 

@@ -5,7 +5,7 @@
 // jumps where many bits flip, the sinusoid moves the same distance at every step.
 #include <string>
 
-#include "core/pipeline.hpp"
+#include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 

@@ -1,0 +1,175 @@
+#include "core/attention/attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace poslab {
+
+RopeSpec rope_1d(const std::vector<double>& thetas, int heads, RopeStyle style, int queries, int keys) {
+  RopeSpec spec;
+  spec.enabled = true;
+  spec.style = style;
+  spec.pairs = static_cast<int>(thetas.size());
+  for (int h = 0; h < heads; ++h) spec.theta_x.insert(spec.theta_x.end(), thetas.begin(), thetas.end());
+  spec.theta_y.assign(spec.theta_x.size(), 0.0);
+  for (int t = 0; t < queries; ++t) spec.query_positions.push_back({t, 0});
+  for (int t = 0; t < keys; ++t) spec.key_positions.push_back({t, 0});
+  return spec;
+}
+
+void rotate_head(Eigen::Ref<Matrix> X, const RopeSpec& spec, int head, const std::vector<RopePosition>& positions) {
+  const std::size_t first = static_cast<std::size_t>(head) * static_cast<std::size_t>(spec.pairs);
+  for (Eigen::Index t = 0; t < X.rows(); ++t) {
+    const RopePosition pos = positions[static_cast<std::size_t>(t)];
+    for (int i = 0; i < spec.pairs; ++i) {
+      const double angle = pos.x * spec.theta_x[first + static_cast<std::size_t>(i)] +
+                           pos.y * spec.theta_y[first + static_cast<std::size_t>(i)];
+      const double c = std::cos(angle), s = std::sin(angle);
+      const int a = spec.style == RopeStyle::Interleaved ? 2 * i : i;
+      const int b = spec.style == RopeStyle::Interleaved ? 2 * i + 1 : i + spec.pairs;
+      const double x = X(t, a), y = X(t, b);
+      X(t, a) = static_cast<float>((x * c - y * s) * spec.scale);
+      X(t, b) = static_cast<float>((x * s + y * c) * spec.scale);
+    }
+  }
+}
+
+AttentionInput project(const AttentionProblem& p) {
+  AttentionInput in;
+  in.Q = p.Xq * p.Wq;   // T_q × d
+  in.K = p.Xkv * p.Wk;  // T_k × d
+  in.V = p.Xkv * p.Wv;  // T_k × d
+  in.heads = p.heads;
+  in.causal = p.causal;
+  in.key_valid = p.key_valid;
+  in.relative_bias = p.relative_bias;
+  in.shaw = p.shaw;
+  if (p.rope.enabled && p.rope.pairs > 0) {
+    const int dh = p.head_dim();
+    for (int h = 0; h < p.heads; ++h) {  // per head, on q and k only, never on v
+      rotate_head(in.Q.middleCols(h * dh, 2 * p.rope.pairs), p.rope, h, p.rope.query_positions);
+      rotate_head(in.K.middleCols(h * dh, 2 * p.rope.pairs), p.rope, h, p.rope.key_positions);
+    }
+  }
+  return in;
+}
+
+namespace {
+
+// The −∞ mask and the relative bias of head h added to S (T_q × T_k) in place.
+void add_bias_and_mask(const AttentionInput& in, int h, Matrix& S) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  const int Tq = in.queries(), Tk = in.keys();
+  if (in.relative_bias.size() > 0) {
+    const auto row = in.relative_bias.row(h);
+    for (int i = 0; i < Tq; ++i) S.row(i) += row.segment(Tq - 1 - i, Tk);  // offset j − i + T_q − 1
+  }
+  if (in.causal)
+    for (int i = 0; i + 1 < Tk && i < Tq; ++i) S.row(i).tail(Tk - i - 1).setConstant(neg_inf);
+  for (int j = 0; j < Tk; ++j)
+    if (in.key_valid[static_cast<std::size_t>(j)] == 0) S.col(j).setConstant(neg_inf);
+}
+
+// Row softmax with Eigen's vectorised exp; e^(−∞) = 0 makes masked weights exactly 0. A row
+// whose keys are all masked gets no weights at all rather than NaN.
+Matrix softmax_rows(const Matrix& S) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  Eigen::VectorXf row_max = S.rowwise().maxCoeff();
+  const Eigen::Array<bool, Eigen::Dynamic, 1> empty = row_max.array() == neg_inf;
+  row_max = empty.select(0.0f, row_max.array()).matrix();
+  Matrix A = (S.colwise() - row_max).array().exp().matrix();
+  const Eigen::VectorXf sums = A.rowwise().sum();
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    if (empty(i)) A.row(i).setZero();
+    else A.row(i) /= sums(i);
+  }
+  return A;
+}
+
+}  // namespace
+
+AttentionOutput attention_cpu(const AttentionInput& input) {
+  const int dh = input.head_dim();
+  const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(dh));
+  AttentionOutput out;
+  out.context = Matrix::Zero(input.queries(), input.Q.cols());
+  for (int h = 0; h < input.heads; ++h) {
+    const auto Qh = input.Q.middleCols(h * dh, dh);  // T_q × d_h
+    const auto Kh = input.K.middleCols(h * dh, dh);  // T_k × d_h
+    const auto Vh = input.V.middleCols(h * dh, dh);  // T_k × d_h
+    Matrix S(input.queries(), input.keys());         // T_q × T_k
+    S.noalias() = Qh * Kh.transpose();
+    if (input.shaw) S += shaw_score_term(Qh, *input.shaw);  // q·(k + aᴷ), scaled together
+    S *= inv_sqrt;
+    add_bias_and_mask(input, h, S);
+    Matrix A = softmax_rows(S);
+    out.context.middleCols(h * dh, dh).noalias() = A * Vh;
+    if (input.shaw) out.context.middleCols(h * dh, dh) += shaw_value_term(A, *input.shaw);
+    out.scores.push_back(std::move(S));
+    out.weights.push_back(std::move(A));
+  }
+  return out;
+}
+
+Matrix attention_context_cpu(const AttentionInput& input) {
+  const int dh = input.head_dim();
+  const int Tq = input.queries(), Tk = input.keys();
+  const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(dh));
+  constexpr int kBlock = 256;  // query rows per step: the scores of a block stay in cache
+  Matrix context = Matrix::Zero(Tq, input.Q.cols());
+#pragma omp parallel for schedule(dynamic, 1)  // heads are independent: one per core
+  for (int h = 0; h < input.heads; ++h) {
+    const auto Qh = input.Q.middleCols(h * dh, dh);  // T_q × d_h
+    const auto Kh = input.K.middleCols(h * dh, dh);  // T_k × d_h
+    const auto Vh = input.V.middleCols(h * dh, dh);  // T_k × d_h
+    Matrix S;
+    for (int r0 = 0; r0 < Tq; r0 += kBlock) {
+      const int rows = std::min(kBlock, Tq - r0);
+      // With the causal mask, the block's queries see no key past its last row.
+      const int keys = input.causal ? std::min(Tk, r0 + rows) : Tk;
+      S.resize(rows, keys);  // rows × keys
+      S.noalias() = Qh.middleRows(r0, rows) * Kh.topRows(keys).transpose();
+      S *= inv_sqrt;
+      for (int i = 0; i < rows; ++i) {
+        auto row = S.row(i);
+        const int q = r0 + i;
+        if (input.relative_bias.size() > 0) row += input.relative_bias.row(h).segment(Tq - 1 - q, keys);
+        const int visible = input.causal ? std::min(keys, q + 1) : keys;
+        row.tail(keys - visible).setZero();
+        auto head = row.head(visible).array();
+        for (int j = 0; j < visible; ++j)
+          if (input.key_valid[static_cast<std::size_t>(j)] == 0) head(j) = -std::numeric_limits<float>::infinity();
+        const float m = head.maxCoeff();
+        if (m == -std::numeric_limits<float>::infinity()) {
+          row.setZero();
+          continue;
+        }
+        head = (head - m).exp();
+        head /= head.sum();
+      }
+      context.block(r0, h * dh, rows, dh).noalias() = S * Vh.topRows(keys);
+    }
+  }
+  return context;
+}
+
+AttentionOutput solve_cpu(const AttentionProblem& problem) {
+  AttentionOutput out = attention_cpu(project(problem));
+  out.output = out.context * problem.Wo;
+  return out;
+}
+
+double max_abs_difference(const AttentionOutput& a, const AttentionOutput& b) {
+  double worst = 0.0;
+  auto compare = [&worst](const Matrix& x, const Matrix& y) {
+    if (x.size() > 0 && x.rows() == y.rows() && x.cols() == y.cols())
+      worst = std::max(worst, static_cast<double>((x - y).cwiseAbs().maxCoeff()));
+  };
+  for (std::size_t h = 0; h < a.weights.size() && h < b.weights.size(); ++h) compare(a.weights[h], b.weights[h]);
+  compare(a.context, b.context);
+  compare(a.output, b.output);
+  return worst;
+}
+
+}  // namespace poslab

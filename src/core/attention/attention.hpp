@@ -1,0 +1,126 @@
+#pragma once
+// Multi-head scaled dot-product attention: the problem as the pipeline states it (inputs,
+// projections, RoPE, masks, biases), the CPU reference (Eigen), and the backend interface the
+// GPU path implements too, so that both produce the same AttentionOutput.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/encodings/bias.hpp"
+#include "core/encodings/encodings.hpp"
+#include "core/matrix.hpp"
+#include "core/result.hpp"
+
+namespace poslab {
+
+// A token's position for RoPE: 1-D positions use x only; on a 2-D patch grid, (x, y). A CLS
+// token sits at (0, 0), which rotates by nothing.
+struct RopePosition {
+  int x = 0, y = 0;
+};
+
+// RoPE as applied to q and k after the projections, per head. Pair i of head h rotates by the
+// angle x·θˣ + y·θʸ (formed in double precision); 1-D RoPE has θʸ = 0.
+struct RopeSpec {
+  bool enabled = false;
+  RopeStyle style = RopeStyle::Interleaved;
+  int pairs = 0;                // rotated pairs per head: the rotary width 2·pairs ≤ d_h
+  std::vector<double> theta_x;  // heads × pairs, row-major
+  std::vector<double> theta_y;  // heads × pairs, row-major
+  double scale = 1.0;           // multiplies rotated q and k (YaRN's attention temperature)
+  std::vector<RopePosition> query_positions;  // T_q
+  std::vector<RopePosition> key_positions;    // T_k
+};
+
+// 1-D RoPE with the same θ for every head, at positions 0 … T−1.
+RopeSpec rope_1d(const std::vector<double>& thetas, int heads, RopeStyle style, int queries, int keys);
+
+// Rotates the pairs of one head's columns (T × d_h block) as the spec says for head h.
+void rotate_head(Eigen::Ref<Matrix> X, const RopeSpec& spec, int head, const std::vector<RopePosition>& positions);
+
+// Everything the attention step needs, before the projections.
+struct AttentionProblem {
+  Matrix Xq;              // T_q × d: inputs of the queries
+  Matrix Xkv;             // T_k × d: inputs of the keys and values (Xq itself for self-attention)
+  Matrix Wq, Wk, Wv, Wo;  // d × d; a row vector x maps to x·W
+  int heads = 1;
+  bool causal = false;
+  std::vector<std::uint8_t> key_valid;  // T_k; 0 marks a padded key, masked for every query
+  RopeSpec rope;
+  // heads × (T_q + T_k − 1): the bias of head h for key − query offset o is
+  // relative_bias(h, o + T_q − 1). Empty: no bias. ALiBi and T5 are both of this form.
+  Matrix relative_bias;
+  // Shaw et al. 2018: relative vectors added to the keys and values (CPU path only).
+  std::optional<ShawTables> shaw;
+
+  int queries() const { return static_cast<int>(Xq.rows()); }
+  int keys() const { return static_cast<int>(Xkv.rows()); }
+  int width() const { return static_cast<int>(Xq.cols()); }
+  int head_dim() const { return width() / heads; }
+  // True where query i may not look at key j (causal future or padding).
+  bool masked(int i, int j) const {
+    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0;
+  }
+};
+
+// After the projections (and RoPE): Q, K, V side by side per head.
+struct AttentionInput {
+  Matrix Q, K, V;  // T_q × d, T_k × d, T_k × d; head h owns columns [h·d_h, (h+1)·d_h)
+  int heads = 1;
+  bool causal = false;
+  std::vector<std::uint8_t> key_valid;  // T_k
+  Matrix relative_bias;                 // as in AttentionProblem
+  std::optional<ShawTables> shaw;       // as in AttentionProblem
+
+  int queries() const { return static_cast<int>(Q.rows()); }
+  int keys() const { return static_cast<int>(K.rows()); }
+  int head_dim() const { return static_cast<int>(Q.cols()) / heads; }
+  bool masked(int i, int j) const {
+    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0;
+  }
+  float bias(int h, int i, int j) const {
+    return relative_bias.size() == 0 ? 0.0f : relative_bias(h, j - i + queries() - 1);
+  }
+};
+
+struct AttentionOutput {
+  std::vector<Matrix> scores;   // per head, T_q × T_k: q·k/√d_h + bias, −inf where masked
+  std::vector<Matrix> weights;  // per head, T_q × T_k: softmax of each row, exactly 0 where masked
+  Matrix context;               // T_q × d: per-head A·V, heads side by side
+  Matrix output;                // T_q × d: context · W_o
+};
+
+// Q = Xq·W_q, K = Xkv·W_k, V = Xkv·W_v, then RoPE on each head of Q and K.
+AttentionInput project(const AttentionProblem& problem);
+
+// Scores, weights and context from projected inputs (no output projection).
+AttentionOutput attention_cpu(const AttentionInput& input);
+
+// Only the context (T_q × d), keeping no score or weight matrices: the heads run in parallel on
+// the cores, each through one reused T_q × T_k buffer. The same numbers as attention_cpu's
+// context, for callers that need nothing else (benchmarks, long sequences).
+Matrix attention_context_cpu(const AttentionInput& input);
+
+// The whole attention step on the CPU: project, attend, output projection.
+AttentionOutput solve_cpu(const AttentionProblem& problem);
+
+// The largest |a − b| over weights, context and output: how far two paths disagree.
+double max_abs_difference(const AttentionOutput& a, const AttentionOutput& b);
+
+class AttentionBackend {
+ public:
+  virtual ~AttentionBackend() = default;
+  virtual std::string name() const = 0;
+  virtual Result<AttentionOutput> run(const AttentionProblem& problem) = 0;
+  // Time the device itself spent on the last run (GPU timer queries), when it can tell.
+  virtual std::optional<double> last_device_ms() const { return std::nullopt; }
+};
+
+class CpuBackend final : public AttentionBackend {
+ public:
+  std::string name() const override { return "CPU (Eigen)"; }
+  Result<AttentionOutput> run(const AttentionProblem& problem) override { return solve_cpu(problem); }
+};
+
+}  // namespace poslab

@@ -1,0 +1,278 @@
+#include "core/attention/pipeline.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <unordered_map>
+
+#include "core/encodings/additive.hpp"
+#include "core/encodings/bias.hpp"
+#include "core/formats/npy.hpp"
+#include "core/random.hpp"
+#include "core/encodings/rope_nd.hpp"
+#include "core/encodings/rope_scaling.hpp"
+
+namespace poslab {
+
+Projections make_projections(int d, ProjectionKind kind, double sigma, std::uint64_t seed) {
+  if (kind == ProjectionKind::Identity) {
+    const Matrix I = Matrix::Identity(d, d);
+    return {I, I, I, I};
+  }
+  return {gaussian_matrix(d, d, sigma, mix_seed(seed, 1)), gaussian_matrix(d, d, sigma, mix_seed(seed, 2)),
+          gaussian_matrix(d, d, sigma, mix_seed(seed, 3)), gaussian_matrix(d, d, sigma, mix_seed(seed, 4))};
+}
+
+Matrix share_key_value_heads(const Matrix& W, int heads, int kv_heads) {
+  if (kv_heads == heads) return W;
+  const int dh = static_cast<int>(W.cols()) / heads;
+  const int group = heads / kv_heads;
+  Matrix shared(W.rows(), W.cols());
+  for (int h = 0; h < heads; ++h) shared.middleCols(h * dh, dh) = W.middleCols((h / group) * dh, dh);
+  return shared;
+}
+
+namespace {
+
+std::vector<Token> tokens_of(const std::string& sentence, const EmbeddingTable& table) {
+  return tokenize(sentence, table);
+}
+
+// T × d rows of the table (or derived vectors for unknown words; zeros for padding).
+Result<Matrix> embed(const std::vector<Token>& tokens, const EmbeddingTable& table) {
+  const int d = table.dim();
+  Matrix X = Matrix::Zero(static_cast<Eigen::Index>(tokens.size()), d);  // T × d
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    const Token& tok = tokens[t];
+    if (tok.padding) continue;
+    if (tok.unknown) {
+      X.row(static_cast<Eigen::Index>(t)) = unknown_token_vector(tok.text, d, table.component_std()).transpose();
+      continue;
+    }
+    auto row = table.row(tok.row);  // from memory, or read from the model's file
+    if (!row) return Error{row.error()};
+    X.row(static_cast<Eigen::Index>(t)) = *row;
+  }
+  return X;
+}
+
+// Positions on the W × H grid, row by row; a CLS token first sits at (0, 0) and is not rotated.
+Result<std::vector<RopePosition>> grid_positions(const ModelSettings& s, int count) {
+  std::vector<RopePosition> positions;
+  const int patches = s.grid_width * s.grid_height;
+  if (count > patches + (s.cls ? 1 : 0))
+    return Error{std::to_string(count) + " tokens do not fit on a " + std::to_string(s.grid_width) + "×" +
+                 std::to_string(s.grid_height) + " grid" + (s.cls ? " plus CLS" : "")};
+  for (int t = 0; t < count; ++t) {
+    const int patch = t - (s.cls ? 1 : 0);
+    positions.push_back(patch < 0 ? RopePosition{0, 0} : RopePosition{patch % s.grid_width, patch / s.grid_width});
+  }
+  return positions;
+}
+
+}  // namespace
+
+Result<Matrix> additive_encoding(const ModelSettings& s, int T, int d) {
+  switch (s.encoding) {
+    case EncodingKind::Integer: return integer_encoding(T, d);
+    case EncodingKind::Normalized: return normalized_encoding(T, d, T);
+    case EncodingKind::Binary: return binary_encoding(T, d, s.binary_values);
+    case EncodingKind::Sinusoidal: return sinusoidal_encoding(T, d, s.base);
+    case EncodingKind::Learned: {
+      Matrix table;
+      if (s.learned_file.empty()) {
+        table = learned_table(s.learned_max, d, 1.0, mix_seed(s.seed, 5));
+      } else {
+        auto loaded = load_npy_matrix(s.learned_file);
+        if (!loaded) return Error{loaded.error()};
+        if (loaded->cols() != d)
+          return Error{s.learned_file + ": the learned table is " + std::to_string(loaded->rows()) + " × " +
+                       std::to_string(loaded->cols()) + " but the embeddings are " + std::to_string(d) + " wide"};
+        table = std::move(*loaded);
+      }
+      return learned_encoding(table, T);
+    }
+    case EncodingKind::None:
+    case EncodingKind::Rope: break;
+  }
+  return Matrix(Matrix::Zero(T, d));
+}
+
+Result<RopeSpec> rope_spec(const ModelSettings& s, int heads, int head_dim, int queries, int keys) {
+  if (s.encoding != EncodingKind::Rope) return RopeSpec{};
+  const int rotary = s.rotary_dim > 0 ? s.rotary_dim : rotary_width(head_dim);
+  RopeSpec spec;
+  if (s.grid_width > 0) {
+    const int quarter = rotary / 4;  // 2-D: a quarter of the rotary width per axis and component
+    spec.enabled = true;
+    spec.style = s.rope_style;
+    spec.pairs = 2 * quarter;
+    for (int h = 0; h < heads; ++h) {
+      if (s.rope_2d == Rope2d::Axial) {
+        const auto theta = axial_thetas(rotary, s.base);  // first half of the pairs: x; second: y
+        for (int i = 0; i < quarter; ++i) spec.theta_x.push_back(theta[static_cast<std::size_t>(i)]);
+        for (int i = 0; i < quarter; ++i) spec.theta_x.push_back(0.0);
+        for (int i = 0; i < quarter; ++i) spec.theta_y.push_back(0.0);
+        for (int i = 0; i < quarter; ++i) spec.theta_y.push_back(theta[static_cast<std::size_t>(i)]);
+      } else {
+        const auto f = mixed_frequencies(rotary, s.base, s.seed, h);  // per-head directions
+        spec.theta_x.insert(spec.theta_x.end(), f.fx.begin(), f.fx.begin() + spec.pairs);
+        spec.theta_y.insert(spec.theta_y.end(), f.fy.begin(), f.fy.begin() + spec.pairs);
+      }
+    }
+    auto qpos = grid_positions(s, queries);
+    if (!qpos) return Error{qpos.error()};
+    auto kpos = grid_positions(s, keys);
+    if (!kpos) return Error{kpos.error()};
+    spec.query_positions = std::move(*qpos);
+    spec.key_positions = std::move(*kpos);
+    return spec;
+  }
+  const RopeFrequencies freq = rope_frequencies(rotary, s.base, s.scaling, std::max(queries, keys));
+  std::vector<double> thetas = freq.thetas;
+  // p-RoPE: the lowest-frequency fraction 1 − p of the pairs does not rotate (θ = 0).
+  const auto rotating = static_cast<std::size_t>(std::lround(s.rope_fraction * static_cast<double>(thetas.size())));
+  for (std::size_t i = rotating; i < thetas.size(); ++i) thetas[i] = 0.0;
+  spec = rope_1d(thetas, heads, s.rope_style, queries, keys);
+  spec.scale = freq.attention_scale;
+  if (s.cls)  // the CLS token is not rotated; the others count from 0
+    for (auto* positions : {&spec.query_positions, &spec.key_positions})
+      for (std::size_t t = 0; t < positions->size(); ++t) (*positions)[t].x = std::max(0, static_cast<int>(t) - 1);
+  return spec;
+}
+
+Matrix relative_bias(const ModelSettings& s, int heads, int Tq, int Tk) {
+  if (s.bias != BiasKind::Alibi && s.bias != BiasKind::T5) return {};
+  Matrix bias(heads, Tq + Tk - 1);  // column o + T_q − 1 holds the bias for key − query offset o
+  const auto slopes = alibi_slopes(heads);
+  const Matrix t5_table = t5_bias_table(heads, s.buckets, 1.0, mix_seed(s.seed, 6));
+  for (int h = 0; h < heads; ++h)
+    for (int o = -(Tq - 1); o <= Tk - 1; ++o) {
+      float b = 0.0f;
+      if (s.bias == BiasKind::Alibi) {
+        // Causal form −m·(i − j) for j ≤ i (future keys are masked anyway); symmetric −m·|i − j|.
+        const double m = slopes[static_cast<std::size_t>(h)];
+        b = static_cast<float>(s.causal ? (o <= 0 ? m * o : 0.0) : -m * std::abs(o));
+      } else {
+        b = t5_table(h, t5_bucket(o, !s.causal, s.buckets, s.max_distance));
+      }
+      bias(h, o + Tq - 1) = b;
+    }
+  return bias;
+}
+
+Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable& table) {
+  const int d = table.dim();
+  if (d <= 0) return Error{"no embeddings are loaded"};
+  if (auto status = validate(s, d); !status) return Error{status.error()};
+  const bool cross = !s.cross_sentence.empty();
+  if (cross && s.causal) return Error{"cross-attention takes no causal mask: keys come from another sentence"};
+
+  PipelineInput in;
+  in.tokens = tokens_of(s.sentence, table);
+  if (in.tokens.empty()) return Error{"the sentence has no tokens: type a few words"};
+  const int real = static_cast<int>(in.tokens.size());
+  const int T = std::max(real, s.pad_to);
+  for (int t = real; t < T; ++t) in.tokens.push_back(Token{"<pad>", -1, false, true});
+  in.key_tokens = cross ? tokens_of(s.cross_sentence, table) : in.tokens;
+  if (in.key_tokens.empty()) return Error{"the cross-attention sentence has no tokens"};
+  const int Tk = static_cast<int>(in.key_tokens.size());
+
+  auto embedded = embed(in.tokens, table);  // T × d
+  if (!embedded) return Error{embedded.error()};
+  Matrix X = std::move(*embedded);
+  auto pe = additive_encoding(s, T, d);
+  if (!pe) return Error{pe.error()};
+  X += *pe;
+  Matrix Xkv = X;
+  if (cross) {
+    auto keys = embed(in.key_tokens, table);  // T_k × d
+    if (!keys) return Error{keys.error()};
+    Xkv = std::move(*keys);
+    auto pe_keys = additive_encoding(s, Tk, d);
+    if (!pe_keys) return Error{pe_keys.error()};
+    Xkv += *pe_keys;
+  }
+
+  const Projections W = make_projections(d, s.projection, s.sigma, s.seed);
+  AttentionProblem& p = in.problem;
+  p.Xq = std::move(X);
+  p.Xkv = std::move(Xkv);
+  p.Wq = W.Wq;
+  // With mixed 2-D RoPE each query head has its own frequencies, and a shared key is rotated by
+  // the frequencies of the head that reads it; 1-D and axial RoPE rotate every head alike.
+  p.Wk = share_key_value_heads(W.Wk, s.heads, key_value_heads(s));
+  p.Wv = share_key_value_heads(W.Wv, s.heads, key_value_heads(s));
+  p.Wo = W.Wo;
+  p.heads = s.heads;
+  p.causal = s.causal;
+  p.key_valid.assign(static_cast<std::size_t>(Tk), 1);
+  for (int t = 0; t < Tk; ++t)
+    if (in.key_tokens[static_cast<std::size_t>(t)].padding) p.key_valid[static_cast<std::size_t>(t)] = 0;
+  auto rope = rope_spec(s, s.heads, d / s.heads, T, Tk);
+  if (!rope) return Error{rope.error()};
+  p.rope = std::move(*rope);
+  p.relative_bias = relative_bias(s, s.heads, T, Tk);
+  if (s.bias == BiasKind::Shaw) p.shaw = shaw_tables(s.clip, d / s.heads, 0.5, mix_seed(s.seed, 7));
+  return in;
+}
+
+Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable& table,
+                             AttentionBackend& backend, bool check_against_cpu) {
+  auto prepared = prepare_input(settings, table);
+  if (!prepared) return Error{prepared.error()};
+  Results r;
+  r.tokens = std::move(prepared->tokens);
+  r.key_tokens = std::move(prepared->key_tokens);
+  r.problem = std::move(prepared->problem);
+
+  const auto start = std::chrono::steady_clock::now();
+  auto computed = backend.run(r.problem);
+  r.attention_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.backend = backend.name();
+  bool on_cpu = dynamic_cast<CpuBackend*>(&backend) != nullptr;
+  if (computed) {
+    r.attention = std::move(*computed);
+    r.device_ms = backend.last_device_ms();
+  } else {
+    r.notes.push_back(backend.name() + " failed: " + computed.error() + " — computed on the CPU instead.");
+    r.attention = solve_cpu(r.problem);
+    r.backend = CpuBackend().name();
+    on_cpu = true;
+  }
+  if (check_against_cpu && !on_cpu) {
+    const auto cpu_start = std::chrono::steady_clock::now();
+    const AttentionOutput reference = solve_cpu(r.problem);
+    r.cpu_check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
+    r.max_diff_vs_cpu = max_abs_difference(r.attention, reference);
+  }
+  return r;
+}
+
+OutputComparison compare_outputs(const Matrix& output, int a, int b) {
+  OutputComparison c;
+  c.a = a;
+  c.b = b;
+  const Eigen::VectorXd x = output.row(a).cast<double>().transpose();
+  const Eigen::VectorXd y = output.row(b).cast<double>().transpose();
+  c.max_abs_diff = (x - y).cwiseAbs().maxCoeff();
+  c.scale = std::max(x.cwiseAbs().maxCoeff(), y.cwiseAbs().maxCoeff());
+  const double norms = x.norm() * y.norm();
+  c.cosine = norms > 0.0 ? x.dot(y) / norms : 0.0;
+  return c;
+}
+
+std::optional<std::pair<int, int>> first_repeated_token(const std::vector<Token>& tokens) {
+  std::unordered_map<std::string, int> first_seen;
+  for (std::size_t t = 0; t < tokens.size(); ++t) {
+    if (tokens[t].padding) continue;
+    std::string key = tokens[t].text;
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    auto [it, inserted] = first_seen.emplace(std::move(key), static_cast<int>(t));
+    if (!inserted) return std::pair{it->second, static_cast<int>(t)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace poslab

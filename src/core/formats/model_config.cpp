@@ -1,0 +1,115 @@
+#include "core/formats/model_config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include "core/formats/files.hpp"
+
+namespace poslab {
+
+namespace {
+
+using Json = nlohmann::json;
+
+Result<double> number_at(const Json& object, const char* key, const std::string& where) {
+  const Json& v = object.at(key);
+  if (!v.is_number()) return Error{where + ": \"" + key + "\" must be a number, found " + std::string(v.type_name())};
+  return v.get<double>();
+}
+
+Result<RopeScalingType> scaling_type(const Json& scaling, const std::string& where) {
+  const char* key = scaling.contains("rope_type") ? "rope_type" : "type";  // older configs say "type"
+  if (!scaling.contains(key)) return Error{where + ": rope_scaling has no \"rope_type\""};
+  if (!scaling.at(key).is_string()) return Error{where + ": rope_scaling." + key + " must be a string"};
+  const std::string type = scaling.at(key).get<std::string>();
+  if (type == "default") return RopeScalingType::None;
+  for (auto t : {RopeScalingType::None, RopeScalingType::Linear, RopeScalingType::Ntk, RopeScalingType::Dynamic,
+                 RopeScalingType::Yarn, RopeScalingType::Llama3})
+    if (to_string(t) == type) return t;
+  return Error{where + ": rope_scaling type \"" + type + "\" is not one PosLab knows (linear, ntk, dynamic, yarn, llama3)"};
+}
+
+}  // namespace
+
+Status apply_model_config(ModelSettings& settings, std::string_view text, const std::string& name) {
+  Json config;
+  try {
+    config = Json::parse(text);
+  } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
+    return Error{name + ": not valid JSON: " + e.what()};
+  }
+  if (!config.is_object()) return Error{name + ": a config.json holds an object"};
+  ModelSettings next = settings;
+  if (config.contains("rope_theta")) {
+    auto theta = number_at(config, "rope_theta", name);
+    if (!theta) return Error{theta.error()};
+    next.base = *theta;
+  }
+  if (config.contains("rope_scaling") && !config.at("rope_scaling").is_null()) {
+    const Json& scaling = config.at("rope_scaling");
+    if (!scaling.is_object()) return Error{name + ": rope_scaling must be an object or null"};
+    auto type = scaling_type(scaling, name);
+    if (!type) return Error{type.error()};
+    RopeScaling s;
+    s.type = *type;
+    struct Field {
+      const char* key;
+      double* target;
+    };
+    for (const Field& f : {Field{"factor", &s.factor}, Field{"low_freq_factor", &s.low_freq_factor},
+                           Field{"high_freq_factor", &s.high_freq_factor}, Field{"beta_fast", &s.beta_fast},
+                           Field{"beta_slow", &s.beta_slow}}) {
+      if (!scaling.contains(f.key)) continue;
+      auto v = number_at(scaling, f.key, name + ": rope_scaling");
+      if (!v) return Error{v.error()};
+      *f.target = *v;
+    }
+    // L: inside rope_scaling for Llama 3 and YaRN; else the model's own max_position_embeddings.
+    const Json* holder = scaling.contains("original_max_position_embeddings") ? &scaling
+                         : config.contains("max_position_embeddings")         ? &config
+                                                                              : nullptr;
+    if (holder) {
+      const char* key = holder == &scaling ? "original_max_position_embeddings" : "max_position_embeddings";
+      auto v = number_at(*holder, key, name);
+      if (!v) return Error{v.error()};
+      s.original_max_position = static_cast<int>(*v);
+    }
+    if (auto valid = validate(s); !valid) return Error{name + ": " + valid.error()};
+    next.scaling = s;
+  }
+  // The heads: num_attention_heads splits hidden_size into heads of head_dim (Llama 3.2 1B:
+  // 2048 = 32 × 64), and num_key_value_heads (8 there) makes groups of query heads share their
+  // keys and values (grouped-query attention).
+  if (config.contains("num_attention_heads")) {
+    auto heads = number_at(config, "num_attention_heads", name);
+    if (!heads) return Error{heads.error()};
+    if (*heads < 1 || *heads > 4096 || *heads != std::floor(*heads))
+      return Error{name + ": num_attention_heads must be a whole number from 1 to 4096"};
+    next.heads = static_cast<int>(*heads);
+    if (config.contains("hidden_size") && config.contains("head_dim")) {
+      auto hidden = number_at(config, "hidden_size", name), head_dim = number_at(config, "head_dim", name);
+      if (!hidden) return Error{hidden.error()};
+      if (!head_dim) return Error{head_dim.error()};
+      if (*head_dim * next.heads != *hidden)
+        return Error{name + ": head_dim × num_attention_heads ≠ hidden_size; PosLab needs heads that split the width"};
+    }
+    next.kv_heads = 0;
+    if (config.contains("num_key_value_heads") && !config["num_key_value_heads"].is_null()) {
+      auto kv = number_at(config, "num_key_value_heads", name);
+      if (!kv) return Error{kv.error()};
+      if (*kv < 1 || *kv > next.heads || *kv != std::floor(*kv) || next.heads % static_cast<int>(*kv) != 0)
+        return Error{name + ": num_key_value_heads must be a whole number that divides num_attention_heads"};
+      if (static_cast<int>(*kv) != next.heads) next.kv_heads = static_cast<int>(*kv);
+    }
+  }
+  settings = next;
+  return Ok{};
+}
+
+Status load_model_config(ModelSettings& settings, const std::filesystem::path& path) {
+  auto bytes = read_whole_file(path);
+  if (!bytes) return Error{bytes.error()};
+  return apply_model_config(settings, *bytes, path.string());
+}
+
+}  // namespace poslab

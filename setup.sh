@@ -54,7 +54,8 @@ case "$mode" in
   test)
     # The tokenizer test fetches its reference with npm (Debian's nodejs and npm if none is
     # here); the fuzzers need clang and its libFuzzer runtime.
-    packages=(clang libclang-rt-14-dev)
+    # NumPy writes the tiny model folders and their independent forward passes.
+    packages=(clang libclang-rt-14-dev python3-numpy)
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
     install_missing
     ctest --test-dir build --output-on-failure -j 2

@@ -113,6 +113,14 @@ class AttentionBackend {
   virtual ~AttentionBackend() = default;
   virtual std::string name() const = 0;
   virtual Result<AttentionOutput> run(const AttentionProblem& problem) = 0;
+  // Attention alone on projected inputs (a real model's layer): the context always, and every
+  // head's scores and weights when `with_weights`; no output projection (output stays empty).
+  virtual Result<AttentionOutput> attend(const AttentionInput& input, bool with_weights) {
+    if (with_weights) return attention_cpu(input);
+    AttentionOutput out;
+    out.context = attention_context_cpu(input);
+    return out;
+  }
   // Time the device itself spent on the last run (GPU timer queries), when it can tell.
   virtual std::optional<double> last_device_ms() const { return std::nullopt; }
 };

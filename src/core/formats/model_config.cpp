@@ -29,21 +29,12 @@ Result<RopeScalingType> scaling_type(const Json& scaling, const std::string& whe
   return Error{where + ": rope_scaling type \"" + type + "\" is not one PosLab knows (linear, ntk, dynamic, yarn, llama3)"};
 }
 
-}  // namespace
-
-Status apply_model_config(ModelSettings& settings, std::string_view text, const std::string& name) {
-  Json config;
-  try {
-    config = Json::parse(text);
-  } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
-    return Error{name + ": not valid JSON: " + e.what()};
-  }
-  if (!config.is_object()) return Error{name + ": a config.json holds an object"};
-  ModelSettings next = settings;
+Result<RopeConfig> rope_config_of(const Json& config, const std::string& name) {
+  RopeConfig rope;
   if (config.contains("rope_theta")) {
     auto theta = number_at(config, "rope_theta", name);
     if (!theta) return Error{theta.error()};
-    next.base = *theta;
+    rope.theta = *theta;
   }
   if (config.contains("rope_scaling") && !config.at("rope_scaling").is_null()) {
     const Json& scaling = config.at("rope_scaling");
@@ -75,8 +66,26 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
       s.original_max_position = static_cast<int>(*v);
     }
     if (auto valid = validate(s); !valid) return Error{name + ": " + valid.error()};
-    next.scaling = s;
+    rope.scaling = s;
   }
+  return rope;
+}
+
+}  // namespace
+
+Status apply_model_config(ModelSettings& settings, std::string_view text, const std::string& name) {
+  Json config;
+  try {
+    config = Json::parse(text);
+  } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
+    return Error{name + ": not valid JSON: " + e.what()};
+  }
+  if (!config.is_object()) return Error{name + ": a config.json holds an object"};
+  ModelSettings next = settings;
+  auto rope = rope_config_of(config, name);
+  if (!rope) return Error{rope.error()};
+  if (rope->theta) next.base = *rope->theta;
+  if (rope->scaling) next.scaling = *rope->scaling;
   // The heads: num_attention_heads splits hidden_size into heads of head_dim (Llama 3.2 1B:
   // 2048 = 32 × 64), and num_key_value_heads (8 there) makes groups of query heads share their
   // keys and values (grouped-query attention).
@@ -104,6 +113,17 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
   }
   settings = next;
   return Ok{};
+}
+
+Result<RopeConfig> read_rope_config(std::string_view text, const std::string& name) {
+  Json config;
+  try {
+    config = Json::parse(text);
+  } catch (const Json::exception& e) {
+    return Error{name + ": not valid JSON: " + e.what()};
+  }
+  if (!config.is_object()) return Error{name + ": a config.json holds an object"};
+  return rope_config_of(config, name);
 }
 
 Status load_model_config(ModelSettings& settings, const std::filesystem::path& path) {

@@ -4,12 +4,20 @@
 // high_freq_factor, beta_fast, beta_slow), and the heads (num_attention_heads, checked against
 // hidden_size and head_dim). Other keys are the model's business and ignored.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/state.hpp"
 
 namespace poslab {
+
+// rope_theta and rope_scaling as a config.json states them (absent keys stay empty).
+struct RopeConfig {
+  std::optional<double> theta;
+  std::optional<RopeScaling> scaling;
+};
+Result<RopeConfig> read_rope_config(std::string_view json_text, const std::string& name);
 
 // Applies the config to `settings` only when the whole config reads cleanly; on error the
 // settings are unchanged and the message names the file and the key.

@@ -58,6 +58,9 @@ class SafetensorsFile {
   // errors naming the tensor and the row.
   Result<Matrix> rows(const TensorInfo& t, std::span<const std::int64_t> row_ids) const;
 
+  // The raw little-endian bytes of one of tensors() (checked against the file when it opened).
+  std::string_view bytes(const TensorInfo& t) const { return data_.substr(t.begin, t.end - t.begin); }
+
  private:
   SafetensorsFile() = default;
   static Result<SafetensorsFile> from(SafetensorsFile file, std::string_view bytes);

@@ -1,0 +1,80 @@
+#pragma once
+// A Hugging Face model folder opened for its forward pass: config.json, the safetensors files
+// (one, or the shards an index names) kept memory-mapped, the tokenizer, and every tensor the
+// architecture needs found and checked against config.json's sizes. Weights stay in the mapped
+// files in their own dtype; read_rows() converts a block of rows to float when it is needed.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/formats/bpe.hpp"
+#include "core/formats/safetensors.hpp"
+#include "core/model/transformer_config.hpp"
+#include "core/result.hpp"
+
+namespace poslab {
+
+enum class WeightType { F32, F16, BF16 };
+
+// One tensor where it lies in its mapped file: rows × cols (a vector is 1 × n).
+struct WeightTensor {
+  std::string name;
+  const char* data = nullptr;  // null: the architecture has no such tensor (an absent bias)
+  WeightType type = WeightType::F32;
+  std::int64_t rows = 0, cols = 0;
+  bool present() const { return data != nullptr; }
+};
+
+// Rows [first, first + count) as floats into dst (count × cols, row-major).
+void read_rows(const WeightTensor& w, std::int64_t first, std::int64_t count, float* dst);
+// Columns [first, first + count) of every row as floats into dst (rows × count, row-major).
+void read_cols(const WeightTensor& w, std::int64_t first, std::int64_t count, float* dst);
+// A whole (small) tensor: a norm's weight, a bias.
+RowVector read_vector(const WeightTensor& w);
+
+struct LayerWeights {
+  WeightTensor attn_norm, attn_norm_bias, q, k, v, q_bias, k_bias, v_bias, qkv, qkv_bias, o, o_bias;
+  WeightTensor mlp_norm, mlp_norm_bias, gate, up, up_bias, down, down_bias;
+};
+
+class Checkpoint {
+ public:
+  // `dir` is a model folder, or a Hugging Face cache folder (models--ORG--NAME, whose snapshot
+  // refs/main names; its files are symlinks into blobs/). Every problem is an error naming the
+  // file and the tensor or key.
+  static Result<std::shared_ptr<const Checkpoint>> open(const std::filesystem::path& dir);
+
+  const std::filesystem::path& folder() const { return folder_; }
+  const TransformerConfig& config() const { return config_; }
+  const BpeTokenizer* tokenizer() const { return tokenizer_.get(); }
+  std::shared_ptr<const BpeTokenizer> shared_tokenizer() const { return tokenizer_; }
+  const WeightTensor& embed() const { return embed_; }
+  const WeightTensor& positions() const { return positions_; }  // GPT-2's table; absent for RoPE models
+  const WeightTensor& final_norm() const { return final_norm_; }
+  const WeightTensor& final_norm_bias() const { return final_norm_bias_; }
+  const WeightTensor& lm_head() const { return lm_head_; }      // the embeddings when tied
+  const std::vector<LayerWeights>& layers() const { return layers_; }
+  std::uint64_t weight_bytes() const { return weight_bytes_; }
+  std::string dtype() const { return dtype_; }                    // "BF16", or "F32+F16" when mixed
+
+ private:
+  Checkpoint() = default;
+  Status resolve_tensors();
+
+  std::filesystem::path folder_;
+  TransformerConfig config_;
+  std::shared_ptr<const BpeTokenizer> tokenizer_;
+  std::vector<SafetensorsFile> files_;
+  std::string prefix_;  // "transformer." for GPT-2 saves that prefix their names
+  WeightTensor embed_, positions_, final_norm_, final_norm_bias_, lm_head_;
+  std::vector<LayerWeights> layers_;
+  std::uint64_t weight_bytes_ = 0;
+  std::string dtype_;
+};
+
+// The folder a path names: itself, or a Hugging Face cache folder's snapshot.
+Result<std::filesystem::path> resolve_model_folder(const std::filesystem::path& dir);
+
+}  // namespace poslab

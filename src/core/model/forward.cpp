@@ -1,0 +1,339 @@
+#include "core/model/forward.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "core/attention/dog.hpp"
+
+namespace poslab {
+
+namespace {
+
+// Rows of W converted per block: 64 rows of an 8192-wide matrix are 2 MB, which stays in cache
+// between the conversion and the product.
+constexpr std::int64_t kBlockRows = 64;
+
+// Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D),
+// the weight converted a block of output columns at a time, the blocks shared by the cores.
+Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
+  const bool out_in = layout == WeightLayout::OutIn;
+  const std::int64_t in = out_in ? W.cols : W.rows, out = out_in ? W.rows : W.cols;
+  Matrix Y(X.rows(), out);
+  const std::int64_t blocks = (out + kBlockRows - 1) / kBlockRows;
+#pragma omp parallel
+  {
+    Matrix buffer(out_in ? kBlockRows : in, out_in ? in : kBlockRows);
+#pragma omp for schedule(dynamic, 4)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t first = b * kBlockRows, n = std::min(kBlockRows, out - first);
+      if (out_in) {
+        read_rows(W, first, n, buffer.data());
+        Y.middleCols(first, n).noalias() = X * buffer.topRows(n).transpose();
+      } else {
+        read_cols(W, first, n, buffer.data());
+        Y.middleCols(first, n).noalias() =
+            X * Eigen::Map<const Matrix>(buffer.data(), in, n);
+      }
+    }
+  }
+  return Y;
+}
+
+void add_bias(Matrix& Y, const WeightTensor& b) {
+  if (!b.present()) return;
+  Y.rowwise() += read_vector(b);
+}
+
+Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps) {
+  const RowVector weight = read_vector(w);
+  Matrix Y(X.rows(), X.cols());
+  for (Eigen::Index t = 0; t < X.rows(); ++t) {
+    const auto x = X.row(t);
+    if (kind == NormKind::Rms) {
+      const double ms = x.cast<double>().squaredNorm() / static_cast<double>(x.size());
+      Y.row(t) = (x * static_cast<float>(1.0 / std::sqrt(ms + eps))).cwiseProduct(weight);
+    } else {
+      const double mean = x.cast<double>().mean();
+      const double var = (x.cast<double>().array() - mean).square().mean();
+      Y.row(t) = ((x.array() - static_cast<float>(mean)) * static_cast<float>(1.0 / std::sqrt(var + eps))).matrix().cwiseProduct(weight);
+    }
+  }
+  if (b.present()) Y.rowwise() += read_vector(b);
+  return Y;
+}
+
+void activate(Matrix& X, Activation a) {
+  auto v = X.array();
+  switch (a) {
+    case Activation::Silu: v = v / (1.0f + (-v).exp()); break;
+    case Activation::Relu: v = v.max(0.0f); break;
+    case Activation::GeluTanh:
+      v = 0.5f * v * (1.0f + (0.7978845608028654f * (v + 0.044715f * v.cube())).tanh());
+      break;
+    case Activation::Gelu:
+      for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = 0.5f * X.data()[i] * (1.0f + std::erf(X.data()[i] * 0.70710678f));
+      break;
+  }
+}
+
+// Hugging Face's repeat_kv: key/value head g serves query heads g·n … g·n + n − 1.
+Matrix repeat_kv(const Matrix& X, int kv_heads, int heads, int head_dim) {
+  if (kv_heads == heads) return X;
+  const int group = heads / kv_heads;
+  Matrix Y(X.rows(), static_cast<Eigen::Index>(heads) * head_dim);
+  for (int h = 0; h < heads; ++h) Y.middleCols(h * head_dim, head_dim) = X.middleCols((h / group) * head_dim, head_dim);
+  return Y;
+}
+
+HeadSummary summarize(const Matrix& A) {
+  HeadSummary s;
+  const Eigen::Index T = A.rows();
+  for (Eigen::Index i = 0; i < T; ++i) {
+    s.sink += A(i, 0);
+    for (Eigen::Index j = 0; j <= i && j < A.cols(); ++j) s.mean_distance += A(i, j) * static_cast<double>(i - j);
+    if (i >= 1) s.previous_token += A(i, i - 1);
+  }
+  s.sink /= static_cast<double>(T);
+  s.mean_distance /= static_cast<double>(T);
+  s.previous_token = T > 1 ? s.previous_token / static_cast<double>(T - 1) : 0.0;
+  return s;
+}
+
+// Barbero et al. 2024: per head and rotary pair i (dimensions i and i + r/2, the checkpoint's
+// rotate-half pairs), the mean over positions of ‖q_i‖·‖k_i‖ — the frequencies a head uses.
+Matrix frequency_usage(const Matrix& Q, const Matrix& K, const TransformerConfig& c) {
+  const int pairs = c.rotary_dim / 2, group = c.heads / c.kv_heads;
+  Matrix U = Matrix::Zero(c.heads, pairs);
+  for (int h = 0; h < c.heads; ++h) {
+    const int qo = h * c.head_dim, ko = (h / group) * c.head_dim;
+    for (int i = 0; i < pairs; ++i) {
+      double sum = 0.0;
+      for (Eigen::Index t = 0; t < Q.rows(); ++t) {
+        const double qn = std::hypot(Q(t, qo + i), Q(t, qo + i + pairs));
+        const double kn = std::hypot(K(t, ko + i), K(t, ko + i + pairs));
+        sum += qn * kn;
+      }
+      U(h, i) = static_cast<float>(sum / static_cast<double>(Q.rows()));
+    }
+  }
+  return U;
+}
+
+void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
+  for (int h = 0; h < heads; ++h) rotate_head(X.middleCols(h * head_dim, 2 * spec.pairs), spec, 0, spec.query_positions);
+}
+
+// Logits of positions [first, first + n): n × V, the LM head converted a block at a time.
+Matrix logits_of(const Matrix& H, const Checkpoint& model) {
+  return linear(H, model.lm_head(), WeightLayout::OutIn);
+}
+
+std::string token_text(const Checkpoint& model, int id) {
+  return model.tokenizer() && id < model.tokenizer()->vocab_size() ? model.tokenizer()->token_text(id) : std::to_string(id);
+}
+
+bool cancelled(const ForwardOptions& o) { return o.cancel && o.cancel->load(); }
+
+}  // namespace
+
+std::string describe(const PositionIntervention& v) {
+  std::ostringstream s;
+  const auto sep = [&s]() -> std::ostringstream& {
+    if (s.tellp() > 0) s << " · ";
+    return s;
+  };
+  if (v.positions_off) sep() << "positions off";
+  if (v.rope_theta) sep() << "RoPE base " << *v.rope_theta;
+  if (v.scaling) {
+    sep() << "scaling " << to_string(v.scaling->type);
+    if (v.scaling->type != RopeScalingType::None) s << " ×" << v.scaling->factor;
+  }
+  if (v.pairing != RopeStyle::Half) sep() << "interleaved pairs (wrong for this checkpoint)";
+  if (v.position_shift != 0) sep() << "positions shifted by " << v.position_shift;
+  return s.tellp() > 0 ? s.str() : "unchanged";
+}
+
+const LayerAttention* ForwardResult::layer(int l) const {
+  for (const LayerAttention& a : layers)
+    if (a.layer == l) return &a;
+  return nullptr;
+}
+
+RopeFrequencies model_rope_frequencies(const TransformerConfig& c, const PositionIntervention& v, int tokens) {
+  const double theta = v.rope_theta.value_or(c.rope_theta);
+  const RopeScaling scaling = v.scaling.value_or(c.scaling);
+  return rope_frequencies(c.rotary_dim, theta, scaling, tokens + std::max(0, v.position_shift));
+}
+
+Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence) {
+  if (!model.tokenizer()) return Error{model.folder().string() + ": no tokenizer.json, so sentences cannot be split"};
+  auto ids = model.tokenizer()->encode(sentence);
+  if (!ids) return Error{ids.error()};
+  if (ids->empty()) return Error{"the sentence has no tokens"};
+  return *ids;
+}
+
+std::vector<int> shuffle_tokens(const Checkpoint& model, const std::vector<int>& ids, std::uint64_t seed) {
+  const bool keep_first = !ids.empty() && model.tokenizer() && model.tokenizer()->is_special(ids[0]);
+  const int first = keep_first ? 1 : 0;
+  const auto order = shuffled_order(static_cast<int>(ids.size()) - first, seed);
+  std::vector<int> out(ids.begin(), ids.begin() + first);
+  for (int k : order) out.push_back(ids[static_cast<std::size_t>(k + first)]);
+  return out;
+}
+
+Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int>& ids, const ForwardOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const TransformerConfig& c = model.config();
+  const PositionIntervention& v = o.intervention;
+  const int T = static_cast<int>(ids.size());
+  if (T == 0) return Error{"no tokens to run"};
+  for (int id : ids)
+    if (id < 0 || id >= c.vocab) return Error{"token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(c.vocab) + ")"};
+  const bool learned = c.arch->positions == PositionKind::Learned;
+  if (learned && !v.positions_off && (v.position_shift < 0 || T + v.position_shift > c.max_positions))
+    return Error{"this model has positions 0 … " + std::to_string(c.max_positions - 1) + "; " + std::to_string(T) +
+                 " tokens shifted by " + std::to_string(v.position_shift) + " do not fit"};
+  if (!learned && v.position_shift < 0) return Error{"a position shift must be 0 or more"};
+
+  ForwardResult r;
+  r.ids = ids;
+  for (int id : ids) r.tokens.push_back(token_text(model, id));
+  CpuBackend cpu;
+  AttentionBackend* backend = o.backend ? o.backend : &cpu;
+  r.backend = backend->name();
+
+  // x = embed(ids) + the learned positions (GPT-2).
+  Matrix X(T, c.hidden);
+  for (int t = 0; t < T; ++t) read_rows(model.embed(), ids[static_cast<std::size_t>(t)], 1, X.row(t).data());
+  if (learned && !v.positions_off) {
+    Matrix P(T, c.hidden);
+    read_rows(model.positions(), v.position_shift, T, P.data());
+    X += P;
+  }
+
+  // RoPE: the frequencies (with any change of base or scaling) and the positions t + shift.
+  const bool rope = !learned && !v.positions_off && c.rotary_dim >= 2;
+  RopeSpec spec;
+  if (rope) {
+    const RopeFrequencies f = model_rope_frequencies(c, v, T);
+    spec = rope_1d(f.thetas, 1, v.pairing, T, T);
+    spec.scale = f.attention_scale;
+    for (int t = 0; t < T; ++t) spec.query_positions[static_cast<std::size_t>(t)].x = t + v.position_shift;
+  }
+
+  const auto kept = [&](int l) {
+    return o.all_layers || std::find(o.keep_layers.begin(), o.keep_layers.end(), l) != o.keep_layers.end();
+  };
+  const WeightLayout layout = c.arch->layout;
+  const int qw = c.query_width(), kvw = c.kv_width();
+  for (int l = 0; l < c.layers; ++l) {
+    if (cancelled(o)) return Error{"cancelled"};
+    const LayerWeights& w = model.layers()[static_cast<std::size_t>(l)];
+    const Matrix H = normalize(X, w.attn_norm, w.attn_norm_bias, c.arch->norm, c.norm_eps);
+    Matrix Q, K, V;
+    if (w.qkv.present()) {
+      Matrix QKV = linear(H, w.qkv, layout);
+      add_bias(QKV, w.qkv_bias);
+      Q = QKV.leftCols(qw);
+      K = QKV.middleCols(qw, kvw);
+      V = QKV.rightCols(kvw);
+    } else {
+      Q = linear(H, w.q, layout);
+      K = linear(H, w.k, layout);
+      V = linear(H, w.v, layout);
+      add_bias(Q, w.q_bias);
+      add_bias(K, w.k_bias);
+      add_bias(V, w.v_bias);
+    }
+    LayerAttention layer;
+    layer.layer = l;
+    if (kept(l) && !learned && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(Q, K, c);
+    if (rope) {
+      rotate(Q, c.heads, c.head_dim, spec);
+      rotate(K, c.kv_heads, c.head_dim, spec);
+    }
+    AttentionInput in;
+    in.Q = std::move(Q);
+    in.K = repeat_kv(K, c.kv_heads, c.heads, c.head_dim);
+    in.V = repeat_kv(V, c.kv_heads, c.heads, c.head_dim);
+    in.heads = c.heads;
+    in.causal = true;
+    in.key_valid.assign(static_cast<std::size_t>(T), 1);
+    auto attended = backend->attend(in, kept(l));
+    if (!attended && backend != &cpu) {
+      r.backend = cpu.name() + " (" + backend->name() + " failed: " + attended.error() + ")";
+      backend = &cpu;
+      attended = cpu.attend(in, kept(l));
+    }
+    if (!attended) return Error{attended.error()};
+    if (kept(l)) {
+      if (o.check_against_cpu && backend != &cpu) {
+        const AttentionOutput reference = attention_cpu(in);
+        const double diff = max_abs_difference(*attended, reference);
+        r.max_diff_vs_cpu = std::max(r.max_diff_vs_cpu.value_or(0.0), diff);
+      }
+      for (const Matrix& A : attended->weights) layer.heads.push_back(summarize(A));
+      layer.scores = std::move(attended->scores);
+      layer.weights = std::move(attended->weights);
+      r.layers.push_back(std::move(layer));
+    }
+    Matrix out = linear(attended->context, w.o, layout);
+    add_bias(out, w.o_bias);
+    X += out;
+
+    const Matrix H2 = normalize(X, w.mlp_norm, w.mlp_norm_bias, c.arch->norm, c.norm_eps);
+    Matrix up = linear(H2, w.up, layout);
+    add_bias(up, w.up_bias);
+    if (c.arch->mlp == MlpKind::Gated) {
+      Matrix gate = linear(H2, w.gate, layout);
+      activate(gate, c.activation);
+      up.array() *= gate.array();
+    } else {
+      activate(up, c.activation);
+    }
+    Matrix down = linear(up, w.down, layout);
+    add_bias(down, w.down_bias);
+    X += down;
+    if (o.progress) o.progress(static_cast<double>(l + 1) / (c.layers + 1));
+  }
+  if (cancelled(o)) return Error{"cancelled"};
+
+  // Logits in chunks of positions, so that T × V floats are never all held (unless asked).
+  const Matrix H = normalize(X, model.final_norm(), model.final_norm_bias(), c.arch->norm, c.norm_eps);
+  const Eigen::Index chunk = std::max<Eigen::Index>(1, (64 << 20) / (4 * static_cast<Eigen::Index>(c.vocab)));
+  if (o.keep_logits) r.logits.resize(T, c.vocab);
+  double loss_sum = 0.0;
+  const int k = std::clamp(o.top_k, 0, c.vocab);
+  for (Eigen::Index first = 0; first < T; first += chunk) {
+    const Eigen::Index n = std::min<Eigen::Index>(chunk, T - first);
+    const Matrix L = logits_of(H.middleRows(first, n), model);
+    if (o.keep_logits) r.logits.middleRows(first, n) = L;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const int t = static_cast<int>(first + i);
+      const auto row = L.row(i);
+      const double m = row.maxCoeff();
+      const double lse = m + std::log((row.cast<double>().array() - m).exp().sum());
+      if (t + 1 < T) loss_sum += lse - row(ids[static_cast<std::size_t>(t + 1)]);
+      std::vector<int> order(static_cast<std::size_t>(c.vocab));
+      for (int j = 0; j < c.vocab; ++j) order[static_cast<std::size_t>(j)] = j;
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), [&row](int a, int b) { return row(a) > row(b); });
+      std::vector<TokenProbability> top;
+      for (int j = 0; j < k; ++j) {
+        const int id = order[static_cast<std::size_t>(j)];
+        top.push_back({id, token_text(model, id), std::exp(row(id) - lse)});
+      }
+      r.top.push_back(std::move(top));
+    }
+  }
+  r.loss = T > 1 ? loss_sum / (T - 1) : std::numeric_limits<double>::quiet_NaN();
+  r.perplexity = std::exp(r.loss);
+  if (o.progress) o.progress(1.0);
+  r.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace poslab

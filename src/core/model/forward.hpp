@@ -1,0 +1,97 @@
+#pragma once
+// A real model's forward pass, one code path for every architecture of the table:
+//   x = embed(ids) [+ learned positions]
+//   per layer: h = norm(x); q, k, v = h·W (+ b); RoPE(q, k); grouped-query causal attention
+//              (on the backend: GPU compute shaders or Eigen); x += attn·W_o (+ b);
+//              h = norm(x); x += MLP(h)
+//   logits = norm(x)·W_lm
+// Weights are read from the mapped checkpoint a block of rows at a time and converted to float
+// just before they are multiplied, so the model is never held in float32.
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/attention/attention.hpp"
+#include "core/model/checkpoint.hpp"
+
+namespace poslab {
+
+// What is changed about a model's positions, against its own config.json.
+struct PositionIntervention {
+  std::optional<double> rope_theta;    // another RoPE base
+  std::optional<RopeScaling> scaling;  // another context scaling (replaces the model's)
+  bool positions_off = false;          // RoPE not applied; GPT-2's position table zeroed
+  RopeStyle pairing = RopeStyle::Half; // Interleaved on a rotate-half checkpoint: the wrong convention
+  int position_shift = 0;              // token t sits at position t + shift
+  bool any() const {
+    return rope_theta || scaling || positions_off || pairing != RopeStyle::Half || position_shift != 0;
+  }
+  bool operator==(const PositionIntervention&) const = default;
+};
+
+// One line for the UI and the CLI, e.g. "RoPE base 10000 · interleaved pairs"; "unchanged".
+std::string describe(const PositionIntervention& v);
+
+struct ForwardOptions {
+  PositionIntervention intervention;
+  std::vector<int> keep_layers;  // layers whose weights, scores and head summaries are kept
+  bool all_layers = false;       // keep every layer (tests; small models)
+  bool keep_logits = false;      // the T × V logits (tests; memory grows with T · V)
+  int top_k = 5;
+  AttentionBackend* backend = nullptr;  // null: the CPU
+  bool check_against_cpu = false;       // kept layers computed on the CPU too, and compared
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(double)> progress;  // 0 … 1, after each layer
+};
+
+// Where a head looks, summed up over the queries.
+struct HeadSummary {
+  double sink = 0.0;            // mean weight on the first token (the attention sink)
+  double mean_distance = 0.0;   // mean over queries of Σ_j w_ij · (i − j)
+  double previous_token = 0.0;  // mean over queries i ≥ 1 of w_i,i−1
+};
+
+struct LayerAttention {
+  int layer = 0;
+  std::vector<Matrix> scores, weights;  // per head, T × T (scores: q·k/√d_h, −inf above the diagonal)
+  std::vector<HeadSummary> heads;
+  Matrix frequency_usage;  // heads × rotary pairs: mean over positions of ‖q_i‖·‖k_i‖ (RoPE models)
+};
+
+struct TokenProbability {
+  int id = 0;
+  std::string token;
+  double p = 0.0;
+};
+
+struct ForwardResult {
+  std::vector<int> ids;
+  std::vector<std::string> tokens;      // the tokenizer's text of each id
+  std::vector<LayerAttention> layers;   // the kept layers, in order
+  Matrix logits;                        // T × V, only with keep_logits
+  std::vector<std::vector<TokenProbability>> top;  // per position, most probable first
+  double loss = 0.0;                    // mean cross-entropy of ids[t+1] given ids[..t], nats
+  double perplexity = 0.0;              // exp(loss)
+  std::string backend;                  // which path computed the attention
+  double milliseconds = 0.0;
+  std::optional<double> max_diff_vs_cpu;
+  const LayerAttention* layer(int l) const;
+};
+
+// Runs the model on token ids. Errors: ids out of the vocabulary, positions past GPT-2's table,
+// a cancelled run, a backend that fails (then the CPU computes and a note says so).
+Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int>& ids, const ForwardOptions& options);
+
+// The model's token ids for a sentence (its tokenizer, BOS included), or an error.
+Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence);
+
+// The shuffled-tokens intervention: a seeded shuffle of the ids that keeps a leading special
+// token (BOS) in place.
+std::vector<int> shuffle_tokens(const Checkpoint& model, const std::vector<int>& ids, std::uint64_t seed);
+
+// The RoPE frequencies a forward pass uses for T tokens, after any intervention.
+RopeFrequencies model_rope_frequencies(const TransformerConfig& config, const PositionIntervention& v, int tokens);
+
+}  // namespace poslab

@@ -1,0 +1,38 @@
+#pragma once
+// Every config.json field that changes a model's computation, read and checked once.
+#include <string>
+#include <string_view>
+
+#include "core/encodings/rope_scaling.hpp"
+#include "core/model/architecture.hpp"
+#include "core/result.hpp"
+
+namespace poslab {
+
+enum class Activation { Silu, Gelu, GeluTanh, Relu };
+
+struct TransformerConfig {
+  const Architecture* arch = nullptr;
+  int hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
+  int max_positions = 0;       // GPT-2's n_positions (the rows of its position table); else informative
+  double norm_eps = 1e-5;      // rms_norm_eps or layer_norm_epsilon
+  Activation activation = Activation::Silu;
+  bool attention_bias = false; // q, k, v (and for Llama o) carry biases
+  bool tie_embeddings = false; // lm_head is the token embedding table
+  double rope_theta = 10000.0;
+  RopeScaling scaling;
+  int rotary_dim = 0;          // rotated dimensions of a head (partial_rotary_factor · head_dim)
+
+  int query_width() const { return heads * head_dim; }
+  int kv_width() const { return kv_heads * head_dim; }
+};
+
+// Reads config.json's text; `name` is used in messages. Missing sizes, sizes that disagree
+// (heads not dividing the width without a head_dim, key/value heads not dividing heads) and
+// unknown activations are errors naming the key.
+Result<TransformerConfig> parse_transformer_config(std::string_view json_text, const std::string& name);
+
+// "silu", "gelu_new", …: as config.json spells it.
+std::string_view to_string(Activation a);
+
+}  // namespace poslab

@@ -1,0 +1,248 @@
+// Real models: PosLab's forward pass against an independent one. The folders and their
+// references are written at test time by tests/reference/make_model_reference.py (NumPy, from
+// Hugging Face's definitions of Llama, Qwen2 and GPT-2; not from PosLab's code) into the build
+// folder: every layer's attention weights, the logits, the loss and the frequency usage, for the
+// unchanged model and each intervention on its positions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/model/forward.hpp"
+
+namespace poslab {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+fs::path reference_dir() { return fs::path(POSLAB_MODEL_REFERENCE); }
+
+Json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  EXPECT_TRUE(in.good()) << p << " is missing: ctest runs ModelReference.Generate first";
+  return Json::parse(in);
+}
+
+std::shared_ptr<const Checkpoint> open_model(const std::string& name) {
+  auto model = Checkpoint::open(reference_dir() / name);
+  EXPECT_TRUE(model) << (model ? "" : model.error());
+  return model ? *model : nullptr;
+}
+
+// The intervention each reference case names.
+PositionIntervention intervention_for(const std::string& c) {
+  PositionIntervention v;
+  if (c == "rope_theta_10000") v.rope_theta = 10000.0;
+  if (c == "rope_off" || c == "wpe_zero") v.positions_off = true;
+  if (c == "interleaved") v.pairing = RopeStyle::Interleaved;
+  if (c == "linear_4") v.scaling = RopeScaling{RopeScalingType::Linear, 4.0};
+  if (c == "wpe_shift_3") v.position_shift = 3;
+  return v;
+}
+
+// max |a − b| / max |b|: the relative error of a whole tensor.
+double relative_error(const Matrix& a, const Json& b) {
+  double worst = 0.0, scale = 0.0;
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.cols(); ++j) {
+      const double ref = b[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)].get<double>();
+      worst = std::max(worst, std::abs(a(i, j) - ref));
+      scale = std::max(scale, std::abs(ref));
+    }
+  return worst / scale;
+}
+
+class RealModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealModel, EveryLayerLogitsAndLossMatchTheReferenceInEveryCase) {
+  const std::string name = GetParam();
+  auto model = open_model(name);
+  ASSERT_TRUE(model);
+  const Json ref = read_json(reference_dir() / (name + ".reference.json"));
+  const std::vector<int> ids = ref["ids"].get<std::vector<int>>();
+  ASSERT_FALSE(ref["cases"].empty());
+  for (const auto& [case_name, expected] : ref["cases"].items()) {
+    SCOPED_TRACE(name + " / " + case_name);
+    ForwardOptions options;
+    options.intervention = intervention_for(case_name);
+    options.all_layers = true;
+    options.keep_logits = true;
+    auto r = run_forward(*model, ids, options);
+    ASSERT_TRUE(r) << r.error();
+    const TransformerConfig& c = model->config();
+    ASSERT_EQ(r->layers.size(), static_cast<std::size_t>(c.layers));
+    double worst_weight = 0.0;
+    for (int l = 0; l < c.layers; ++l)
+      for (int h = 0; h < c.heads; ++h) {
+        const Matrix& A = r->layers[static_cast<std::size_t>(l)].weights[static_cast<std::size_t>(h)];
+        const Json& E = expected["attention"][static_cast<std::size_t>(l)][static_cast<std::size_t>(h)];
+        for (Eigen::Index i = 0; i < A.rows(); ++i)
+          for (Eigen::Index j = 0; j < A.cols(); ++j)
+            worst_weight = std::max(worst_weight, std::abs(A(i, j) - E[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)].get<double>()));
+      }
+    EXPECT_LE(worst_weight, 1e-4);
+    EXPECT_LE(relative_error(r->logits, expected["logits"]), 1e-4);
+    const double loss = expected["loss"].get<double>();
+    EXPECT_LE(std::abs(r->loss - loss) / loss, 1e-4) << r->loss << " vs " << loss;
+    if (expected.contains("frequency_usage"))
+      for (int l = 0; l < c.layers; ++l)
+        EXPECT_LE(relative_error(r->layers[static_cast<std::size_t>(l)].frequency_usage, expected["frequency_usage"][static_cast<std::size_t>(l)]), 1e-4);
+  }
+}
+
+TEST_P(RealModel, TheTokenizerGivesTheReferenceIds) {
+  auto model = open_model(GetParam());
+  ASSERT_TRUE(model);
+  const Json ref = read_json(reference_dir() / (GetParam() + ".reference.json"));
+  for (const auto& [text, ids] : ref["texts"].items()) {
+    auto got = model_tokens(*model, text);
+    ASSERT_TRUE(got) << got.error();
+    EXPECT_EQ(*got, ids.get<std::vector<int>>()) << text;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Folders, RealModel, ::testing::Values("llama", "qwen2", "gpt2", "gpt2_prefixed"));
+
+TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {
+  auto llama = open_model("llama");
+  auto qwen = open_model("qwen2");
+  auto gpt2 = open_model("gpt2");
+  ASSERT_TRUE(llama && qwen && gpt2);
+  EXPECT_EQ(llama->config().arch->name, "llama");
+  EXPECT_EQ(llama->config().kv_heads, 2);
+  EXPECT_EQ(llama->config().head_dim, 8);
+  EXPECT_EQ(llama->config().scaling.type, RopeScalingType::Llama3);
+  EXPECT_TRUE(llama->config().tie_embeddings);
+  EXPECT_EQ(llama->dtype(), "BF16");
+  EXPECT_EQ(qwen->config().arch->name, "qwen2");
+  EXPECT_EQ(qwen->config().head_dim, 16);
+  EXPECT_TRUE(qwen->config().attention_bias);
+  EXPECT_FALSE(qwen->config().tie_embeddings);
+  EXPECT_EQ(gpt2->config().arch->name, "gpt2");
+  EXPECT_EQ(gpt2->config().intermediate, 4 * 48);
+  EXPECT_EQ(gpt2->config().activation, Activation::GeluTanh);
+}
+
+TEST(RealModelErrors, BadFoldersAreClearErrors) {
+  struct Case {
+    const char* folder;
+    std::vector<std::string> words;
+  };
+  for (const Case& c : {Case{"bad_missing_tensor", {"model.layers.1.mlp.up_proj.weight", "missing"}},
+                        Case{"bad_shape", {"model.layers.0.self_attn.k_proj.weight", "[24, 64]", "[16, 64]"}},
+                        Case{"bad_arch", {"BertForMaskedLM", "supported"}},
+                        Case{"bad_shard", {"model-00003-of-00003.safetensors", "not in the folder"}}}) {
+    auto model = Checkpoint::open(reference_dir() / c.folder);
+    ASSERT_FALSE(model) << c.folder;
+    for (const std::string& w : c.words) EXPECT_NE(model.error().find(w), std::string::npos) << model.error();
+  }
+  EXPECT_FALSE(Checkpoint::open(reference_dir() / "no_such_folder"));
+}
+
+TEST(RealModelErrors, GptTwoPositionsPastItsTableAreAnError) {
+  auto gpt2 = open_model("gpt2");
+  ASSERT_TRUE(gpt2);
+  ForwardOptions o;
+  o.intervention.position_shift = 60;  // 12 tokens from 60 run past the 64 rows of wpe
+  auto r = run_forward(*gpt2, std::vector<int>(12, 5), o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("positions 0 … 63"), std::string::npos) << r.error();
+  EXPECT_FALSE(run_forward(*gpt2, {100000}, {}));
+}
+
+// A Hugging Face cache folder: models--ORG--NAME/snapshots/REV holds symlinks into blobs/, and
+// refs/main names the revision.
+TEST(RealModelFolder, OpensAHuggingFaceCacheFolder) {
+  const fs::path cache = fs::path(testing::TempDir()) / "hf-cache" / "models--poslab--tiny-llama";
+  fs::remove_all(cache.parent_path());
+  fs::create_directories(cache / "blobs");
+  fs::create_directories(cache / "snapshots" / "0123abcd");
+  fs::create_directories(cache / "refs");
+  std::ofstream(cache / "refs" / "main") << "0123abcd";
+  for (const auto& entry : fs::directory_iterator(reference_dir() / "llama")) {
+    const fs::path blob = cache / "blobs" / ("blob-" + entry.path().filename().string());
+    fs::copy_file(entry.path(), blob);
+    fs::create_symlink(fs::path("../../blobs") / blob.filename(), cache / "snapshots" / "0123abcd" / entry.path().filename());
+  }
+  auto model = Checkpoint::open(cache);
+  ASSERT_TRUE(model) << model.error();
+  EXPECT_EQ((*model)->folder().filename(), "0123abcd");
+  auto direct = open_model("llama");
+  const std::vector<int> ids = {296, 260, 258, 266};
+  auto a = run_forward(**model, ids, {});
+  auto b = run_forward(*direct, ids, {});
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->loss, b->loss);
+}
+
+TEST(RealModelForward, TopTokensArePredictionsSortedWithTheirProbabilities) {
+  auto model = open_model("qwen2");
+  ASSERT_TRUE(model);
+  ForwardOptions o;
+  o.keep_logits = true;
+  o.top_k = 3;
+  auto r = run_forward(*model, {1, 2, 3, 4}, o);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->top.size(), 4u);
+  for (std::size_t t = 0; t < 4; ++t) {
+    ASSERT_EQ(r->top[t].size(), 3u);
+    Eigen::Index best = 0;
+    r->logits.row(static_cast<Eigen::Index>(t)).maxCoeff(&best);
+    EXPECT_EQ(r->top[t][0].id, best);
+    EXPECT_GE(r->top[t][0].p, r->top[t][1].p);
+    EXPECT_GE(r->top[t][1].p, r->top[t][2].p);
+    const Eigen::VectorXd row = r->logits.row(static_cast<Eigen::Index>(t)).cast<double>().transpose();
+    const double p0 = 1.0 / (row.array() - row(best)).exp().sum();
+    EXPECT_NEAR(r->top[t][0].p, p0, 1e-6);
+  }
+  EXPECT_NEAR(r->perplexity, std::exp(r->loss), 1e-9 * r->perplexity);
+}
+
+TEST(RealModelForward, HeadSummariesDescribeTheWeights) {
+  auto model = open_model("llama");
+  ASSERT_TRUE(model);
+  ForwardOptions o;
+  o.keep_layers = {1};
+  auto r = run_forward(*model, {296, 260, 258, 266, 273, 258}, o);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->layers.size(), 1u);
+  const LayerAttention& layer = *r->layer(1);
+  ASSERT_EQ(layer.heads.size(), 8u);
+  const Matrix& A = layer.weights[3];
+  double sink = 0, prev = 0, dist = 0;
+  for (int i = 0; i < 6; ++i) {
+    sink += A(i, 0);
+    if (i > 0) prev += A(i, i - 1);
+    for (int j = 0; j <= i; ++j) dist += A(i, j) * (i - j);
+  }
+  EXPECT_NEAR(layer.heads[3].sink, sink / 6, 1e-6);
+  EXPECT_NEAR(layer.heads[3].previous_token, prev / 5, 1e-6);
+  EXPECT_NEAR(layer.heads[3].mean_distance, dist / 6, 1e-6);
+}
+
+TEST(RealModelForward, ShufflingKeepsTheBosTokenFirst) {
+  auto model = open_model("llama");
+  ASSERT_TRUE(model);
+  const std::vector<int> ids = {296, 260, 258, 266, 273, 258};
+  const auto shuffled = shuffle_tokens(*model, ids, 3);
+  EXPECT_EQ(shuffled[0], 296);
+  EXPECT_NE(shuffled, ids);
+  EXPECT_TRUE(std::is_permutation(shuffled.begin(), shuffled.end(), ids.begin()));
+}
+
+TEST(RealModelForward, ACancelledRunStops) {
+  auto model = open_model("llama");
+  ASSERT_TRUE(model);
+  std::atomic<bool> cancel{true};
+  ForwardOptions o;
+  o.cancel = &cancel;
+  auto r = run_forward(*model, {1, 2, 3}, o);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), "cancelled");
+}
+
+}  // namespace
+}  // namespace poslab

@@ -106,8 +106,10 @@ const std::vector<StateOption>& state_options() {
          std::error_code ec;
          if (!std::filesystem::is_directory(std::string(v), ec)) return Error{"--model " + std::string(v) + ": not a folder"};
          const auto config = std::filesystem::path(std::string(v)) / "config.json";
-         if (std::filesystem::exists(config, ec))
+         if (std::filesystem::exists(config, ec)) {
            if (auto applied = load_model_config(s.model, config); !applied) return applied;
+           s.model.rope_style = RopeStyle::Half;  // Hugging Face checkpoints pair by rotate-half
+         }
          s.embeddings_path = std::string(v);
          return Ok{};
        }},
@@ -188,6 +190,10 @@ const std::vector<StateOption>& state_options() {
        }},
       {"--permute", "N", "dog view: shuffle the tokens with seed N and compare the outputs (0: no shuffle)",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--permute", 0, 1 << 30), s.view.permutation); }},
+      {"--layer", "L", "a model folder's layer (0-based) whose own attention is shown (-1: none)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--layer", -1, 4095), s.view.layer); }},
+      {"--position-shift", "K", "a model folder: token t sits at position t + K (GPT-2: row t + K of its table) (0)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--position-shift", 0, 1 << 20), s.model.position_shift); }},
       {"--shift-k", "N", "offset k of the shift view (3)",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--shift-k", 0, 100000), s.view.shift_k); }},
       {"--rope-m", "N", "rope2d view: position m of q (3)",

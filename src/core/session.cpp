@@ -71,6 +71,8 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--head", s.view.mean_heads ? std::string("mean") : std::to_string(s.view.head)},
       {"--value", std::string(to_string(s.view.value))},
       {"--shift-k", std::to_string(s.view.shift_k)},
+      {"--layer", std::to_string(s.view.layer)},
+      {"--position-shift", std::to_string(s.model.position_shift)},
       {"--permute", std::to_string(s.view.permutation)},
       {"--rope-m", std::to_string(s.view.rope_m)},
       {"--rope-n", std::to_string(s.view.rope_n)},

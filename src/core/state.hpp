@@ -61,6 +61,9 @@ struct ModelSettings {
   // Cross-attention: keys and values from this sentence (empty: self-attention).
   std::string cross_sentence;
 
+  // A real model's positions moved: token t at position t + shift (GPT-2: row t + shift of its table).
+  int position_shift = 0;
+
   bool operator==(const ModelSettings&) const = default;
 };
 
@@ -78,6 +81,7 @@ struct ViewSettings {
   int trajectory_positions = 64;              // over how many positions,
   TrajectoryPlane trajectory_plane = TrajectoryPlane::Pca;
   int trajectory_dim_x = 0, trajectory_dim_y = 1;  // and the dimensions shown when not PCA
+  int layer = -1;  // a model folder's layer whose attention is shown (-1: embeddings and W as above)
 
   bool operator==(const ViewSettings&) const = default;
 };

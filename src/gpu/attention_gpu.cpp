@@ -220,6 +220,60 @@ Result<GpuBackend::Timed> GpuBackend::attend_only(const AttentionInput& in) {
   return t;
 }
 
+void GpuBackend::head_weights(AttentionOutput& out, double& gpu_ms, bool keep) {
+  const std::size_t square_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(Tk_);
+  // The weights and scores of every head, for the CPU side (export, CSV, tooltips, the check).
+  // Without the flash kernel the three passes also make each head's context.
+  for (int h = 0; h < heads_; ++h) {
+    if (!keep && flash_) return;
+    {
+      ScopedTimer timer(timer_.id(), gpu_ms);
+      if (flash_) scores_for_head(h, true);
+      else attend_three_pass(h);
+      glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    }
+    if (!keep) continue;
+    Matrix S(Tq_, Tk_), A(Tq_, Tk_);
+    s_.download(S.data(), square_bytes);
+    a_.download(A.data(), square_bytes);
+    out.scores.push_back(std::move(S));
+    out.weights.push_back(std::move(A));
+  }
+}
+
+Result<AttentionOutput> GpuBackend::attend(const AttentionInput& in, bool with_weights) {
+  valid_run_ = false;
+  set_shape(in.queries(), in.keys(), static_cast<int>(in.Q.cols()), in.heads, in.causal, in.relative_bias.size() > 0);
+  if (in.shaw) return Error{"Shaw's relative vectors are computed on the CPU path only"};
+  const std::size_t square_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(Tk_);
+  if ((with_weights || !flash_) && square_bytes > max_block_bytes_)
+    return Error{std::to_string(Tq_) + " × " + std::to_string(Tk_) + " weights need more than this GPU's storage block limit"};
+  upload_masks(in.key_valid, in.relative_bias);
+  upload(q_, in.Q);
+  upload(k_, in.K);
+  upload(v_, in.V);
+  if (with_weights || !flash_) {
+    s_.reserve(square_bytes);
+    a_.reserve(square_bytes);
+  }
+  const std::size_t context_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(d_);
+  context_.reserve(context_bytes);
+  AttentionOutput out;
+  double gpu_ms = 0.0;
+  if (flash_) {
+    ScopedTimer timer(timer_.id(), gpu_ms);
+    if (auto s = attend_flash(); !s) return Error{s.error()};
+  }
+  head_weights(out, gpu_ms, with_weights);
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  out.context.resize(Tq_, d_);
+  context_.download(out.context.data(), context_bytes);
+  last_gpu_ms_ = gpu_ms;
+  if (const GLenum err = glGetError(); err != GL_NO_ERROR) return Error{gl_error_text(err)};
+  valid_run_ = with_weights;
+  return out;
+}
+
 Result<AttentionOutput> GpuBackend::run(const AttentionProblem& p) {
   valid_run_ = false;
   set_shape(p.queries(), p.keys(), p.width(), p.heads, p.causal, p.relative_bias.size() > 0);
@@ -243,20 +297,7 @@ Result<AttentionOutput> GpuBackend::run(const AttentionProblem& p) {
     if (flash_)
       if (auto s = attend_flash(); !s) return Error{s.error()};
   }
-  // The weights and scores of every head, for the CPU side (export, CSV, tooltips, the check).
-  for (int h = 0; h < heads_; ++h) {
-    {
-      ScopedTimer timer(timer_.id(), gpu_ms);
-      if (flash_) scores_for_head(h, true);
-      else attend_three_pass(h);
-      glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
-    }
-    Matrix S(Tq_, Tk_), A(Tq_, Tk_);
-    s_.download(S.data(), square_bytes);
-    a_.download(A.data(), square_bytes);
-    out.scores.push_back(std::move(S));
-    out.weights.push_back(std::move(A));
-  }
+  head_weights(out, gpu_ms, true);
   {
     ScopedTimer timer(timer_.id(), gpu_ms);
     matmul(context_, wo_, output_, Tq_, d_, d_);  // output = context·W_o

@@ -29,6 +29,8 @@ class GpuBackend final : public AttentionBackend {
   static Result<std::unique_ptr<GpuBackend>> create();
   std::string name() const override { return "GPU (" + renderer_ + ")"; }
   Result<AttentionOutput> run(const AttentionProblem& problem) override;
+  // A real model's layer: q, k and v already projected and rotated (see AttentionBackend).
+  Result<AttentionOutput> attend(const AttentionInput& input, bool with_weights) override;
   std::optional<double> last_device_ms() const override { return last_gpu_ms_; }
 
   // Heads up to this width take the tiled FlashAttention kernel; wider ones a three-pass path.
@@ -63,6 +65,9 @@ class GpuBackend final : public AttentionBackend {
   Status attend_flash();
   void scores_for_head(int head, bool normalize);
   void attend_three_pass(int head);
+  // Scores and weights of every head into `out` when `keep` (and, without the flash kernel,
+  // each head's context).
+  void head_weights(AttentionOutput& out, double& gpu_ms, bool keep);
   void matmul(const Buffer& a, const Buffer& b, Buffer& c, int M, int N, int K);
 
   ComputeProgram matmul_shader_, rope_shader_, flash_shader_, combine_shader_, scores_shader_, softmax_shader_,

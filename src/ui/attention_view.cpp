@@ -27,6 +27,7 @@ Matrix mean_over_heads(const std::vector<Matrix>& per_head) {
 }  // namespace
 
 std::string describe_computation(const State& state, const Results& r) {
+  if (!r.description.empty()) return r.description;
   const ModelSettings& m = state.model;
   char projection[64];
   if (m.projection == ProjectionKind::Random)
@@ -50,7 +51,7 @@ plot::HeatmapSpec attention_spec(const State& state, const Results& r, float sid
   spec.title = std::string(weights ? "Attention weights" : "Attention scores") +
                (state.view.mean_heads ? " · mean of " + std::to_string(r.problem.heads) + " heads"
                                       : " · head " + std::to_string(head) + " of " + std::to_string(r.problem.heads));
-  const int kv = key_value_heads(state.model);
+  const int kv = r.description.empty() ? key_value_heads(state.model) : r.problem.heads;
   if (kv != r.problem.heads && r.problem.heads % kv == 0 && !state.view.mean_heads)
     spec.title += " (key/value head " + std::to_string(head / (r.problem.heads / kv)) + " of " + std::to_string(kv) + ")";
   spec.subtitle = describe_computation(state, r);
@@ -107,7 +108,11 @@ Result<std::uint32_t> paint_on_gpu(gpu::GpuBackend& gpu, const plot::HeatmapSpec
 
 void AttentionView::draw(const State& state, const Workspace& workspace, gpu::GpuBackend* gpu,
                          const plot::FontSet& fonts, float reserve_below) {
-  const Results* r = workspace.results();
+  draw(state, workspace.results(), workspace.version(), gpu, fonts, reserve_below);
+}
+
+void AttentionView::draw(const State& state, const Results* r, std::uint64_t version, gpu::GpuBackend* gpu,
+                         const plot::FontSet& fonts, float reserve_below) {
   if (!r) {
     ImGui::TextDisabled("No results yet.");
     return;
@@ -116,7 +121,7 @@ void AttentionView::draw(const State& state, const Workspace& workspace, gpu::Gp
   // Size the cells so that the whole figure fits; rebuild only when something changed.
   float side = std::floor(std::min(avail.x - 170.0f, avail.y - reserve_below - 150.0f));
   side = std::max(side, 120.0f);
-  if (built_version_ != workspace.version() || !(built_view_ == state.view) || std::abs(built_side_ - side) > 0.5f) {
+  if (built_version_ != version || !(built_view_ == state.view) || std::abs(built_side_ - side) > 0.5f) {
     plot::HeatmapSpec spec = attention_spec(state, *r, side);
     cell_source_ = "cells: CPU image";
     // device_ms is set only when the GPU computed these results, so its buffers hold them.
@@ -131,7 +136,7 @@ void AttentionView::draw(const State& state, const Workspace& workspace, gpu::Gp
       }
     }
     figure_ = plot::build_heatmap(spec, plot::figure_text_measure());
-    built_version_ = workspace.version();
+    built_version_ = version;
     built_view_ = state.view;
     built_side_ = side;
   }

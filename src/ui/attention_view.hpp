@@ -29,6 +29,9 @@ class AttentionView {
   // Fills the available space less `reserve_below` pixels at the bottom. `gpu` may be null.
   void draw(const State& state, const Workspace& workspace, gpu::GpuBackend* gpu, const plot::FontSet& fonts,
             float reserve_below);
+  // The same for results from elsewhere (a real model's layer); `version` changes with them.
+  void draw(const State& state, const Results* results, std::uint64_t version, gpu::GpuBackend* gpu,
+            const plot::FontSet& fonts, float reserve_below);
   // Where the cells on screen came from: "GPU texture", "CPU image", or why the GPU could not.
   const std::string& cell_source() const { return cell_source_; }
 

@@ -23,6 +23,9 @@
 #include "plot/draw.hpp"
 #include "ui/export.hpp"
 #include "ui/gui.hpp"
+#include "ui/model_view.hpp"
+#include "core/model/model_run.hpp"
+#include "ui/attention_view.hpp"
 
 namespace poslab {
 
@@ -55,6 +58,15 @@ void print_help() {
       "      every view as DIR/VIEW.png, .svg and .csv\n"
       "  poslab export tour --step N [--lang en|ja] [--png F] [--svg F] [--csv F] [--scale N]\n"
       "      a step of the tour as one slide: words, formulas, live check and plot\n"
+      "  poslab export attention --model DIR --layer L [state options] [--png F] [--svg F] [--csv F]\n"
+      "  poslab export heads --model DIR --layer L [--png F] [--svg F] [--csv F]\n"
+      "  poslab export frequency-usage --model DIR --layer L [--png F] [--csv F]\n"
+      "      a model folder's own forward pass: layer L's heads (attention, small multiples with\n"
+      "      sink, distance and previous-token scores; RoPE frequency usage per head and pair).\n"
+      "      --base, --rope-scaling, --rope-style, --encoding none, --position-shift and --permute\n"
+      "      change its positions, drawn beside the unchanged model\n"
+      "  poslab predict --model DIR --sentence S [--top K] [state options]\n"
+      "      the model's top-K next tokens at every position, the loss and perplexity, as JSON\n"
       "  poslab info [--embeddings F | --model DIR] [--vocab F] [--tensor NAME]\n"
       "      vocabulary size, dimension, dtype, tokenizer and load time of an embeddings file\n"
       "  poslab tokens --tokenizer tokenizer.json --sentence TEXT [--sentence TEXT …]\n"
@@ -125,6 +137,139 @@ std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedO
   auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
   if (!v) return Status(Error{v.error()});
   return so->apply(state, *v);
+}
+
+// The GL context with no display and the GPU backend when the state asks for it; the reason
+// when there is none.
+struct HeadlessGpu {
+  std::unique_ptr<gpu::HeadlessContext> context;
+  std::unique_ptr<gpu::GpuBackend> backend;
+  std::string unavailable;
+};
+HeadlessGpu open_headless_gpu(Backend wanted) {
+  HeadlessGpu g;
+  if (auto created = gpu::HeadlessContext::create()) {
+    g.context = std::move(*created);
+    if (wanted == Backend::Gpu) {
+      if (auto b = gpu::GpuBackend::create()) g.backend = std::move(*b);
+      else g.unavailable = b.error();
+    }
+  } else {
+    g.unavailable = created.error();
+  }
+  return g;
+}
+
+// The state's model folder, opened; the error says what to give when there is none.
+Result<std::shared_ptr<const Checkpoint>> state_model(const State& state, std::string_view command) {
+  std::error_code ec;
+  if (state.embeddings_path.empty() || !std::filesystem::is_directory(state.embeddings_path, ec))
+    return Error{std::string(command) + " needs a model folder: --model DIR"};
+  return Checkpoint::open(state.embeddings_path);
+}
+
+// A model folder's run for the state: its layer, with the state's changes to the positions.
+Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, int top_k, AttentionBackend* backend) {
+  ModelRequest request = model_request(state, model.config());
+  request.top_k = top_k;
+  RunControl control;
+  control.backend = backend;
+  control.check_against_cpu = backend && state.check_against_cpu;
+  return run_model(model, request, control);
+}
+
+void print_run_notes(const ModelRun& run, const std::string& unavailable) {
+  const ForwardResult& f = run.shown();
+  std::fprintf(stderr, "poslab: attention on %s%s, %.0f ms\n", f.backend.c_str(),
+               unavailable.empty() ? "" : (" (GPU path unavailable: " + unavailable + ")").c_str(), f.milliseconds);
+  if (f.max_diff_vs_cpu) std::fprintf(stderr, "poslab: max |GPU − CPU| %.3g\n", *f.max_diff_vs_cpu);
+}
+
+// export attention --layer L, export heads, export frequency-usage: the model's own forward pass.
+int run_model_export(ExportView view, State state, const ExportRequest& request) {
+  const std::string name(to_string(view));
+  auto model = state_model(state, "export " + name);
+  if (!model) {
+    std::fprintf(stderr, "poslab: error: %s\n", model.error().c_str());
+    return kRuntimeError;
+  }
+  const TransformerConfig& c = (*model)->config();
+  if (state.view.layer < 0) state.view.layer = 0;
+  if (state.view.layer >= c.layers)
+    return usage_error("--layer " + std::to_string(state.view.layer) + " is out of range: the model has " +
+                       std::to_string(c.layers) + " layers (0 to " + std::to_string(c.layers - 1) + ")");
+  if (!state.view.mean_heads && state.view.head >= c.heads)
+    return usage_error("--head " + std::to_string(state.view.head) + " is out of range: the model has " + std::to_string(c.heads) + " heads");
+  if (view == ExportView::FrequencyUsage && c.arch->positions != PositionKind::Rope)
+    return usage_error("frequency-usage needs a RoPE model; " + c.arch->name + " has learned absolute positions");
+  HeadlessGpu g = open_headless_gpu(state.backend);
+  if (!g.context && (!request.png.empty() || !request.svg.empty())) {
+    std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", g.unavailable.c_str());
+    return kRuntimeError;
+  }
+  auto run = run_state_model(**model, state, 5, g.backend.get());
+  if (!run) {
+    std::fprintf(stderr, "poslab: error: %s\n", run.error().c_str());
+    return kRuntimeError;
+  }
+  print_run_notes(*run, g.unavailable);
+  plot::Figure figure;
+  std::string csv;
+  if (view == ExportView::Heads) {
+    figure = heads_figure(*run, c, kHeadThumbSide).figure;
+    csv = heads_csv(*run);
+  } else if (view == ExportView::FrequencyUsage) {
+    figure = frequency_usage_figure(*run, c, kExportSide).figure;
+    csv = frequency_usage_csv(*run);
+  } else {
+    figure = model_attention_figure(state, *run, c, kExportSide);
+    std::ostringstream out;
+    write_attention_csv(out, layer_results(run->shown(), state.view.layer, c, ""));
+    csv = out.str();
+  }
+  std::vector<std::string> written;
+  if (auto s = write_export(&figure, &csv, request, written); !s) {
+    std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
+    return kRuntimeError;
+  }
+  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  return 0;
+}
+
+// poslab predict --model DIR --sentence S [--top K] [state options]: one JSON object.
+int run_predict(ArgParser& p) {
+  State state;
+  int top = 5;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    if (opt.name == "--top") {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      auto k = parse_integer(*v, "--top", 1, 1000);
+      if (!k) return usage_error(k.error());
+      top = static_cast<int>(*k);
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\" for predict");
+  }
+  auto model = state_model(state, "predict");
+  if (!model) {
+    std::fprintf(stderr, "poslab: error: %s\n", model.error().c_str());
+    return kRuntimeError;
+  }
+  HeadlessGpu g = open_headless_gpu(state.backend);
+  auto run = run_state_model(**model, state, top, g.backend.get());
+  if (!run) {
+    std::fprintf(stderr, "poslab: error: %s\n", run.error().c_str());
+    return kRuntimeError;
+  }
+  print_run_notes(*run, g.unavailable);
+  std::printf("%s\n", predictions_json(run->shown()).c_str());
+  return 0;
 }
 
 int run_export(ArgParser& p) {
@@ -199,6 +344,8 @@ int run_export(ArgParser& p) {
   if (!view_has_plot(*view) && (!request.png.empty() || !request.svg.empty()))
     return usage_error("the " + std::string(view_name) + " view exports --csv so far; its plot is not drawn yet");
 
+  if (*view == ExportView::Heads || *view == ExportView::FrequencyUsage || (*view == ExportView::Attention && !all && state.view.layer >= 0))
+    return run_model_export(*view, state, request);
   if (*view == ExportView::Tour) state = tour_state(request.tour_step, state);  // as a reader pressing Next up to it
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
@@ -449,6 +596,10 @@ int run_command_line(int argc, char** argv) {
   if (!p.done() && p.args[0] == "tour") {
     p.next();
     return run_tour(p);
+  }
+  if (!p.done() && p.args[0] == "predict") {
+    p.next();
+    return run_predict(p);
   }
   if (!p.done() && p.args[0] == "export") {
     p.next();

@@ -39,6 +39,8 @@ std::optional<ExportView> export_view_named(std::string_view name) {
   for (ExportView v : all_views())
     if (to_string(v) == name) return v;
   if (name == "tour") return ExportView::Tour;
+  if (name == "heads") return ExportView::Heads;
+  if (name == "frequency-usage") return ExportView::FrequencyUsage;
   return std::nullopt;
 }
 
@@ -55,6 +57,8 @@ std::string_view to_string(ExportView view) {
     case ExportView::RopeImage: return "rope-image";
     case ExportView::Trajectory: return "trajectory";
     case ExportView::Tour: return "tour";
+    case ExportView::Heads: return "heads";
+    case ExportView::FrequencyUsage: return "frequency-usage";
   }
   return "?";
 }
@@ -72,6 +76,8 @@ int rotary_for(const State& state, const Results& results, const ExportRequest& 
 
 Result<plot::Figure> view_figure(ExportView view, const State& state, const Results& results,
                                  const EmbeddingTable& table, const ExportRequest& request) {
+  if (view == ExportView::Heads || view == ExportView::FrequencyUsage)
+    return Error{"the " + std::string(to_string(view)) + " view needs a model folder (--model DIR)"};
   if (view == ExportView::Tour) return tour_figure(request.tour_step, request.language, state, results, table);
   if (view == ExportView::Dog) return dog_figure(state, table, 640.0f);
   if (view == ExportView::Rope2d) return rope2d_figure(state);
@@ -94,6 +100,8 @@ Result<std::string> csv_of(ExportView view, const State& state, const Results& r
                            const ExportRequest& request) {
   std::ostringstream csv;
   switch (view) {
+    case ExportView::Heads:
+    case ExportView::FrequencyUsage: return Error{"the " + std::string(to_string(view)) + " view needs a model folder (--model DIR)"};
     case ExportView::Dog: return dog_csv(state, table);
     case ExportView::Rope2d: return rope2d_csv(state);
     case ExportView::RopeImage: return rope_image_csv(state);
@@ -169,28 +177,34 @@ Status export_all_views(const State& state, const Results& results, const Embedd
   return Ok{};
 }
 
-Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
-                   const ExportRequest& request, std::vector<std::string>& written) {
-  Result<plot::Figure> figure = plot::Figure{};
-  if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
-  if (!figure) return Error{figure.error()};
-  if (!request.png.empty()) {
+Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
+                    std::vector<std::string>& written) {
+  if (figure && !request.png.empty()) {
     auto image = plot::render_figure(*figure, request.scale);
     if (!image) return Error{request.png + ": " + image.error()};
     if (auto s = write_file_atomic(request.png, plot::encode_png(*image)); !s) return s;
     written.push_back(request.png + " (" + std::to_string(image->width) + "×" + std::to_string(image->height) + " PNG)");
   }
-  if (!request.svg.empty()) {
+  if (figure && !request.svg.empty()) {
     if (auto s = write_file_atomic(request.svg, plot::render_svg(*figure)); !s) return s;
     written.push_back(request.svg + " (SVG)");
   }
-  if (!request.csv.empty()) {
-    auto csv = csv_of(view, state, results, table, request);
-    if (!csv) return Error{csv.error()};
+  if (csv && !request.csv.empty()) {
     if (auto s = write_file_atomic(request.csv, *csv); !s) return s;
     written.push_back(request.csv + " (CSV)");
   }
   return Ok{};
+}
+
+Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
+                   const ExportRequest& request, std::vector<std::string>& written) {
+  Result<plot::Figure> figure = plot::Figure{};
+  if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
+  if (!figure) return Error{figure.error()};
+  Result<std::string> csv = std::string();
+  if (!request.csv.empty()) csv = csv_of(view, state, results, table, request);
+  if (!csv) return Error{csv.error()};
+  return write_export(&*figure, &*csv, request, written);
 }
 
 }  // namespace poslab

@@ -13,7 +13,9 @@
 
 namespace poslab {
 
-enum class ExportView { Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies, Tour };
+// Heads and FrequencyUsage need a model folder: `poslab export` runs the model for them (see cli.cpp).
+enum class ExportView { Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies, Tour,
+                        Heads, FrequencyUsage };
 
 // The ten views, in the order of the GUI's tabs (the tour is not one of them: it is a walk
 // through them), and their names joined by ", ".
@@ -44,6 +46,11 @@ Result<plot::Figure> view_figure(ExportView view, const State& state, const Resu
 // written atomically. On success, `written` lists "path (details)" for each file.
 Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
                    const ExportRequest& request, std::vector<std::string>& written);
+
+// Writes the figure as PNG and SVG and the CSV text where the request names files (either may
+// be null: nothing of it is written).
+Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
+                    std::vector<std::string>& written);
 
 // Writes DIR/VIEW.png (at `scale`), DIR/VIEW.svg and DIR/VIEW.csv for every view. The files are
 // made in a staging folder inside DIR and moved into place only once all of them are written, so

@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "core/formats/model_config.hpp"
+#include <optional>
+#include <sstream>
+
 #include "core/export_data.hpp"
 #include "core/session.hpp"
 #include "core/workspace.hpp"
@@ -23,6 +26,7 @@
 #include "plot/render.hpp"
 #include "ui/assets.hpp"
 #include "ui/attention_view.hpp"
+#include "ui/model_view.hpp"
 #include "ui/controls_panel.hpp"
 #include "ui/export.hpp"
 #include "ui/bias_view.hpp"
@@ -187,7 +191,13 @@ int run_gui(const GuiOptions& options) {
   RopeImageView rope_image_view;
   TrajectoryView trajectory_view;
   TourView tour_view;
+  ModelView model_view;
   ExportView active_view = ExportView::Attention;
+  std::optional<ExportView> select_view;  // a tab to bring to the front on the next frame
+  // A real model's layer as the attention view's results, rebuilt when its run or layer changes.
+  std::optional<Results> model_results;
+  std::uint64_t model_results_version = ~0ull;
+  int model_results_layer = -1;
 
   int frame = 0;
   bool first_frame = true;  // the tab of --view is selected once, then the user's clicks rule
@@ -224,10 +234,19 @@ int run_gui(const GuiOptions& options) {
     ImGui::SameLine();
     // A figure wider than the window (three panels on a small screen) scrolls instead of being cut.
     ImGui::BeginChild("view", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true, ImGuiWindowFlags_HorizontalScrollbar);
+    model_view.update(state);
+    const ModelRun* model_run = state.view.layer >= 0 && model_view.model() ? model_view.run() : nullptr;
+    if (model_run && (model_results_version != model_view.version() || model_results_layer != model_run->request.layer)) {
+      const ForwardResult& shown = model_run->shown();
+      model_results = layer_results(shown, model_run->request.layer, model_view.model()->config(), model_run->describe());
+      model_results_version = model_view.version();
+      model_results_layer = model_run->request.layer;
+    }
     if (ImGui::BeginTabBar("views")) {
-      // One tab per view; --view selects one tab on the first frame.
+      // One tab per view; --view selects one tab on the first frame, a clicked head the Attention tab.
       auto tab = [&](const char* label, ExportView view, auto&& draw) {
-        const ImGuiTabItemFlags flags = first_frame && options.initial_view == view ? ImGuiTabItemFlags_SetSelected : 0;
+        const bool select = (first_frame && options.initial_view == view) || select_view == view;
+        const ImGuiTabItemFlags flags = select ? ImGuiTabItemFlags_SetSelected : 0;
         if (!ImGui::BeginTabItem(label, nullptr, flags)) return;
         active_view = view;
         draw();
@@ -235,9 +254,18 @@ int run_gui(const GuiOptions& options) {
       };
       tab("Attention", ExportView::Attention, [&] {
         const float info_height = 7.0f * ImGui::GetTextLineHeightWithSpacing();
-        attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
-                            info_height);
-        draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+        if (model_run && model_results) {
+          // A real model's layer (the Model tab runs it): its own heads, computed on the worker.
+          attention_view.draw(state, &*model_results, (1ull << 62) | model_view.version(), nullptr, fonts, info_height);
+          ImGui::TextWrapped("%s", model_results->description.c_str());
+          ImGui::TextDisabled("attention of the model's own forward pass on %s, off the UI thread (%.0f ms); "
+                              "the Model tab runs it, clear its checkbox for embeddings and random W again",
+                              model_run->shown().backend.c_str(), model_run->shown().milliseconds);
+        } else {
+          attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
+                              info_height);
+          draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+        }
       });
       tab("Dog", ExportView::Dog, [&] { dog_view.draw(state, workspace, fonts); });
       tab("Patterns", ExportView::Patterns, [&] { patterns_view.draw(state, workspace, fonts); });
@@ -249,6 +277,12 @@ int run_gui(const GuiOptions& options) {
       tab("Bias", ExportView::Bias, [&] { bias_view.draw(state, workspace, fonts); });
       tab("Frequencies", ExportView::Frequencies, [&] { frequencies_view.draw(state, workspace, fonts); });
       tab("Tour", ExportView::Tour, [&] { tour_view.draw(state, workspace, fonts); });
+      select_view.reset();
+      tab("Model", ExportView::Heads, [&] {
+        bool show_attention = false;
+        model_view.draw(state, fonts, show_attention);
+        if (show_attention) select_view = ExportView::Attention;
+      });
       ImGui::EndTabBar();
       first_frame = false;
     }
@@ -334,7 +368,22 @@ int run_gui(const GuiOptions& options) {
       request.tour_step = tour_view.step();
       request.language = tour_view.language;
       std::vector<std::string> written;
-      if (auto s = export_view(active_view, state, *workspace.results(), workspace.embeddings(), request, written); !s) status.fail(s.error());
+      Status s = Ok{};
+      const ModelRun* run = model_view.run();
+      if (run && model_view.model() && (active_view == ExportView::Heads || (active_view == ExportView::Attention && model_run))) {
+        // The model's views, as `poslab export heads|attention --model DIR --layer L` writes them.
+        const TransformerConfig& c = model_view.model()->config();
+        const plot::Figure figure = active_view == ExportView::Heads ? heads_figure(*run, c, kHeadThumbSide).figure
+                                                                     : model_attention_figure(state, *run, c, kExportSide);
+        std::ostringstream csv;
+        if (active_view == ExportView::Heads) csv << heads_csv(*run);
+        else write_attention_csv(csv, layer_results(run->shown(), run->request.layer, c, ""));
+        const std::string text = csv.str();
+        s = write_export(&figure, &text, request, written);
+      } else {
+        s = export_view(active_view, state, *workspace.results(), workspace.embeddings(), request, written);
+      }
+      if (!s) status.fail(s.error());
       else for (const auto& w : written) status.info("wrote " + w);
     }
 
@@ -347,7 +396,7 @@ int run_gui(const GuiOptions& options) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     // A scripted screenshot shows the state after any load: frames are counted once it is done.
-    if (!options.screenshot.empty() && !loader.running() && ++frame >= options.frames) {
+    if (!options.screenshot.empty() && !loader.running() && !model_view.running() && ++frame >= options.frames) {
       const plot::RgbaImage shot{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)};
       if (auto s = write_file_atomic(options.screenshot, plot::encode_png(shot)); !s) {
         status.fail(s.error());

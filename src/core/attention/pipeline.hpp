@@ -54,6 +54,7 @@ struct Results {
   std::optional<double> cpu_check_ms;     // wall time of the CPU reference, when it ran as a check
   std::optional<double> max_diff_vs_cpu;  // when checked against the CPU reference
   std::vector<std::string> notes;         // things the user should know (a fallback, say)
+  std::string description;                // what computed these results, when not the settings (a real model)
 };
 
 // Runs the pipeline. If `backend` fails, the CPU path computes the attention and a note says why.

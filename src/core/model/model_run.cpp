@@ -1,0 +1,97 @@
+#include "core/model/model_run.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace poslab {
+
+ModelRequest model_request(const State& state, const TransformerConfig& config) {
+  const ModelSettings& m = state.model;
+  ModelRequest r;
+  r.sentence = m.sentence;
+  r.layer = std::clamp(state.view.layer, 0, config.layers - 1);
+  r.shuffle_seed = static_cast<std::uint64_t>(std::max(0, state.view.permutation));
+  PositionIntervention& v = r.intervention;
+  v.positions_off = m.encoding == EncodingKind::None;
+  if (config.arch->positions == PositionKind::Rope) {
+    if (m.base != config.rope_theta) v.rope_theta = m.base;
+    if (!(m.scaling == config.scaling)) v.scaling = m.scaling;
+    v.pairing = m.rope_style;
+  }
+  v.position_shift = m.position_shift;
+  return r;
+}
+
+std::string ModelRun::describe() const {
+  std::string s = poslab::describe(request.intervention);
+  if (request.shuffle_seed != 0) s = (s == "unchanged" ? "" : s + " · ") + "tokens shuffled (seed " + std::to_string(request.shuffle_seed) + ")";
+  return s;
+}
+
+Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request, const RunControl& control) {
+  auto ids = model_tokens(model, request.sentence);
+  if (!ids) return Error{ids.error()};
+  const bool two = request.changes();
+  const auto options = [&](int pass) {
+    ForwardOptions o;
+    o.keep_layers = {request.layer};
+    o.top_k = request.top_k;
+    o.backend = control.backend;
+    o.check_against_cpu = control.check_against_cpu;
+    o.cancel = control.cancel;
+    if (control.progress) o.progress = [&control, pass, two](double f) { control.progress(two ? (pass + f) / 2.0 : f); };
+    return o;
+  };
+  ModelRun run;
+  run.request = request;
+  auto unchanged = run_forward(model, *ids, options(0));
+  if (!unchanged) return Error{unchanged.error()};
+  run.unchanged = std::move(*unchanged);
+  if (two) {
+    ForwardOptions o = options(1);
+    o.intervention = request.intervention;
+    const std::vector<int> changed_ids = request.shuffle_seed ? shuffle_tokens(model, *ids, request.shuffle_seed) : *ids;
+    auto changed = run_forward(model, changed_ids, o);
+    if (!changed) return Error{changed.error()};
+    run.changed = std::move(*changed);
+  }
+  return run;
+}
+
+Results layer_results(const ForwardResult& f, int layer, const TransformerConfig& config, const std::string& what) {
+  Results r;
+  for (const std::string& t : f.tokens) r.tokens.push_back(Token{t, -1, false, false});
+  r.key_tokens = r.tokens;
+  const int T = static_cast<int>(f.tokens.size());
+  r.problem.Xq = Matrix::Zero(T, static_cast<Eigen::Index>(config.heads) * config.head_dim);
+  r.problem.heads = config.heads;
+  r.problem.causal = true;
+  r.problem.key_valid.assign(static_cast<std::size_t>(T), 1);
+  if (const LayerAttention* a = f.layer(layer)) {
+    r.attention.scores = a->scores;
+    r.attention.weights = a->weights;
+  }
+  r.backend = f.backend;
+  r.attention_ms = f.milliseconds;
+  r.max_diff_vs_cpu = f.max_diff_vs_cpu;
+  r.description = describe_model(config) + " · layer " + std::to_string(layer) + " · " + what;
+  return r;
+}
+
+std::string describe_model(const TransformerConfig& c) {
+  std::string s = c.arch->name + " · " + std::to_string(c.layers) + " layers · " + std::to_string(c.heads) + " heads";
+  if (c.kv_heads != c.heads) s += " (" + std::to_string(c.kv_heads) + " key/value)";
+  s += " · d_h " + std::to_string(c.head_dim);
+  if (c.arch->positions == PositionKind::Learned) return s + " · learned absolute positions";
+  char theta[64];
+  std::snprintf(theta, sizeof theta, " · RoPE θ %g", c.rope_theta);
+  s += theta;
+  if (c.scaling.type != RopeScalingType::None) {
+    char scaling[64];
+    std::snprintf(scaling, sizeof scaling, ", %s ×%g", std::string(to_string(c.scaling.type)).c_str(), c.scaling.factor);
+    s += scaling;
+  }
+  return s + " (rotate-half pairs)";
+}
+
+}  // namespace poslab

@@ -1,0 +1,57 @@
+#pragma once
+// A model folder run as the State asks: the sentence through the unchanged model and, when the
+// state changes the positions (another base or scaling, RoPE off, the other pairing, a shift)
+// or shuffles the tokens, through the changed model beside it — so that every view can show
+// what the change broke. Also the bridge to the attention view: a layer as pipeline Results.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/attention/pipeline.hpp"
+#include "core/model/forward.hpp"
+#include "core/state.hpp"
+
+namespace poslab {
+
+struct ModelRequest {
+  std::string sentence;
+  PositionIntervention intervention;
+  std::uint64_t shuffle_seed = 0;  // 0: the tokens in their order
+  int layer = 0;                   // the layer whose attention is kept
+  int top_k = 5;
+  bool changes() const { return intervention.any() || shuffle_seed != 0; }
+  bool operator==(const ModelRequest&) const = default;
+};
+
+// The state's settings against the model's own config.json: a base or scaling other than the
+// config's, --encoding none, --rope-style interleaved, --position-shift and --permute.
+ModelRequest model_request(const State& state, const TransformerConfig& config);
+
+struct ModelRun {
+  ModelRequest request;
+  ForwardResult unchanged;
+  std::optional<ForwardResult> changed;  // with the request's changes, when it has any
+  const ForwardResult& shown() const { return changed ? *changed : unchanged; }
+  std::string describe() const;          // "unchanged", or what was changed
+};
+
+struct RunControl {
+  AttentionBackend* backend = nullptr;  // null: the CPU
+  bool check_against_cpu = false;
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(double)> progress;  // 0 … 1 over both passes
+};
+
+Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request, const RunControl& control = {});
+
+// Layer `layer` of a forward pass as the pipeline's Results (tokens, scores, weights, causal
+// mask), so that the attention view, its figure and its CSV show a real model unchanged.
+Results layer_results(const ForwardResult& forward, int layer, const TransformerConfig& config, const std::string& what);
+
+// "Llama · 16 layers · 32 heads (8 key/value) · d_h 64 · RoPE θ 500000, llama3 ×32 (rotate-half)".
+std::string describe_model(const TransformerConfig& config);
+
+}  // namespace poslab

@@ -1,0 +1,335 @@
+#include "ui/model_view.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/export_data.hpp"
+#include "ui/attention_view.hpp"
+
+namespace poslab {
+
+namespace {
+
+constexpr plot::Color kInk{0.10f, 0.10f, 0.12f, 1.0f}, kMuted{0.38f, 0.38f, 0.42f, 1.0f}, kWhite{1, 1, 1, 1};
+constexpr plot::Color kSinkColor{0.80f, 0.30f, 0.15f, 1.0f};
+constexpr float kMargin = 16.0f, kTitle = 16.0f, kSmall = 11.0f;
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// A token as a table cell: control characters (a newline token, say) written as \n or \xNN.
+std::string visible(const std::string& token) {
+  std::string out;
+  for (unsigned char ch : token) {
+    if (ch == '\n') out += "\\n";
+    else if (ch == '\t') out += "\\t";
+    else if (ch < 0x20 || ch == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", ch);
+      out += hex;
+    }
+    else out += static_cast<char>(ch);
+  }
+  return out;
+}
+
+std::string loss_text(const ForwardResult& f) {
+  return std::isfinite(f.loss) ? "loss " + fmt("%.4f", f.loss) + " nats, perplexity " + fmt("%.4g", f.perplexity)
+                               : "one token: no loss";
+}
+
+// One grid of thumbnails for a forward pass's kept layer, starting at y.
+float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float y, float side, const std::string& title,
+                     std::vector<plot::Box>* thumbs) {
+  const LayerAttention* a = f.layer(layer);
+  fig.text({kMargin, y}, title, 13.0f, kInk);
+  y += 22.0f;
+  if (!a) return y;
+  const int heads = static_cast<int>(a->weights.size());
+  const int per_row = std::min(8, heads);
+  const float cell_w = side + 14.0f, cell_h = side + 48.0f;
+  for (int h = 0; h < heads; ++h) {
+    const float x0 = kMargin + static_cast<float>(h % per_row) * cell_w;
+    const float y0 = y + static_cast<float>(h / per_row) * cell_h;
+    plot::HeatmapSpec spec;
+    spec.values = &a->weights[static_cast<std::size_t>(h)];
+    spec.masked = [](int i, int j) { return j > i; };
+    spec.colormap = plot::Colormap::Viridis;
+    spec.vmin = 0.0f;
+    spec.vmax = std::max(a->weights[static_cast<std::size_t>(h)].maxCoeff(), 1e-6f);
+    const int image = fig.add_image(plot::heatmap_cells(spec));
+    const plot::Box box{x0, y0 + 14.0f, x0 + side, y0 + 14.0f + side};
+    fig.image(box, image);
+    fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
+    if (thumbs) thumbs->push_back(box);
+    const HeadSummary& s = a->heads[static_cast<std::size_t>(h)];
+    fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
+    fig.text({x0, box.y1 + 3.0f}, "sink " + fmt("%.2f", s.sink) + " · prev " + fmt("%.2f", s.previous_token), kSmall,
+             s.sink > 0.5 ? kSinkColor : kMuted);
+    fig.text({x0, box.y1 + 17.0f}, "mean distance " + fmt("%.2f", s.mean_distance), kSmall, kMuted);
+  }
+  const int rows = (heads + per_row - 1) / per_row;
+  fig.width = std::max(fig.width, kMargin * 2 + static_cast<float>(per_row) * cell_w);
+  return y + static_cast<float>(rows) * cell_h + 8.0f;
+}
+
+}  // namespace
+
+HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, float side) {
+  HeadsFigure out;
+  plot::Figure& fig = out.figure;
+  const int layer = run.request.layer;
+  fig.width = 640.0f;
+  fig.rect({0, 0, 1, 1}, {0, 0, 0, 0});
+  fig.text({kMargin, kMargin}, "Every head of layer " + std::to_string(layer) + " · attention weights (causal)", kTitle, kInk);
+  fig.text({kMargin, kMargin + 22.0f}, describe_model(config), kSmall, kMuted);
+  fig.text({kMargin, kMargin + 38.0f},
+           "sink: mean weight on the first token · prev: mean weight on the previous token · each thumbnail from 0 to its maximum",
+           kSmall, kMuted);
+  float y = kMargin + 62.0f;
+  y = add_heads_grid(fig, run.unchanged, layer, y, side, run.changed ? "unchanged · " + loss_text(run.unchanged) : loss_text(run.unchanged),
+                     &out.thumbs);
+  if (run.changed) y = add_heads_grid(fig, *run.changed, layer, y + 8.0f, side, run.describe() + " · " + loss_text(*run.changed), nullptr);
+  fig.height = y + kMargin;
+  fig.rects.front() = {{0, 0, fig.width, fig.height}, kWhite};
+  return out;
+}
+
+std::string heads_csv(const ModelRun& run) {
+  std::ostringstream csv;
+  csv << "head,sink,mean_distance,previous_token\n";
+  if (const LayerAttention* a = run.shown().layer(run.request.layer))
+    for (std::size_t h = 0; h < a->heads.size(); ++h)
+      csv << h << ',' << format_float(static_cast<float>(a->heads[h].sink)) << ','
+          << format_float(static_cast<float>(a->heads[h].mean_distance)) << ','
+          << format_float(static_cast<float>(a->heads[h].previous_token)) << '\n';
+  return csv.str();
+}
+
+plot::HeatmapFigure frequency_usage_figure(const ModelRun& run, const TransformerConfig& config, float side) {
+  static thread_local Matrix usage;  // the spec points at it while the figure is built
+  const LayerAttention* a = run.shown().layer(run.request.layer);
+  usage = a ? a->frequency_usage : Matrix();
+  plot::HeatmapSpec spec;
+  spec.title = "RoPE frequency usage · layer " + std::to_string(run.request.layer);
+  spec.subtitle = "mean over positions of ‖q_i‖·‖k_i‖ per rotary pair i (i, i + d/2): pair 0 turns fastest · " +
+                  describe_model(config);
+  spec.row_axis = "head";
+  spec.col_axis = "pair i (high → low frequency)";
+  spec.index_rows = spec.index_cols = true;
+  for (Eigen::Index h = 0; h < usage.rows(); ++h) spec.row_labels.push_back(std::to_string(h));
+  for (Eigen::Index i = 0; i < usage.cols(); ++i) spec.col_labels.push_back(std::to_string(i));
+  spec.values = &usage;
+  spec.colormap = plot::Colormap::Viridis;
+  spec.vmin = 0.0f;
+  spec.vmax = usage.size() ? std::max(usage.maxCoeff(), 1e-6f) : 1.0f;
+  spec.value_label = "mean ‖q_i‖·‖k_i‖";
+  spec.value_format = "%.2g";
+  spec.side = side;
+  if (usage.rows() > 0 && usage.cols() > 0)
+    spec.row_height = std::max(4.0f, std::min(side / static_cast<float>(usage.cols()) * 2.0f, side / static_cast<float>(usage.rows())));
+  return plot::build_heatmap(spec, plot::figure_text_measure());
+}
+
+std::string frequency_usage_csv(const ModelRun& run) {
+  std::ostringstream csv;
+  csv << "head,pair,usage\n";
+  if (const LayerAttention* a = run.shown().layer(run.request.layer))
+    for (Eigen::Index h = 0; h < a->frequency_usage.rows(); ++h)
+      for (Eigen::Index i = 0; i < a->frequency_usage.cols(); ++i)
+        csv << h << ',' << i << ',' << format_float(a->frequency_usage(h, i)) << '\n';
+  return csv.str();
+}
+
+plot::Figure model_attention_figure(const State& state, const ModelRun& run, const TransformerConfig& config, float side) {
+  const int layer = run.request.layer;
+  if (!run.changed) return attention_figure(state, layer_results(run.unchanged, layer, config, loss_text(run.unchanged)), side).figure;
+  plot::Figure fig = attention_figure(state, layer_results(run.unchanged, layer, config, "unchanged · " + loss_text(run.unchanged)), side).figure;
+  fig.append_right(attention_figure(state, layer_results(*run.changed, layer, config, run.describe() + " · " + loss_text(*run.changed)), side).figure);
+  return fig;
+}
+
+std::string predictions_json(const ForwardResult& f) {
+  using Json = nlohmann::ordered_json;  // the keys in the documented order
+  Json top = Json::array();
+  for (const auto& position : f.top) {
+    Json row = Json::array();
+    for (const TokenProbability& t : position) row.push_back({{"id", t.id}, {"token", t.token}, {"p", t.p}});
+    top.push_back(row);
+  }
+  Json out = {{"ids", f.ids}, {"tokens", f.tokens}};
+  out["loss"] = std::isfinite(f.loss) ? Json(f.loss) : Json(nullptr);
+  out["perplexity"] = std::isfinite(f.perplexity) ? Json(f.perplexity) : Json(nullptr);
+  out["top"] = top;
+  // A token's bytes need not be valid UTF-8 on their own (a piece of a character): replace them.
+  return out.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+void ModelView::open_if_changed(const State& state) {
+  if (state.embeddings_path == model_path_) return;
+  model_path_ = state.embeddings_path;
+  std::error_code ec;
+  const std::filesystem::path folder(model_path_);
+  if (model_path_.empty() || !std::filesystem::is_directory(folder, ec)) {
+    model_.reset();
+    open_error_.clear();
+    return;
+  }
+  // A folder that fails to open leaves the model that was there (its error is shown).
+  auto opened = Checkpoint::open(folder);
+  if (!opened) {
+    open_error_ = opened.error();
+    return;
+  }
+  model_ = *opened;
+  open_error_.clear();
+}
+
+void ModelView::update(const State& state) {
+  open_if_changed(state);
+  if (model_ && state.view.layer >= 0) worker_.request(model_, model_request(state, model_->config()));
+  run_ = worker_.latest();
+}
+
+void ModelView::draw_predictions(const ModelRun& run) {
+  const ForwardResult& a = run.unchanged;
+  const ForwardResult* b = run.changed ? &*run.changed : nullptr;
+  ImGui::Text("Unchanged: %s", loss_text(a).c_str());
+  if (b) ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.4f, 1), "%s: %s", run.describe().c_str(), loss_text(*b).c_str());
+  const int columns = b ? 4 : 3;
+  if (!ImGui::BeginTable("predictions", columns, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY,
+                         ImVec2(0, 16.0f * ImGui::GetTextLineHeightWithSpacing())))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("pos");
+  ImGui::TableSetupColumn("token");
+  ImGui::TableSetupColumn("top-5 next (unchanged)");
+  if (b) ImGui::TableSetupColumn("top-5 next (changed)");
+  ImGui::TableHeadersRow();
+  const auto top_text = [](const std::vector<TokenProbability>& top) {
+    std::string s;
+    for (const TokenProbability& t : top) s += "\"" + visible(t.token) + "\" " + fmt("%.2f", t.p) + "  ";
+    return s;
+  };
+  for (std::size_t t = 0; t < a.tokens.size(); ++t) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", t);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(visible(a.tokens[t]).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(top_text(a.top[t]).c_str());
+    if (b && t < b->top.size()) {
+      ImGui::TableNextColumn();
+      const bool same = !b->top[t].empty() && !a.top[t].empty() && b->top[t][0].id == a.top[t][0].id;
+      ImGui::TextColored(same ? ImVec4(0.85f, 0.85f, 0.85f, 1) : ImVec4(1.0f, 0.55f, 0.4f, 1), "%s%s",
+                         visible(b->tokens[t]).c_str(), (" → " + top_text(b->top[t])).c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attention) {
+  update(state);
+  if (!open_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", open_error_.c_str());
+  if (!model_) {
+    ImGui::TextWrapped(
+        "Load a Hugging Face model folder (Llama 2/3/3.1/3.2, Mistral, Qwen2/2.5 or GPT-2: config.json, model.safetensors "
+        "or its shards, tokenizer.json) in the Embeddings box, drop it on the window, or start with --model DIR. A Hugging "
+        "Face cache folder (~/.cache/huggingface/hub/models--ORG--NAME) works too. The model then runs its own forward "
+        "pass: every layer's heads, its predictions and loss, and what changing its positions breaks.");
+    return;
+  }
+  const TransformerConfig& c = model_->config();
+  const double mb = static_cast<double>(model_->weight_bytes()) / 1e6;
+  ImGui::TextWrapped("%s · %s weights, %.4g %s memory-mapped from %s", describe_model(c).c_str(), model_->dtype().c_str(),
+                     mb >= 1000 ? mb / 1000 : mb, mb >= 1000 ? "GB" : "MB", model_->folder().string().c_str());
+  if (c.arch->positions == PositionKind::Rope)
+    ImGui::TextDisabled("Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+d/2}).");
+  bool on = state.view.layer >= 0;
+  if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
+  if (!on) return;
+  ImGui::SetNextItemWidth(240);
+  ImGui::SliderInt("layer", &state.view.layer, 0, c.layers - 1);
+
+  // Interventions: each shown against the unchanged model.
+  ImGui::Separator();
+  ImGui::TextUnformatted("Change the positions (compared with the unchanged model):");
+  bool off = state.model.encoding == EncodingKind::None;
+  if (ImGui::Checkbox(c.arch->positions == PositionKind::Rope ? "RoPE off" : "position table zeroed", &off))
+    state.model.encoding = off ? EncodingKind::None : EncodingKind::Rope;
+  if (c.arch->positions == PositionKind::Rope) {
+    ImGui::SameLine();
+    bool interleaved = state.model.rope_style == RopeStyle::Interleaved;
+    if (ImGui::Checkbox("interleaved pairs (the wrong convention)", &interleaved))
+      state.model.rope_style = interleaved ? RopeStyle::Interleaved : RopeStyle::Half;
+    ImGui::SetNextItemWidth(160);
+    double base = state.model.base;
+    if (ImGui::InputDouble("RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) && base > 1.0)
+      state.model.base = base;
+    ImGui::SameLine();
+    if (ImGui::Button("the model's own")) {
+      state.model.base = c.rope_theta;
+      state.model.scaling = c.scaling;
+      state.model.rope_style = RopeStyle::Half;
+      state.model.encoding = EncodingKind::Rope;
+      state.model.position_shift = 0;
+      state.view.permutation = 0;
+    }
+  }
+  ImGui::SetNextItemWidth(160);
+  ImGui::SliderInt("position shift", &state.model.position_shift, 0, 512);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(120);
+  ImGui::InputInt("shuffle tokens (seed, 0 off)", &state.view.permutation);
+  state.view.permutation = std::max(0, state.view.permutation);
+  update(state);
+
+  if (worker_.running()) {
+    ImGui::ProgressBar(static_cast<float>(worker_.progress()), ImVec2(240, 0), "running the model…");
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) worker_.cancel();
+  }
+  if (!worker_.error().empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", worker_.error().c_str());
+  if (!run_) return;
+  if (built_version_ != worker_.version()) {
+    heads_ = heads_figure(*run_, c, kHeadThumbSide);
+    usage_ = frequency_usage_figure(*run_, c, 420.0f);
+    built_version_ = worker_.version();
+  }
+  ImGui::Separator();
+  if (ImGui::CollapsingHeader("Heads of the layer", ImGuiTreeNodeFlags_DefaultOpen)) {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    plot::draw_figure(ImGui::GetWindowDrawList(), heads_.figure, origin, 1.0f, fonts, textures_);
+    ImGui::InvisibleButton("heads", ImVec2(heads_.figure.width, heads_.figure.height));
+    if (ImGui::IsItemHovered()) {
+      const ImVec2 m = ImGui::GetIO().MousePos;
+      for (std::size_t h = 0; h < heads_.thumbs.size(); ++h) {
+        if (!heads_.thumbs[h].contains({m.x - origin.x, m.y - origin.y})) continue;
+        ImGui::SetTooltip("head %zu: click to enlarge it in the Attention tab", h);
+        if (ImGui::IsItemClicked()) {
+          state.view.head = static_cast<int>(h);
+          state.view.mean_heads = false;
+          show_attention = true;
+        }
+      }
+    }
+  }
+  if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
+  if (c.arch->positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage")) {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    plot::draw_figure(ImGui::GetWindowDrawList(), usage_.figure, origin, 1.0f, fonts, textures_);
+    ImGui::Dummy(ImVec2(usage_.figure.width, usage_.figure.height));
+  }
+}
+
+}  // namespace poslab

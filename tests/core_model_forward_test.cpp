@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/model/forward.hpp"
+#include "core/model/model_run.hpp"
+#include "core/model/model_worker.hpp"
 
 namespace poslab {
 namespace {
@@ -242,6 +244,81 @@ TEST(RealModelForward, ACancelledRunStops) {
   auto r = run_forward(*model, {1, 2, 3}, o);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), "cancelled");
+}
+
+}  // namespace
+}  // namespace poslab
+
+namespace poslab {
+namespace {
+
+TEST(ModelWorkerTest, ANewerRequestReplacesAStaleOneAndTheResultArrivesOffThisThread) {
+  auto model = open_model("llama");
+  ASSERT_TRUE(model);
+  ModelWorker worker;
+  ModelRequest first;
+  first.sentence = "The dog chased another dog";
+  worker.request(model, first);
+  ModelRequest second = first;
+  second.intervention.positions_off = true;
+  second.layer = 1;
+  worker.request(model, second);  // the first run is cancelled, not queued
+  worker.wait();
+  auto run = worker.latest();
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->request, second);
+  ASSERT_TRUE(run->changed);
+  EXPECT_NE(run->changed->loss, run->unchanged.loss);
+  EXPECT_TRUE(run->shown().layer(1));
+  const std::uint64_t version = worker.version();
+  worker.request(model, second);  // the same request again: nothing runs
+  EXPECT_FALSE(worker.running());
+  EXPECT_EQ(worker.version(), version);
+  ModelRequest bad = first;
+  bad.intervention.position_shift = -1;  // refused by the forward pass
+  worker.request(model, bad);
+  worker.wait();
+  EXPECT_FALSE(worker.error().empty());
+  EXPECT_EQ(worker.latest(), run);  // a failed run keeps the last good one
+}
+
+TEST(ModelRequestTest, TheStateChangesOnlyWhatDiffersFromTheConfig) {
+  auto model = open_model("llama");
+  ASSERT_TRUE(model);
+  const TransformerConfig& c = model->config();
+  State s;
+  s.model.base = c.rope_theta;
+  s.model.scaling = c.scaling;
+  s.model.rope_style = RopeStyle::Half;
+  s.view.layer = 1;
+  EXPECT_FALSE(model_request(s, c).changes());
+  s.model.base = 10000;
+  s.model.rope_style = RopeStyle::Interleaved;
+  s.view.permutation = 4;
+  const ModelRequest r = model_request(s, c);
+  EXPECT_EQ(r.intervention.rope_theta, 10000.0);
+  EXPECT_EQ(r.intervention.pairing, RopeStyle::Interleaved);
+  EXPECT_FALSE(r.intervention.scaling);
+  EXPECT_EQ(r.shuffle_seed, 4u);
+  EXPECT_EQ(r.layer, 1);
+}
+
+TEST(ModelRunTest, ALayerBecomesPipelineResultsForTheAttentionView) {
+  auto model = open_model("gpt2");
+  ASSERT_TRUE(model);
+  ModelRequest request;
+  request.sentence = "The dog chased another dog";
+  request.layer = 1;
+  auto run = run_model(*model, request);
+  ASSERT_TRUE(run);
+  const Results r = layer_results(run->shown(), 1, model->config(), "test");
+  EXPECT_EQ(r.problem.heads, 4);
+  EXPECT_EQ(r.problem.head_dim(), 12);
+  EXPECT_EQ(r.tokens.size(), 5u);
+  EXPECT_TRUE(r.problem.masked(0, 1));
+  EXPECT_FALSE(r.problem.masked(1, 0));
+  EXPECT_EQ(r.attention.weights.size(), 4u);
+  EXPECT_NE(r.description.find("gpt2"), std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "core/options.hpp"
 
+#include "core/formats/formats.hpp"
 #include "core/formats/model_config.hpp"
 
 #include <charconv>
@@ -103,9 +104,10 @@ const std::vector<StateOption>& state_options() {
        [](State& s, std::string_view v) -> Status { s.tensor_name = std::string(v); return Ok{}; }},
       {"--model", "DIR", "a Hugging Face model folder: embeddings, tokenizer.json and config.json's RoPE and heads",
        [](State& s, std::string_view v) -> Status {
+         auto folder = resolve_model_folder(std::string(v));  // a Hugging Face cache folder too
+         if (!folder) return Error{"--model " + folder.error()};
          std::error_code ec;
-         if (!std::filesystem::is_directory(std::string(v), ec)) return Error{"--model " + std::string(v) + ": not a folder"};
-         const auto config = std::filesystem::path(std::string(v)) / "config.json";
+         const auto config = *folder / "config.json";
          if (std::filesystem::exists(config, ec)) {
            if (auto applied = load_model_config(s.model, config); !applied) return applied;
            s.model.rope_style = RopeStyle::Half;  // Hugging Face checkpoints pair by rotate-half

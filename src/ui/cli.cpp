@@ -514,13 +514,22 @@ int run_info(ArgParser& p) {
   std::printf("tokenizer   %s\n", table->tokenizer() ? "byte-level BPE (tokenizer.json)" : "words (PosLab's word splitter)");
   if (table->duplicates_ignored() > 0) std::printf("duplicates  %d ignored (the first wins)\n", table->duplicates_ignored());
   std::error_code ec;
-  if (std::filesystem::is_regular_file(std::filesystem::path(path) / "config.json", ec)) {
+  const auto folder = resolve_model_folder(path);
+  if (folder && std::filesystem::is_regular_file(*folder / "config.json", ec)) {
     // What the model folder's config.json set: the heads and the positions PosLab will use.
     const ModelSettings& m = state.model;
     const int kv = key_value_heads(m);
     std::printf("heads       %d query, %d key/value%s, head_dim %d\n", m.heads, kv,
                 kv == m.heads ? "" : " (grouped-query attention)", table->dim() / std::max(1, m.heads));
     std::printf("positions   %s\n", describe_encoding(m).c_str());
+  }
+  // A model folder that runs: its architecture, as the forward pass reads it.
+  if (std::filesystem::is_directory(path, ec)) {
+    if (auto model = Checkpoint::open(path))
+      std::printf("model       %s · %s, %.4g MB memory-mapped\n", describe_model((*model)->config()).c_str(),
+                  (*model)->dtype().c_str(), static_cast<double>((*model)->weight_bytes()) / 1e6);
+    else
+      std::printf("model       cannot run: %s\n", model.error().c_str());
   }
   std::printf("load time   %.1f ms\n", ms);
   return 0;

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "core/export_data.hpp"
+#include "core/formats/formats.hpp"
 #include "core/session.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
@@ -319,10 +320,15 @@ int run_gui(const GuiOptions& options) {
         status.info("loaded " + loader.path());
         // A model folder brings its RoPE settings and heads along, as --model does.
         std::error_code ec;
-        const auto config = std::filesystem::path(controls.embeddings_input) / "config.json";
-        if (std::filesystem::is_directory(controls.embeddings_input, ec) && std::filesystem::exists(config, ec)) {
-          if (auto applied = load_model_config(state.model, config); !applied) status.fail(applied.error());
-          else status.info("loaded " + controls.embeddings_input + " with its config.json");
+        const auto folder = resolve_model_folder(controls.embeddings_input);
+        const auto config = folder ? *folder / "config.json" : std::filesystem::path();
+        if (folder && std::filesystem::is_directory(*folder, ec) && std::filesystem::exists(config, ec)) {
+          if (auto applied = load_model_config(state.model, config); !applied) {
+            status.fail(applied.error());
+          } else {
+            state.model.rope_style = RopeStyle::Half;  // Hugging Face checkpoints pair by rotate-half
+            status.info("loaded " + controls.embeddings_input + " with its config.json");
+          }
         }
       }
     }

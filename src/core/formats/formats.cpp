@@ -248,9 +248,36 @@ Result<EmbeddingTable> load_safetensors_embeddings(const std::filesystem::path& 
   return table_from_tensor(file, tensor, std::move(words), std::move(tokenizer));
 }
 
-Result<EmbeddingTable> load_model_folder(const std::filesystem::path& dir, const std::string& tensor) {
+Result<std::filesystem::path> resolve_model_folder(const std::filesystem::path& dir) {
   std::error_code ec;
-  const std::string wanted = tensor.empty() ? "model.embed_tokens.weight" : tensor;
+  if (!std::filesystem::is_directory(dir, ec)) return Error{dir.string() + ": not a folder"};
+  const std::filesystem::path snapshots = dir / "snapshots";
+  if (!std::filesystem::is_directory(snapshots, ec)) return dir;
+  // A Hugging Face cache folder: refs/main names the snapshot; else the only or newest one.
+  if (auto ref = read_whole_file(dir / "refs" / "main")) {
+    std::string rev = *ref;
+    while (!rev.empty() && std::isspace(static_cast<unsigned char>(rev.back()))) rev.pop_back();
+    if (!rev.empty() && rev.find('/') == std::string::npos && std::filesystem::is_directory(snapshots / rev, ec)) return snapshots / rev;
+  }
+  std::filesystem::path newest;
+  std::filesystem::file_time_type newest_time{};
+  for (const auto& entry : std::filesystem::directory_iterator(snapshots, ec)) {
+    if (!entry.is_directory(ec)) continue;
+    const auto t = entry.last_write_time(ec);
+    if (newest.empty() || t > newest_time) newest = entry.path(), newest_time = t;
+  }
+  if (newest.empty()) return Error{snapshots.string() + ": no snapshot in this Hugging Face cache folder"};
+  return newest;
+}
+
+Result<EmbeddingTable> load_model_folder(const std::filesystem::path& path, const std::string& tensor) {
+  std::error_code ec;
+  auto resolved = resolve_model_folder(path);
+  if (!resolved) return Error{resolved.error()};
+  const std::filesystem::path dir = *resolved;
+  // The embedding table's usual names: Llama and Qwen2's, then GPT-2's (with and without prefix).
+  const std::vector<std::string> usual = {"model.embed_tokens.weight", "wte.weight", "transformer.wte.weight"};
+  std::string wanted = tensor.empty() ? usual.front() : tensor;
   std::filesystem::path weights = dir / "model.safetensors";
   if (!std::filesystem::exists(weights, ec)) {
     // Sharded checkpoints: the index names the shard that holds each tensor.
@@ -261,6 +288,12 @@ Result<EmbeddingTable> load_model_folder(const std::filesystem::path& dir, const
     if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
       return Error{index_path.string() + ": no weight_map"};
     const auto& map = json["weight_map"];
+    if (tensor.empty())
+      for (const std::string& name : usual)
+        if (map.contains(name)) {
+          wanted = name;
+          break;
+        }
     if (!map.contains(wanted) || !map[wanted].is_string())
       return Error{index_path.string() + ": no shard holds " + wanted + " (choose one with --tensor)"};
     const std::string shard = map[wanted].get<std::string>();
@@ -278,7 +311,12 @@ Result<EmbeddingTable> load_model_folder(const std::filesystem::path& dir, const
   if (!opened) return Error{opened.error()};
   // The tensor by its exact name when present, else the usual search (embed_tokens, the only 2-D).
   bool exact = false;
-  for (const TensorInfo& t : opened->tensors()) exact = exact || t.name == wanted;
+  for (const std::string& name : tensor.empty() ? usual : std::vector<std::string>{wanted})
+    for (const TensorInfo& t : opened->tensors())
+      if (!exact && t.name == name) {
+        exact = true;
+        wanted = name;
+      }
   return table_from_tensor(weights, exact ? wanted : tensor, {}, std::move(tokenizer));
 }
 

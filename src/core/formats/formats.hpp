@@ -30,7 +30,8 @@ Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy, con
 Result<EmbeddingTable> load_safetensors_embeddings(const std::filesystem::path& file, const std::filesystem::path& vocab,
                                                    const std::string& tensor);
 
-// A Hugging Face model folder: the embedding tensor (`tensor`, default model.embed_tokens.weight)
+// A Hugging Face model folder (or cache folder): the embedding tensor (`tensor`, default
+// model.embed_tokens.weight, or GPT-2's wte.weight)
 // from model.safetensors, or from the shard model.safetensors.index.json names, and the
 // folder's tokenizer.json when there is one.
 Result<EmbeddingTable> load_model_folder(const std::filesystem::path& dir, const std::string& tensor);
@@ -42,6 +43,10 @@ Result<EmbeddingTable> load_model_folder(const std::filesystem::path& dir, const
 // its shards, tokenizer.json).
 Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, const std::filesystem::path& vocab,
                                             const std::string& tensor = {}, const LoadControl* control = nullptr);
+
+// The folder a path names: itself, or a Hugging Face cache folder's (models--ORG--NAME) snapshot:
+// the one refs/main names, else the newest. Its files may be symlinks into blobs/.
+Result<std::filesystem::path> resolve_model_folder(const std::filesystem::path& dir);
 
 enum class EmbeddingFormat { GloveText, Word2vecBinary, Npy, Safetensors };
 

@@ -89,8 +89,10 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
   // The heads: num_attention_heads splits hidden_size into heads of head_dim (Llama 3.2 1B:
   // 2048 = 32 × 64), and num_key_value_heads (8 there) makes groups of query heads share their
   // keys and values (grouped-query attention).
-  if (config.contains("num_attention_heads")) {
-    auto heads = number_at(config, "num_attention_heads", name);
+  // GPT-2's config.json names the heads n_head and the width n_embd.
+  const char* heads_key = config.contains("num_attention_heads") ? "num_attention_heads" : "n_head";
+  if (config.contains(heads_key)) {
+    auto heads = number_at(config, heads_key, name);
     if (!heads) return Error{heads.error()};
     if (*heads < 1 || *heads > 4096 || *heads != std::floor(*heads))
       return Error{name + ": num_attention_heads must be a whole number from 1 to 4096"};

@@ -14,6 +14,7 @@
 #endif
 
 #include "core/formats/files.hpp"
+#include "core/formats/formats.hpp"
 
 namespace poslab {
 
@@ -85,27 +86,6 @@ RowVector read_vector(const WeightTensor& w) {
   return v;
 }
 
-Result<fs::path> resolve_model_folder(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return Error{dir.string() + ": not a folder"};
-  const fs::path snapshots = dir / "snapshots";
-  if (!fs::is_directory(snapshots, ec)) return dir;
-  // A Hugging Face cache folder: refs/main names the snapshot; else the only or newest one.
-  if (auto ref = read_whole_file(dir / "refs" / "main")) {
-    std::string rev = *ref;
-    while (!rev.empty() && std::isspace(static_cast<unsigned char>(rev.back()))) rev.pop_back();
-    if (!rev.empty() && rev.find('/') == std::string::npos && fs::is_directory(snapshots / rev, ec)) return snapshots / rev;
-  }
-  fs::path newest;
-  fs::file_time_type newest_time{};
-  for (const auto& entry : fs::directory_iterator(snapshots, ec)) {
-    if (!entry.is_directory(ec)) continue;
-    const auto t = entry.last_write_time(ec);
-    if (newest.empty() || t > newest_time) newest = entry.path(), newest_time = t;
-  }
-  if (newest.empty()) return Error{snapshots.string() + ": no snapshot in this Hugging Face cache folder"};
-  return newest;
-}
 
 Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(const fs::path& path) {
   auto folder = resolve_model_folder(path);

@@ -74,7 +74,4 @@ class Checkpoint {
   std::string dtype_;
 };
 
-// The folder a path names: itself, or a Hugging Face cache folder's snapshot.
-Result<std::filesystem::path> resolve_model_folder(const std::filesystem::path& dir);
-
 }  // namespace poslab

@@ -987,3 +987,35 @@ TEST(CliModel, ModelErrorsAreClear) {
   EXPECT_NE(r.output.find("k_proj"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "x.csv"));
 }
+
+// The Model tab under Xvfb: the model runs on its worker thread, and the screenshot (taken once
+// the run is done) shows every head of the layer; the Attention tab then shows the model's own
+// layer, not the embeddings with random projections.
+TEST(GuiModel, TheModelTabShowsEveryHeadAndTheAttentionTabTheModelsLayer) {
+  const fs::path dir = temp_dir() / "gui-model";
+  fs::create_directories(dir);
+  const std::string llama = model_dir("llama").string();
+  auto shoot = [&](const std::string& args, const fs::path& out) {
+    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(POSLAB_BINARY) +
+                                " --size 1280x800 --frames 6 --model " + llama + " " + args + " --screenshot " + out.string() + " 2>&1";
+    return std::system(command.c_str());
+  };
+  ASSERT_EQ(shoot("--layer 1 --view heads", dir / "heads.png"), 0);
+  const auto heads = read_png(dir / "heads.png");
+  ASSERT_EQ(heads.width, 1280);
+  // The small multiples: a white figure with eight viridis thumbnails in the upper right part.
+  std::size_t white = 0, viridis = 0;
+  for (int y = 200; y < 560; ++y)
+    for (int x = 420; x < 1260; ++x) {
+      const std::size_t i = (static_cast<std::size_t>(y) * 1280 + static_cast<std::size_t>(x)) * 4;
+      const int r = static_cast<unsigned char>(heads.rgba[i]), g = static_cast<unsigned char>(heads.rgba[i + 1]),
+                b = static_cast<unsigned char>(heads.rgba[i + 2]);
+      white += r > 245 && g > 245 && b > 245;
+      viridis += (r < 80 && b > 60 && b > g) || (g > 150 && b < 140 && g > b + 40);  // purple-blue or yellow-green cells
+    }
+  EXPECT_GT(white, 50000u);
+  EXPECT_GT(viridis, 20000u);
+  ASSERT_EQ(shoot("--layer 1 --view attention", dir / "model-layer.png"), 0);
+  ASSERT_EQ(shoot("--view attention", dir / "embeddings.png"), 0);
+  EXPECT_NE(read_png(dir / "model-layer.png").rgba, read_png(dir / "embeddings.png").rgba);
+}

@@ -915,11 +915,13 @@ TEST(CliModel, AChangeOfPositionsIsDrawnBesideTheUnchangedModel) {
     std::string option;
     PositionIntervention v;
   };
-  PositionIntervention off, interleaved, base;
+  PositionIntervention off, interleaved, base, linear;
   off.positions_off = true;
   interleaved.pairing = RopeStyle::Interleaved;
   base.rope_theta = 100.0;
-  for (const Case& c : {Case{"--encoding none", off}, Case{"--rope-style interleaved", interleaved}, Case{"--base 100", base}}) {
+  linear.scaling = RopeScaling{RopeScalingType::Linear, 4.0};
+  for (const Case& c : {Case{"--encoding none", off}, Case{"--rope-style interleaved", interleaved}, Case{"--base 100", base},
+                        Case{"--rope-scaling linear --factor 4", linear}}) {
     SCOPED_TRACE(c.option);
     const fs::path csv = dir / "changed.csv";
     const auto r = run("export attention --model " + llama + " --layer 1 " + c.option + " --csv " + csv.string() + " --png " +
@@ -1018,4 +1020,22 @@ TEST(GuiModel, TheModelTabShowsEveryHeadAndTheAttentionTabTheModelsLayer) {
   ASSERT_EQ(shoot("--layer 1 --view attention", dir / "model-layer.png"), 0);
   ASSERT_EQ(shoot("--view attention", dir / "embeddings.png"), 0);
   EXPECT_NE(read_png(dir / "model-layer.png").rgba, read_png(dir / "embeddings.png").rgba);
+}
+
+// Moving every position by K: RoPE's scores depend on m − n only, so a RoPE model's attention
+// stays (up to rounding); GPT-2's learned table gives other vectors, and its attention moves.
+TEST(CliModel, APositionShiftMovesLearnedPositionsButNotRope) {
+  const fs::path dir = temp_dir();
+  auto max_change = [&](const std::string& model) {
+    const fs::path a = dir / (model + "-same.csv"), b = dir / (model + "-shift.csv");
+    EXPECT_EQ(run("export attention --backend cpu --model " + model_dir(model).string() + " --layer 1 --csv " + a.string()).exit_code, 0);
+    EXPECT_EQ(run("export attention --backend cpu --model " + model_dir(model).string() + " --layer 1 --position-shift 40 --csv " +
+                  b.string()).exit_code, 0);
+    const auto x = parse_attention_csv(read_file(a)), y = parse_attention_csv(read_file(b));
+    double worst = 0.0;
+    for (const auto& [key, value] : x) worst = std::max(worst, static_cast<double>(std::abs(value.second - y.at(key).second)));
+    return worst;
+  };
+  EXPECT_LT(max_change("qwen2"), 1e-4);
+  EXPECT_GT(max_change("gpt2"), 1e-2);
 }

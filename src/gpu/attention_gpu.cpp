@@ -241,23 +241,33 @@ void GpuBackend::head_weights(AttentionOutput& out, double& gpu_ms, bool keep) {
   }
 }
 
-Result<AttentionOutput> GpuBackend::attend(const AttentionInput& in, bool with_weights) {
+Status GpuBackend::begin(int queries, int keys, int width, int heads, bool causal, const std::vector<std::uint8_t>& key_valid,
+                         const Matrix& relative_bias, bool shaw, bool squares) {
   valid_run_ = false;
-  set_shape(in.queries(), in.keys(), static_cast<int>(in.Q.cols()), in.heads, in.causal, in.relative_bias.size() > 0);
-  if (in.shaw) return Error{"Shaw's relative vectors are computed on the CPU path only"};
+  set_shape(queries, keys, width, heads, causal, relative_bias.size() > 0);
+  if (shaw) return Error{"Shaw's relative vectors are computed on the CPU path only"};
   const std::size_t square_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(Tk_);
-  if ((with_weights || !flash_) && square_bytes > max_block_bytes_)
-    return Error{std::to_string(Tq_) + " × " + std::to_string(Tk_) + " weights need more than this GPU's storage block limit"};
-  upload_masks(in.key_valid, in.relative_bias);
-  upload(q_, in.Q);
-  upload(k_, in.K);
-  upload(v_, in.V);
-  if (with_weights || !flash_) {
+  if (squares && square_bytes > max_block_bytes_)
+    return Error{std::to_string(Tq_) + " × " + std::to_string(Tk_) + " weights need " + std::to_string(square_bytes >> 20) +
+                 " MiB, more than this GPU's storage block limit of " + std::to_string(max_block_bytes_ >> 20) + " MiB"};
+  upload_masks(key_valid, relative_bias);
+  if (squares) {
     s_.reserve(square_bytes);
     a_.reserve(square_bytes);
   }
+  context_.reserve(sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(d_));
+  return Ok{};
+}
+
+Result<AttentionOutput> GpuBackend::attend(const AttentionInput& in, bool with_weights) {
+  if (auto s = begin(in.queries(), in.keys(), static_cast<int>(in.Q.cols()), in.heads, in.causal, in.key_valid,
+                     in.relative_bias, in.shaw.has_value(), with_weights || !flash_);
+      !s)
+    return Error{s.error()};
+  upload(q_, in.Q);
+  upload(k_, in.K);
+  upload(v_, in.V);
   const std::size_t context_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(d_);
-  context_.reserve(context_bytes);
   AttentionOutput out;
   double gpu_ms = 0.0;
   if (flash_) {
@@ -275,19 +285,9 @@ Result<AttentionOutput> GpuBackend::attend(const AttentionInput& in, bool with_w
 }
 
 Result<AttentionOutput> GpuBackend::run(const AttentionProblem& p) {
-  valid_run_ = false;
-  set_shape(p.queries(), p.keys(), p.width(), p.heads, p.causal, p.relative_bias.size() > 0);
-  const std::size_t square_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(Tk_);
-  if (p.shaw) return Error{"Shaw's relative vectors are computed on the CPU path only"};
-  if (square_bytes > max_block_bytes_)
-    return Error{std::to_string(Tq_) + " × " + std::to_string(Tk_) + " weights need " + std::to_string(square_bytes >> 20) +
-                 " MiB, more than this GPU's storage block limit of " + std::to_string(max_block_bytes_ >> 20) + " MiB"};
-
-  upload_masks(p.key_valid, p.relative_bias);
-  s_.reserve(square_bytes);
-  a_.reserve(square_bytes);
+  if (auto s = begin(p.queries(), p.keys(), p.width(), p.heads, p.causal, p.key_valid, p.relative_bias, p.shaw.has_value(), true); !s)
+    return Error{s.error()};
   const std::size_t context_bytes = sizeof(float) * static_cast<std::size_t>(Tq_) * static_cast<std::size_t>(d_);
-  context_.reserve(context_bytes);
 
   AttentionOutput out;
   double gpu_ms = 0.0;

@@ -58,6 +58,10 @@ class GpuBackend final : public AttentionBackend {
  private:
   GpuBackend() = default;
   void set_shape(int queries, int keys, int width, int heads, bool causal, bool has_bias);
+  // The start of a run: its shape, masks and bias uploaded, room for the context and (with
+  // `squares`) for one head's T_q × T_k scores and weights; an error when they cannot fit.
+  Status begin(int queries, int keys, int width, int heads, bool causal, const std::vector<std::uint8_t>& key_valid,
+               const Matrix& relative_bias, bool shaw, bool squares);
   void upload_masks(const std::vector<std::uint8_t>& key_valid, const Matrix& relative_bias);
   void project(const AttentionProblem& p);
   void apply_rope(Buffer& x, int rows, const Buffer& positions, const AttentionProblem& p);

@@ -38,7 +38,7 @@ std::shared_ptr<const Checkpoint> open_model(const std::string& name) {
 PositionIntervention intervention_for(const std::string& c) {
   PositionIntervention v;
   if (c == "rope_theta_10000") v.rope_theta = 10000.0;
-  if (c == "rope_off" || c == "wpe_zero") v.positions_off = true;
+  if (c == "rope_off" || c == "wpe_zero" || c == "positions_off") v.positions_off = true;
   if (c == "interleaved") v.pairing = RopeStyle::Interleaved;
   if (c == "linear_4") v.scaling = RopeScaling{RopeScalingType::Linear, 4.0};
   if (c == "wpe_shift_3") v.position_shift = 3;
@@ -106,7 +106,9 @@ TEST_P(RealModel, TheTokenizerGivesTheReferenceIds) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Folders, RealModel, ::testing::Values("llama", "qwen2", "gpt2", "gpt2_prefixed"));
+INSTANTIATE_TEST_SUITE_P(Folders, RealModel,
+                         ::testing::Values("llama", "qwen2", "gpt2", "gpt2_prefixed", "poslab_none", "poslab_sinusoidal",
+                                           "poslab_learned", "poslab_alibi", "poslab_t5", "poslab_rope"));
 
 TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {
   auto llama = open_model("llama");

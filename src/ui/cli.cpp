@@ -200,8 +200,8 @@ int run_model_export(ExportView view, State state, const ExportRequest& request)
                        std::to_string(c.layers) + " layers (0 to " + std::to_string(c.layers - 1) + ")");
   if (!state.view.mean_heads && state.view.head >= c.heads)
     return usage_error("--head " + std::to_string(state.view.head) + " is out of range: the model has " + std::to_string(c.heads) + " heads");
-  if (view == ExportView::FrequencyUsage && c.arch->positions != PositionKind::Rope)
-    return usage_error("frequency-usage needs a RoPE model; " + c.arch->name + " has learned absolute positions");
+  if (view == ExportView::FrequencyUsage && c.positions != PositionKind::Rope)
+    return usage_error("frequency-usage needs a RoPE model; this one has " + std::string(to_string(c.positions)) + " positions");
   HeadlessGpu g = open_headless_gpu(state.backend);
   if (!g.context && (!request.png.empty() || !request.svg.empty())) {
     std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", g.unavailable.c_str());

@@ -253,7 +253,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
   const double mb = static_cast<double>(model_->weight_bytes()) / 1e6;
   ImGui::TextWrapped("%s · %s weights, %.4g %s memory-mapped from %s", describe_model(c).c_str(), model_->dtype().c_str(),
                      mb >= 1000 ? mb / 1000 : mb, mb >= 1000 ? "GB" : "MB", model_->folder().string().c_str());
-  if (c.arch->positions == PositionKind::Rope)
+  if (c.positions == PositionKind::Rope)
     ImGui::TextDisabled("Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+d/2}).");
   bool on = state.view.layer >= 0;
   if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
@@ -265,9 +265,9 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
   ImGui::Separator();
   ImGui::TextUnformatted("Change the positions (compared with the unchanged model):");
   bool off = state.model.encoding == EncodingKind::None;
-  if (ImGui::Checkbox(c.arch->positions == PositionKind::Rope ? "RoPE off" : "position table zeroed", &off))
+  if (ImGui::Checkbox(c.positions == PositionKind::Rope ? "RoPE off" : "position table zeroed", &off))
     state.model.encoding = off ? EncodingKind::None : EncodingKind::Rope;
-  if (c.arch->positions == PositionKind::Rope) {
+  if (c.positions == PositionKind::Rope) {
     ImGui::SameLine();
     bool interleaved = state.model.rope_style == RopeStyle::Interleaved;
     if (ImGui::Checkbox("interleaved pairs (the wrong convention)", &interleaved))
@@ -325,7 +325,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
     }
   }
   if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
-  if (c.arch->positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage")) {
+  if (c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage")) {
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     plot::draw_figure(ImGui::GetWindowDrawList(), usage_.figure, origin, 1.0f, fonts, textures_);
     ImGui::Dummy(ImVec2(usage_.figure.width, usage_.figure.height));

@@ -752,6 +752,111 @@ def build_gpt2(out):
     return ids, tok
 
 
+
+# ---- PosLab's own folders (models trained by `poslab train`) -----------------------------------
+# Llama's block with the positional encoding named by config.json's "poslab_positions": none,
+# sinusoidal or learned (added to the embeddings), alibi or t5 (a bias on the scores), or rope
+# with "poslab_rope_fraction" (p-RoPE). Written from the papers' definitions (FORMULAS.md).
+
+
+def sinusoid_table(T, n, base=10000.0):
+    """PE(p, 2i) = sin(p·θ_i), PE(p, 2i+1) = cos(p·θ_i), θ_i = base^(−2i/n)."""
+    pe = np.zeros((T, n))
+    for p_ in range(T):
+        for i in range(n // 2):
+            a = p_ * base ** (-2.0 * i / n)
+            pe[p_, 2 * i], pe[p_, 2 * i + 1] = math.sin(a), math.cos(a)
+    return pe
+
+
+def alibi_slopes(H):
+    """Press et al.: 2^(−8(h+1)/H) for H a power of two (the only case built here)."""
+    assert H & (H - 1) == 0
+    return np.array([2.0 ** (-8.0 * (h + 1) / H) for h in range(H)])
+
+
+def t5_causal_bucket(rel, buckets, max_distance):
+    """HF T5 _relative_position_bucket, bidirectional=False: rel = key − query."""
+    n = max(-rel, 0)
+    exact = buckets // 2
+    if n < exact:
+        return n
+    large = exact + int(math.log(n / exact) / math.log(max_distance / exact) * (buckets - exact))
+    return min(large, buckets - 1)
+
+
+def poslab_forward(W, cfg, ids, kind, positions_on):
+    """The block of llama_forward with PosLab's positions. Returns (attention, logits)."""
+    H, d, eps, T_ = cfg["heads"], cfg["head_dim"], cfg["eps"], len(ids)
+    x = W["embed"][ids].copy()
+    if positions_on and kind == "learned":
+        x = x + W["pos"][:T_]
+    if positions_on and kind == "sinusoidal":
+        x = x + sinusoid_table(T_, cfg["hidden"])
+    bias = np.zeros((H, T_, T_))
+    if positions_on and kind == "alibi":
+        m = alibi_slopes(H)
+        for i in range(T_):
+            for j in range(T_):
+                bias[:, i, j] = -m * (i - j)
+    if positions_on and kind == "t5":
+        for i in range(T_):
+            for j in range(T_):
+                bias[:, i, j] = W["t5"][t5_causal_bucket(j - i, cfg["buckets"], cfg["max_distance"])]
+    inv = rope_default_inv_freq(10000.0, d)
+    rotating = int(round(cfg.get("fraction", 1.0) * len(inv)))
+    inv = np.where(np.arange(len(inv)) < rotating, inv, 0.0)  # p-RoPE: the rest do not turn
+    attn = []
+    for p in W["layers"]:
+        h = rms_norm(x, p["ln_in"], eps)
+        q = linear(h, p["q"]).reshape(T_, H, d)
+        k = linear(h, p["k"]).reshape(T_, H, d)
+        v = linear(h, p["v"]).reshape(T_, H, d)
+        if positions_on and kind == "rope":
+            cos, sin = rope_cos_sin(inv, np.arange(T_))
+            q, k = apply_rope_half(q, cos, sin), apply_rope_half(k, cos, sin)
+        scores = np.einsum("thd,shd->hts", q, k) / math.sqrt(d) + bias
+        scores = np.where(np.triu(np.ones((T_, T_), dtype=bool), k=1)[None], -np.inf, scores)
+        w = softmax(scores, axis=-1)
+        attn.append(w)
+        x = x + linear(np.einsum("hts,shd->thd", w, v).reshape(T_, H * d), p["o"])
+        x = x + llama_mlp(rms_norm(x, p["ln_post"], eps), p)
+    logits = linear(rms_norm(x, W["norm"], eps), W["lm_head"])
+    return np.array(attn), logits
+
+
+def build_poslab(out):
+    tok = Tokenizer(special="<|endoftext|>", special_in_vocab=False, bos=False)
+    V = padded_vocab(tok.size)
+    cfg = {"hidden": 32, "heads": 4, "kv_heads": 4, "head_dim": 8, "inter": 64, "layers": 2, "eps": 1e-5, "qk_std": 0.3,
+           "buckets": 8, "max_distance": 16, "fraction": 0.5}
+    ids = random_ids(np.random.RandomState(104), tok.size)
+    for seed, kind in enumerate(["none", "sinusoidal", "learned", "alibi", "t5", "rope"]):
+        rs = np.random.RandomState(20 + seed)
+        st = Store("F32")
+        W = llama_like_weights(rs, st, cfg, V, prefix_bias=False, tied=True)
+        config = {
+            "architectures": ["PosLabForCausalLM"], "model_type": "poslab", "vocab_size": V, "hidden_size": 32,
+            "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 4,
+            "head_dim": 8, "hidden_act": "silu", "max_position_embeddings": 16, "rms_norm_eps": 1e-5,
+            "rope_theta": 10000.0, "tie_word_embeddings": True, "poslab_positions": kind,
+        }
+        if kind == "learned":
+            W["pos"] = st.add("model.embed_positions.weight", normal(rs, (16, 32), 0.8))
+        if kind == "t5":
+            W["t5"] = st.add("model.relative_attention_bias.weight", normal(rs, (8, 4), 1.5))
+            config.update({"poslab_t5_buckets": 8, "poslab_t5_max_distance": 16})
+        if kind == "rope":
+            config["poslab_rope_fraction"] = 0.5
+        folder = os.path.join(out, "poslab_" + kind)
+        write_folder(folder, config, tok, {"model.safetensors": st.tensors})
+        cases = {}
+        for name, on in [("base", True), ("positions_off", False)]:
+            attn, logits = poslab_forward(W, cfg, ids, kind, on)
+            cases[name] = {"attention": attn, "logits": logits, "loss": causal_lm_loss(logits, ids)}
+        write_reference(os.path.join(out, "poslab_" + kind + ".reference.json"), ids, tok, cases)
+    return ids, tok
+
 # --------------------------------------------------------------------------------------------
 
 
@@ -760,9 +865,10 @@ def main():
         sys.exit("usage: make_model_reference.py OUTDIR")
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name in ["llama", "qwen2", "gpt2", "gpt2_prefixed", "bad_missing_tensor", "bad_shape", "bad_arch", "bad_shard"]:
+    for name in ["llama", "qwen2", "gpt2", "gpt2_prefixed", "bad_missing_tensor", "bad_shape", "bad_arch", "bad_shard"] + \
+            ["poslab_" + k for k in ["none", "sinusoidal", "learned", "alibi", "t5", "rope"]]:
         shutil.rmtree(os.path.join(out, name), ignore_errors=True)
-    for label, build in [("llama", build_llama), ("qwen2", build_qwen2), ("gpt2", build_gpt2)]:
+    for label, build in [("llama", build_llama), ("qwen2", build_qwen2), ("gpt2", build_gpt2), ("poslab", build_poslab)]:
         ids, tok = build(out)
         print(f"{label}: tokenizer size {tok.size}, ids {ids}")
         for t in TEXTS:

@@ -60,7 +60,14 @@ std::vector<Architecture> make_table() {
                      NormKind::Rms, MlpKind::Gated, PositionKind::Rope, WeightLayout::OutIn, true, llama_names()};
   Architecture gpt2{"gpt2", {"GPT2LMHeadModel", "GPT2Model"}, {"gpt2"},
                     NormKind::Layer, MlpKind::Plain, PositionKind::Learned, WeightLayout::InOut, true, gpt2_names()};
-  return {llama, qwen2, gpt2};
+  // Models trained by PosLab (`poslab train`): Llama's block and names, with the positional
+  // encoding named by config.json's poslab_positions (a RoPE model is saved as plain Llama).
+  TensorNames poslab_names = llama_names();
+  poslab_names.positions = "model.embed_positions.weight";
+  poslab_names.relative_bias = "model.relative_attention_bias.weight";
+  Architecture poslab{"poslab", {"PosLabForCausalLM"}, {"poslab"},
+                      NormKind::Rms, MlpKind::Gated, PositionKind::Rope, WeightLayout::OutIn, false, poslab_names};
+  return {llama, qwen2, gpt2, poslab};
 }
 
 }  // namespace
@@ -84,6 +91,18 @@ Result<const Architecture*> find_architecture(const std::vector<std::string>& cl
   if (asked.empty()) asked = "no \"architectures\" or \"model_type\"";
   return Error{"config.json names " + asked +
                ", which PosLab cannot run; supported: Llama (Llama 2, 3, 3.1, 3.2, Mistral), Qwen2 / Qwen2.5 and GPT-2"};
+}
+
+std::string_view to_string(PositionKind p) {
+  switch (p) {
+    case PositionKind::Rope: return "rope";
+    case PositionKind::Learned: return "learned";
+    case PositionKind::Sinusoidal: return "sinusoidal";
+    case PositionKind::None: return "none";
+    case PositionKind::Alibi: return "alibi";
+    case PositionKind::T5: return "t5";
+  }
+  return "rope";
 }
 
 std::string layer_tensor(const std::string& pattern, int layer) {

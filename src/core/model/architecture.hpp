@@ -12,7 +12,9 @@ namespace poslab {
 
 enum class NormKind { Rms, Layer };         // RMSNorm (weight) or LayerNorm (weight and bias)
 enum class MlpKind { Gated, Plain };        // down(act(gate·x) ⊙ up·x), or proj(act(fc·x))
-enum class PositionKind { Rope, Learned };  // RoPE on q and k, or a learned table added to x
+// Where positions enter: RoPE on q and k; a learned table or the sinusoid added to x; nothing
+// (NoPE); or a bias on the scores (ALiBi's slopes, T5's learned buckets).
+enum class PositionKind { Rope, Learned, Sinusoidal, None, Alibi, T5 };
 enum class WeightLayout { OutIn, InOut };   // PyTorch Linear (out × in), or GPT-2's Conv1D (in × out)
 
 // Tensor names; "{L}" stands for the layer's index. An empty name: the architecture has none.
@@ -20,6 +22,7 @@ struct TensorNames {
   std::string embed, positions, final_norm, final_norm_bias, lm_head;
   std::string attn_norm, attn_norm_bias, q, k, v, q_bias, k_bias, v_bias, qkv, qkv_bias, o, o_bias;
   std::string mlp_norm, mlp_norm_bias, gate, up, up_bias, down, down_bias;
+  std::string relative_bias;  // T5: buckets × heads, shared by every layer
 };
 
 struct Architecture {
@@ -28,7 +31,7 @@ struct Architecture {
   std::vector<std::string> model_types;    // config.json "model_type" values
   NormKind norm = NormKind::Rms;
   MlpKind mlp = MlpKind::Gated;
-  PositionKind positions = PositionKind::Rope;
+  PositionKind positions = PositionKind::Rope;  // the default; PosLab's own folders say which
   WeightLayout layout = WeightLayout::OutIn;
   bool qkv_bias = false;                   // q, k and v carry biases whatever config.json says (Qwen2)
   TensorNames names;
@@ -43,5 +46,9 @@ Result<const Architecture*> find_architecture(const std::vector<std::string>& cl
 
 // `pattern` with "{L}" replaced by the layer index.
 std::string layer_tensor(const std::string& pattern, int layer);
+
+// "rope", "learned", "sinusoidal", "none", "alibi", "t5": as PosLab's config.json key
+// poslab_positions spells them.
+std::string_view to_string(PositionKind p);
 
 }  // namespace poslab

@@ -191,7 +191,8 @@ Status Checkpoint::resolve_tensors() {
   const bool norm_bias = cfg.arch->norm == NormKind::Layer;
   const bool in_out = cfg.arch->layout == WeightLayout::InOut;
   POSLAB_FIND(embed_, n.embed, 0, cfg.vocab, d, true);
-  POSLAB_FIND(positions_, n.positions, 0, cfg.max_positions, d, cfg.arch->positions == PositionKind::Learned);
+  if (cfg.positions == PositionKind::Learned) POSLAB_FIND(positions_, n.positions, 0, cfg.max_positions, d, true);
+  if (cfg.positions == PositionKind::T5) POSLAB_FIND(relative_bias_, n.relative_bias, 0, cfg.t5_buckets, cfg.heads, true);
   POSLAB_FIND(final_norm_, n.final_norm, 0, d, 0, true);
   POSLAB_FIND(final_norm_bias_, n.final_norm_bias, 0, d, 0, norm_bias);
   if (cfg.tie_embeddings) lm_head_ = embed_;

@@ -55,6 +55,7 @@ class Checkpoint {
   const WeightTensor& final_norm() const { return final_norm_; }
   const WeightTensor& final_norm_bias() const { return final_norm_bias_; }
   const WeightTensor& lm_head() const { return lm_head_; }      // the embeddings when tied
+  const WeightTensor& relative_bias() const { return relative_bias_; }  // T5's buckets × heads
   const std::vector<LayerWeights>& layers() const { return layers_; }
   std::uint64_t weight_bytes() const { return weight_bytes_; }
   std::string dtype() const { return dtype_; }                    // "BF16", or "F32+F16" when mixed
@@ -68,7 +69,7 @@ class Checkpoint {
   std::shared_ptr<const BpeTokenizer> tokenizer_;
   std::vector<SafetensorsFile> files_;
   std::string prefix_;  // "transformer." for GPT-2 saves that prefix their names
-  WeightTensor embed_, positions_, final_norm_, final_norm_bias_, lm_head_;
+  WeightTensor embed_, positions_, final_norm_, final_norm_bias_, lm_head_, relative_bias_;
   std::vector<LayerWeights> layers_;
   std::uint64_t weight_bytes_ = 0;
   std::string dtype_;

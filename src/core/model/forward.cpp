@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "core/attention/dog.hpp"
+#include "core/encodings/bias.hpp"
+#include "core/encodings/encodings.hpp"
 
 namespace poslab {
 
@@ -137,6 +139,27 @@ std::string token_text(const Checkpoint& model, int id) {
 
 bool cancelled(const ForwardOptions& o) { return o.cancel && o.cancel->load(); }
 
+// heads × (2T − 1) bias by key − query offset o (column o + T − 1), causal: ALiBi's −m_h·(i − j),
+// or T5's learned bucket table (buckets × heads, shared by the layers); empty for the others.
+Matrix relative_bias(const Checkpoint& model, int T) {
+  const TransformerConfig& c = model.config();
+  if (c.positions != PositionKind::Alibi && c.positions != PositionKind::T5) return Matrix();
+  Matrix B = Matrix::Zero(c.heads, 2 * T - 1);
+  if (c.positions == PositionKind::Alibi) {
+    const std::vector<double> slopes = alibi_slopes(c.heads);
+    for (int h = 0; h < c.heads; ++h)
+      for (int o = -(T - 1); o <= 0; ++o) B(h, o + T - 1) = static_cast<float>(slopes[static_cast<std::size_t>(h)] * o);
+    return B;
+  }
+  Matrix table(c.t5_buckets, c.heads);
+  read_rows(model.relative_bias(), 0, c.t5_buckets, table.data());
+  for (int o = -(T - 1); o <= T - 1; ++o) {
+    const int bucket = t5_bucket(o, false, c.t5_buckets, c.t5_max_distance);
+    for (int h = 0; h < c.heads; ++h) B(h, o + T - 1) = table(bucket, h);
+  }
+  return B;
+}
+
 }  // namespace
 
 std::string describe(const PositionIntervention& v) {
@@ -193,7 +216,7 @@ Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int
   if (T == 0) return Error{"no tokens to run"};
   for (int id : ids)
     if (id < 0 || id >= c.vocab) return Error{"token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(c.vocab) + ")"};
-  const bool learned = c.arch->positions == PositionKind::Learned;
+  const bool learned = c.positions == PositionKind::Learned;
   if (learned && !v.positions_off && (v.position_shift < 0 || T + v.position_shift > c.max_positions))
     return Error{"this model has positions 0 … " + std::to_string(c.max_positions - 1) + "; " + std::to_string(T) +
                  " tokens shifted by " + std::to_string(v.position_shift) + " do not fit"};
@@ -214,13 +237,20 @@ Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int
     read_rows(model.positions(), v.position_shift, T, P.data());
     X += P;
   }
+  if (c.positions == PositionKind::Sinusoidal && !v.positions_off)
+    X += sinusoidal_encoding(T + v.position_shift, c.hidden, 10000.0).bottomRows(T);
+  const Matrix bias = v.positions_off ? Matrix() : relative_bias(model, T);
 
   // RoPE: the frequencies (with any change of base or scaling) and the positions t + shift.
-  const bool rope = !learned && !v.positions_off && c.rotary_dim >= 2;
+  const bool rope = c.positions == PositionKind::Rope && !v.positions_off && c.rotary_dim >= 2;
   RopeSpec spec;
   if (rope) {
     const RopeFrequencies f = model_rope_frequencies(c, v, T);
-    spec = rope_1d(f.thetas, 1, v.pairing, T, T);
+    std::vector<double> thetas = f.thetas;
+    // p-RoPE: the lowest-frequency fraction 1 − p of the pairs does not rotate (θ = 0).
+    const auto rotating = static_cast<std::size_t>(std::lround(c.rope_fraction * static_cast<double>(thetas.size())));
+    for (std::size_t i = rotating; i < thetas.size(); ++i) thetas[i] = 0.0;
+    spec = rope_1d(thetas, 1, v.pairing, T, T);
     spec.scale = f.attention_scale;
     for (int t = 0; t < T; ++t) spec.query_positions[static_cast<std::size_t>(t)].x = t + v.position_shift;
   }
@@ -251,7 +281,7 @@ Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int
     }
     LayerAttention layer;
     layer.layer = l;
-    if (kept(l) && !learned && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(Q, K, c);
+    if (kept(l) && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(Q, K, c);
     if (rope) {
       rotate(Q, c.heads, c.head_dim, spec);
       rotate(K, c.kv_heads, c.head_dim, spec);
@@ -263,6 +293,7 @@ Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int
     in.heads = c.heads;
     in.causal = true;
     in.key_valid.assign(static_cast<std::size_t>(T), 1);
+    in.relative_bias = bias;
     auto attended = backend->attend(in, kept(l));
     if (!attended && backend != &cpu) {
       r.backend = cpu.name() + " (" + backend->name() + " failed: " + attended.error() + ")";

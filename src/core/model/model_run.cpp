@@ -13,7 +13,7 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
   r.shuffle_seed = static_cast<std::uint64_t>(std::max(0, state.view.permutation));
   PositionIntervention& v = r.intervention;
   v.positions_off = m.encoding == EncodingKind::None;
-  if (config.arch->positions == PositionKind::Rope) {
+  if (config.positions == PositionKind::Rope) {
     if (m.base != config.rope_theta) v.rope_theta = m.base;
     if (!(m.scaling == config.scaling)) v.scaling = m.scaling;
     v.pairing = m.rope_style;
@@ -82,7 +82,11 @@ std::string describe_model(const TransformerConfig& c) {
   std::string s = c.arch->name + " · " + std::to_string(c.layers) + " layers · " + std::to_string(c.heads) + " heads";
   if (c.kv_heads != c.heads) s += " (" + std::to_string(c.kv_heads) + " key/value)";
   s += " · d_h " + std::to_string(c.head_dim);
-  if (c.arch->positions == PositionKind::Learned) return s + " · learned absolute positions";
+  if (c.positions == PositionKind::Learned) return s + " · learned absolute positions";
+  if (c.positions == PositionKind::Sinusoidal) return s + " · sinusoidal positions added";
+  if (c.positions == PositionKind::None) return s + " · no positions (NoPE)";
+  if (c.positions == PositionKind::Alibi) return s + " · ALiBi";
+  if (c.positions == PositionKind::T5) return s + " · T5 relative bias";
   char theta[64];
   std::snprintf(theta, sizeof theta, " · RoPE θ %g", c.rope_theta);
   s += theta;

@@ -79,7 +79,18 @@ Result<TransformerConfig> parse_transformer_config(std::string_view text, const 
 
   TransformerConfig t;
   t.arch = *arch;
-  const bool gpt2 = t.arch->positions == PositionKind::Learned;
+  const bool gpt2 = t.arch->name == "gpt2";
+  t.positions = t.arch->positions;
+  if (c.contains("poslab_positions")) {  // a model trained by PosLab
+    bool known = false;
+    for (PositionKind p : {PositionKind::Rope, PositionKind::Learned, PositionKind::Sinusoidal, PositionKind::None,
+                           PositionKind::Alibi, PositionKind::T5})
+      if (c["poslab_positions"].is_string() && c["poslab_positions"].get<std::string>() == to_string(p)) {
+        t.positions = p;
+        known = true;
+      }
+    if (!known) return Error{name + ": \"poslab_positions\" must be one of rope, learned, sinusoidal, none, alibi, t5"};
+  }
   auto hidden = whole(c, {"hidden_size", "n_embd"}, -1, name);
   auto layers = whole(c, {"num_hidden_layers", "n_layer"}, -1, name);
   auto heads = whole(c, {"num_attention_heads", "n_head"}, -1, name);
@@ -138,6 +149,17 @@ Result<TransformerConfig> parse_transformer_config(std::string_view text, const 
   if (!partial) return Error{partial.error()};
   if (*partial <= 0.0 || *partial > 1.0) return Error{name + ": partial_rotary_factor must be in (0, 1]"};
   t.rotary_dim = static_cast<int>(t.head_dim * *partial) / 2 * 2;
+  auto fraction = real(c, {"poslab_rope_fraction"}, 1.0, name);
+  if (!fraction) return Error{fraction.error()};
+  if (*fraction < 0.0 || *fraction > 1.0) return Error{name + ": poslab_rope_fraction must be in [0, 1]"};
+  t.rope_fraction = *fraction;
+  auto buckets = whole(c, {"poslab_t5_buckets"}, 32, name);
+  auto distance = whole(c, {"poslab_t5_max_distance"}, 128, name);
+  if (!buckets) return Error{buckets.error()};
+  if (!distance) return Error{distance.error()};
+  if (*buckets < 2 || *distance < 1) return Error{name + ": poslab_t5_buckets must be at least 2 and poslab_t5_max_distance at least 1"};
+  t.t5_buckets = *buckets;
+  t.t5_max_distance = *distance;
   return t;
 }
 

@@ -22,6 +22,10 @@ struct TransformerConfig {
   double rope_theta = 10000.0;
   RopeScaling scaling;
   int rotary_dim = 0;          // rotated dimensions of a head (partial_rotary_factor · head_dim)
+  // Where positions enter: the architecture's way, or PosLab's poslab_positions key.
+  PositionKind positions = PositionKind::Rope;
+  double rope_fraction = 1.0;  // p-RoPE (poslab_rope_fraction): the fraction of pairs that rotate
+  int t5_buckets = 32, t5_max_distance = 128;  // poslab_t5_buckets, poslab_t5_max_distance
 
   int query_width() const { return heads * head_dim; }
   int kv_width() const { return kv_heads * head_dim; }

@@ -92,10 +92,13 @@ void report(benchmark::State& state, int T, bool causal, double total_seconds, d
   state.counters["max_err"] = error;
 }
 
-void BM_TiledShader(benchmark::State& state) {
+// The flash kernel on the GPU backend: the shared-memory tiled one, or (register = true) the
+// variant compiled for the head width with q and the accumulator in registers.
+void run_flash_kernel(benchmark::State& state, bool register_kernel) {
   const int T = static_cast<int>(state.range(0));
   const bool causal = state.range(1) != 0;
   Gpu& g = gpu_env();
+  g.backend->use_register_kernel(register_kernel);
   const AttentionInput in = make_input(T, causal);
   auto warm = g.backend->attend_only(in);
   if (!warm) {
@@ -113,6 +116,9 @@ void BM_TiledShader(benchmark::State& state) {
   }
   report(state, T, causal, seconds, error);
 }
+
+void BM_TiledShader(benchmark::State& state) { run_flash_kernel(state, false); }
+void BM_RegisterShader(benchmark::State& state) { run_flash_kernel(state, true); }
 
 void BM_NaiveShader(benchmark::State& state) {
   const int T = static_cast<int>(state.range(0));
@@ -207,6 +213,7 @@ void shapes(benchmark::internal::Benchmark* b) {
 }  // namespace
 
 BENCHMARK(BM_TiledShader)->Apply(shapes);
+BENCHMARK(BM_RegisterShader)->Apply(shapes);
 BENCHMARK(BM_NaiveShader)->Apply(shapes);
 BENCHMARK(BM_EigenCpu)->Apply(shapes);
 BENCHMARK(BM_EigenCpuAllMatrices)->Apply(shapes);

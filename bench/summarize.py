@@ -22,3 +22,10 @@ for T in (512, 2048, 4096):
             continue
         print(f"{T:>5} {str(causal):>6} | {t[0]:>9.1f} {t[1]:>6.2f} | {n[0]:>9.1f} {n[1]:>6.2f} {n[2]:>9.2g} | "
               f"{e[0]:>9.1f} {e[1]:>6.1f} | {p[0]:>9.1f} {p[1]:>6.1f} | {n[0] / t[0]:>10.2f}x {p[0] / e[0]:>10.2f}x")
+
+print(f"\n{'T':>5} {'causal':>6} | {'register ms':>11} {'GF/s':>6} {'max err':>8} | {'tiled ms':>9} {'GF/s':>6} | {'register/tiled':>14}")
+for T in (512, 2048, 4096):
+    for causal in (False, True):
+        r, t = rows.get(("RegisterShader", T, causal)), rows.get(("TiledShader", T, causal))
+        if r and t:
+            print(f"{T:>5} {str(causal):>6} | {r[0]:>11.1f} {r[1]:>6.2f} {r[2]:>8.2g} | {t[0]:>9.1f} {t[1]:>6.2f} | {t[0] / r[0]:>13.2f}x")

@@ -1,5 +1,7 @@
 #include "gpu/attention_gpu.hpp"
 
+#include "gpu/shaders.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -138,15 +140,35 @@ void GpuBackend::use_with(const ComputeProgram& program, std::initializer_list<c
   program.set("scale", 1.0f / std::sqrt(static_cast<float>(head_dim_)));
 }
 
+Result<const ComputeProgram*> GpuBackend::register_kernel(int head_dim) {
+  if (auto it = register_kernels_.find(head_dim); it != register_kernels_.end()) return &it->second;
+  // The head width is a compile-time constant: its #define goes right after the #version line.
+  std::string source = shader_source("flash_attention_regs.comp");
+  const std::size_t line_end = source.find('\n');
+  if (source.empty() || line_end == std::string::npos) return Error{"shader flash_attention_regs.comp is not in the binary"};
+  source.insert(line_end + 1, "#define HEAD_DIM " + std::to_string(head_dim) + "\n");
+  auto program = ComputeProgram::from_source("flash_attention_regs.comp (HEAD_DIM " + std::to_string(head_dim) + ")", source);
+  if (!program) return Error{program.error()};
+  return &register_kernels_.emplace(head_dim, std::move(*program)).first->second;
+}
+
 Status GpuBackend::attend_flash() {
-  const int split_keys = keys_per_split(head_dim_);
+  if (register_kernel_ && register_kernel_fits(head_dim_)) {
+    auto kernel = register_kernel(head_dim_);
+    if (!kernel) return Error{kernel.error()};
+    return attend_flash_with(**kernel, register_keys_per_split(head_dim_));
+  }
+  return attend_flash_with(flash_shader_, keys_per_split(head_dim_));
+}
+
+Status GpuBackend::attend_flash_with(const ComputeProgram& kernel, int split_keys) {
   splits_ = (Tk_ + split_keys - 1) / split_keys;
   const std::size_t rows = static_cast<std::size_t>(splits_) * static_cast<std::size_t>(heads_) * static_cast<std::size_t>(Tq_);
   partial_o_.reserve(rows * static_cast<std::size_t>(head_dim_) * sizeof(float));
   partial_ml_.reserve(rows * 2 * sizeof(float));
   stats_.reserve(static_cast<std::size_t>(heads_) * static_cast<std::size_t>(Tq_) * 2 * sizeof(float));
-  use_with(flash_shader_, {&q_, &k_, &v_, &valid_, &bias_, &partial_o_, &partial_ml_});
-  flash_shader_.set("keys_per_split", split_keys);
+  use_with(kernel, {&q_, &k_, &v_, &valid_, &bias_, &partial_o_, &partial_ml_});
+  kernel.set("keys_per_split", split_keys);
   glDispatchCompute(groups(Tq_, 64), static_cast<GLuint>(splits_), static_cast<GLuint>(heads_));
   glMemoryBarrier(kStorageBarrier);
 

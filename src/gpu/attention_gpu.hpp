@@ -5,6 +5,7 @@
 // cannot run, and the caller falls back to the CPU.
 #include <algorithm>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -39,6 +40,13 @@ class GpuBackend final : public AttentionBackend {
   // per 16-key tile, and must stay under llvmpipe's 65,535 iterations; more keys are split and
   // the splits merged (flash_combine.comp).
   static int keys_per_split(int head_dim) { return 16 * std::max(1, 60000 / (34 * head_dim + 64)); }
+  // The register kernel (flash_attention_regs.comp) loops about 5·d_h/4 + 1 times per four keys
+  // when its inner loops are not unrolled.
+  static int register_keys_per_split(int head_dim) { return 4 * std::max(1, 60000 / (5 * (head_dim / 4) + 1)); }
+  // Head widths the register kernel takes: multiples of 4 up to kFlashMaxHeadDim.
+  static bool register_kernel_fits(int head_dim) { return head_dim % 4 == 0 && head_dim <= kFlashMaxHeadDim; }
+  // Benchmarks compare the kernels: false makes the shared-memory kernel run where it would not.
+  void use_register_kernel(bool on) { register_kernel_ = on; }
 
   // Paints a head of the last run into a texture (RGBA8, rows·f × cols·f texels, top row first),
   // straight from the GPU's buffers: the heatmap on screen needs no round trip through the CPU.
@@ -67,6 +75,7 @@ class GpuBackend final : public AttentionBackend {
   void apply_rope(Buffer& x, int rows, const Buffer& positions, const AttentionProblem& p);
   void use_with(const ComputeProgram& program, std::initializer_list<const Buffer*> buffers) const;
   Status attend_flash();
+  Status attend_flash_with(const ComputeProgram& kernel, int split_keys);
   void scores_for_head(int head, bool normalize);
   void attend_three_pass(int head);
   // Scores and weights of every head into `out` when `keep` (and, without the flash kernel,
@@ -74,6 +83,10 @@ class GpuBackend final : public AttentionBackend {
   void head_weights(AttentionOutput& out, double& gpu_ms, bool keep);
   void matmul(const Buffer& a, const Buffer& b, Buffer& c, int M, int N, int K);
 
+  // The register kernel compiled for each head width in use.
+  Result<const ComputeProgram*> register_kernel(int head_dim);
+  std::map<int, ComputeProgram> register_kernels_;
+  bool register_kernel_ = true;
   ComputeProgram matmul_shader_, rope_shader_, flash_shader_, combine_shader_, scores_shader_, softmax_shader_,
       context_shader_, colors_shader_;
   Buffer xq_, xkv_, wq_, wk_, wv_, wo_, q_, k_, v_, valid_, bias_, thetas_, qpos_, kpos_;

@@ -128,7 +128,7 @@ void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
   for (int h = 0; h < heads; ++h) rotate_head(X.middleCols(h * head_dim, 2 * spec.pairs), spec, 0, spec.query_positions);
 }
 
-// Logits of positions [first, first + n): n × V, the LM head converted a block at a time.
+// Logits of the rows of H (positions × hidden): positions × V, the LM head converted a block at a time.
 Matrix logits_of(const Matrix& H, const Checkpoint& model) {
   return linear(H, model.lm_head(), WeightLayout::OutIn);
 }

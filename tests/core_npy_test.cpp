@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/formats/formats.hpp"
 #include "core/formats/npy.hpp"
 #include "core/random.hpp"
 
@@ -179,5 +180,18 @@ TEST(Npy, ByteFlipsNeverCrash) {
         EXPECT_EQ(m.error().rfind("fuzz.npy: ", 0), 0u) << m.error();
       }
     }
+  }
+}
+
+// poslab info reports the file's own element type, not the float32 it was read into.
+TEST(Npy, ATableKnowsTheTypeItsFileStored) {
+  for (const auto& [name, type] : {std::pair{"good_v1_f2.npy", "float16"}, std::pair{"good_v1_f4.npy", "float32"},
+                                   std::pair{"good_v3_f8.npy", "float64"}}) {
+    std::string dtype;
+    ASSERT_TRUE(load_npy_matrix(data(name), &dtype).ok());
+    EXPECT_EQ(dtype, type);
+    auto table = load_npy_embeddings(data(name));
+    ASSERT_TRUE(table.ok()) << table.error();
+    EXPECT_EQ(table->dtype(), type) << name;
   }
 }

@@ -81,7 +81,9 @@ class EmbeddingTable {
   // Row r, from memory or read from the file.
   Result<RowVector> row(int r) const;
   // How the numbers are stored: "float32" in memory, else the file's dtype.
-  std::string dtype() const { return rows_ ? rows_->dtype() : std::string("float32"); }
+  std::string dtype() const { return rows_ ? rows_->dtype() : stored_dtype_; }
+  // The type the file stored before it was read into float32 (a float16 .npy, say).
+  void set_stored_dtype(std::string dtype) { stored_dtype_ = std::move(dtype); }
 
   // A real model's tokenizer: when set, sentences are split by it and rows are token ids.
   void set_tokenizer(std::shared_ptr<const BpeTokenizer> tokenizer) { tokenizer_ = std::move(tokenizer); }
@@ -100,6 +102,7 @@ class EmbeddingTable {
   std::shared_ptr<const RowSource> rows_;
   std::shared_ptr<const BpeTokenizer> tokenizer_;
   std::string source_;
+  std::string stored_dtype_ = "float32";
   float component_std_ = 1.0f;
   int duplicates_ = 0;
 };

@@ -209,7 +209,8 @@ Result<EmbeddingTable> table_from_tensor(const std::filesystem::path& file, cons
 }  // namespace
 
 Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy, const std::filesystem::path& vocab) {
-  auto matrix = load_npy_matrix(npy);
+  std::string dtype;
+  auto matrix = load_npy_matrix(npy, &dtype);
   if (!matrix) return Error{matrix.error()};
   const auto rows = static_cast<std::size_t>(matrix->rows());
   const std::filesystem::path vocab_path = vocab.empty() ? vocabulary_beside(npy, ".npy") : vocab;
@@ -222,7 +223,9 @@ Result<EmbeddingTable> load_npy_embeddings(const std::filesystem::path& npy, con
     if (!read) return Error{read.error()};
     words = std::move(*read);
   }
-  return EmbeddingTable(std::move(words), std::move(*matrix), npy.string());
+  EmbeddingTable table(std::move(words), std::move(*matrix), npy.string());
+  table.set_stored_dtype(dtype);  // poslab info reports the file's own type
+  return table;
 }
 
 Result<EmbeddingTable> load_safetensors_embeddings(const std::filesystem::path& file, const std::filesystem::path& vocab,

@@ -286,7 +286,7 @@ Result<Matrix> matrix_from(const NpyHeader& h, std::string_view data) {
 
 }  // namespace
 
-Result<Matrix> parse_npy_matrix(std::string_view bytes, const std::string& name) {
+Result<Matrix> parse_npy_matrix(std::string_view bytes, const std::string& name, std::string* dtype) {
   std::size_t data_start = 0;
   auto header = header_text(bytes, data_start);
   if (!header) return Error{name + ": " + header.error()};
@@ -294,13 +294,14 @@ Result<Matrix> parse_npy_matrix(std::string_view bytes, const std::string& name)
   if (!h) return Error{name + ": malformed .npy header: " + h.error()};
   auto m = matrix_from(*h, bytes.substr(data_start));
   if (!m) return Error{name + ": " + m.error()};
+  if (dtype) *dtype = dtype_of(h->descr)->name;
   return m;
 }
 
-Result<Matrix> load_npy_matrix(const std::filesystem::path& path) {
+Result<Matrix> load_npy_matrix(const std::filesystem::path& path, std::string* dtype) {
   auto bytes = read_whole_file(path);
   if (!bytes) return Error{bytes.error()};
-  return parse_npy_matrix(*bytes, path.string());
+  return parse_npy_matrix(*bytes, path.string(), dtype);
 }
 
 }  // namespace poslab

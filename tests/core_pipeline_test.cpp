@@ -277,3 +277,22 @@ TEST(PipelineGroupedQuery, KeyValueHeadsMustDivideTheHeadsAndNeedRandomProjectio
   s.projection = ProjectionKind::Identity;
   EXPECT_NE(prepare_input(s, table16()).error().find("needs random projections"), std::string::npos);
 }
+
+// A table without a vocabulary is indexed by token id: a typed sentence finds none of its words.
+TEST(Pipeline, SaysSoWhenMostWordsAreMissing) {
+  Matrix m = Matrix::Ones(4, 8);
+  EmbeddingTable by_id({"0", "1", "2", "3"}, m, "ids.npy");
+  ModelSettings s;
+  s.sentence = "The dog chased another dog";
+  s.heads = 2;
+  CpuBackend cpu;
+  auto r = run_pipeline(s, by_id, cpu, false);
+  ASSERT_TRUE(r.ok()) << r.error();
+  ASSERT_EQ(r->notes.size(), 1u);
+  EXPECT_NE(r->notes[0].find("5 of the sentence's 5 words"), std::string::npos) << r->notes[0];
+  EXPECT_NE(r->notes[0].find("--vocab"), std::string::npos);
+  s.sentence = "1 2 3 dog";  // three of four found: no note
+  r = run_pipeline(s, by_id, cpu, false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->notes.empty());
+}

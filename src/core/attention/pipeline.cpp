@@ -218,6 +218,22 @@ Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable
   return in;
 }
 
+std::optional<std::string> missing_words_note(const std::vector<Token>& tokens, const EmbeddingTable& table) {
+  int words = 0, missing = 0;
+  for (const Token& t : tokens) {
+    if (t.padding) continue;
+    ++words;
+    missing += t.unknown ? 1 : 0;
+  }
+  if (words == 0 || 2 * missing <= words) return std::nullopt;
+  // A .npy or .safetensors table without a vocabulary names its rows "0", "1", …: typed words
+  // are then never found, and would silently all get random vectors.
+  return std::to_string(missing) + " of the sentence's " + std::to_string(words) + " words are not in the vocabulary of " +
+         table.source() + " and get random vectors" +
+         (table.size() > 0 && table.word(0) == "0" ? " (its rows are token ids: give its vocabulary with --vocab FILE, or open the model folder with its tokenizer.json)"
+                                                   : "");
+}
+
 Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable& table,
                              AttentionBackend& backend, bool check_against_cpu) {
   auto prepared = prepare_input(settings, table);
@@ -226,6 +242,7 @@ Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable
   r.tokens = std::move(prepared->tokens);
   r.key_tokens = std::move(prepared->key_tokens);
   r.problem = std::move(prepared->problem);
+  if (auto note = missing_words_note(r.tokens, table)) r.notes.push_back(*note);
 
   const auto start = std::chrono::steady_clock::now();
   auto computed = backend.run(r.problem);

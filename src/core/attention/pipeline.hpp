@@ -57,6 +57,10 @@ struct Results {
   std::string description;                // what computed these results, when not the settings (a real model)
 };
 
+// A note for the user when most of the sentence's words are missing from the table (they get
+// random vectors), saying why when the table's rows are token ids; nothing otherwise.
+std::optional<std::string> missing_words_note(const std::vector<Token>& tokens, const EmbeddingTable& table);
+
 // Runs the pipeline. If `backend` fails, the CPU path computes the attention and a note says why.
 Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable& table,
                              AttentionBackend& backend, bool check_against_cpu);

@@ -12,12 +12,12 @@ shift || true
 
 # Debian 12 packages: compiler and build tools, the libraries, the GL loader generator, Mesa
 # (llvmpipe gives OpenGL 4.5 with compute shaders on machines without a GPU), the fonts (DejaVu;
-# Noto CJK for the tour in Japanese), and
+# Noto CJK for the tour in Japanese), rsvg-convert for the PNG icons, and
 # for the tests GoogleTest, Xvfb and xdotool.
 packages=(
   build-essential cmake pkg-config
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev
-  libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk
+  libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk librsvg2-bin
   libgtest-dev googletest xvfb xauth xdotool
 )
 
@@ -55,7 +55,9 @@ case "$mode" in
     # The tokenizer test fetches its reference with npm (Debian's nodejs and npm if none is
     # here); the fuzzers need clang and its libFuzzer runtime.
     # NumPy writes the tiny model folders and their independent forward passes.
-    packages=(clang libclang-rt-14-dev python3-numpy)
+    # The install and package tests: desktop-file-validate, man, xprop (the window's class), xrdb
+    # (Xft.dpi for the HiDPI test) and debootstrap (a fresh Debian root to install the .deb into).
+    packages=(clang libclang-rt-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap)
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
     install_missing
     ctest --test-dir build --output-on-failure -j 2

@@ -1,6 +1,7 @@
 #include "core/session.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -153,6 +154,20 @@ Result<LoadedSession> load_session(const std::filesystem::path& path) {
   auto bytes = read_whole_file(path);
   if (!bytes) return Error{bytes.error()};
   return parse_session(*bytes, path.string());
+}
+
+std::filesystem::path config_dir() {
+  namespace fs = std::filesystem;
+  auto absolute_from = [](const char* variable) {
+    const char* value = std::getenv(variable);
+    return value && *value && fs::path(value).is_absolute() ? fs::path(value) : fs::path();
+  };
+  fs::path base = absolute_from("XDG_CONFIG_HOME");
+  if (base.empty()) {
+    const fs::path home = absolute_from("HOME");
+    base = home.empty() ? fs::temp_directory_path() : home / ".config";
+  }
+  return base / "poslab";
 }
 
 }  // namespace poslab

@@ -30,4 +30,10 @@ struct LoadedSession {
 Result<LoadedSession> parse_session(std::string_view json_text, const std::string& name);
 Result<LoadedSession> load_session(const std::filesystem::path& path);
 
+// Where PosLab keeps what it remembers between runs (the last session, recent files, the GUI's
+// settings): $XDG_CONFIG_HOME/poslab, else ~/.config/poslab, after the XDG Base Directory
+// Specification (a relative $XDG_CONFIG_HOME is ignored, as it says); the temporary folder
+// when there is no home either.
+std::filesystem::path config_dir();
+
 }  // namespace poslab

@@ -33,7 +33,7 @@ ExtraGlyphs& extra_glyphs() {
 }
 
 // Merges the glyphs of the extra text from the CJK font into the font just added.
-bool merge_cjk(ImFontAtlas& atlas, float size) {
+bool merge_cjk(ImFontAtlas& atlas, float size, int oversample) {
   ExtraGlyphs& extra = extra_glyphs();
   if (extra.ranges.empty()) return true;
   if (extra.font_bytes.empty()) {
@@ -44,8 +44,8 @@ bool merge_cjk(ImFontAtlas& atlas, float size) {
   ImFontConfig merge;
   merge.MergeMode = true;
   merge.FontNo = 0;  // Noto Sans CJK JP in the collection
-  merge.OversampleH = 2;
-  merge.OversampleV = 2;
+  merge.OversampleH = oversample;
+  merge.OversampleV = oversample;
   merge.PixelSnapH = false;
   merge.FontDataOwnedByAtlas = false;  // the bytes stay in extra_glyphs()
   // Noto's kana and kanji fill less of the em than DejaVu's Latin: a little larger, they match
@@ -54,14 +54,14 @@ bool merge_cjk(ImFontAtlas& atlas, float size) {
                                     extra.ranges.Data) != nullptr;
 }
 
-ImFont* add_font(ImFontAtlas& atlas, float size, bool& missing) {
+ImFont* add_font(ImFontAtlas& atlas, float size, int oversample, bool& missing) {
   ImFontConfig config;
-  config.OversampleH = 2;
-  config.OversampleV = 2;
+  config.OversampleH = oversample;
+  config.OversampleV = oversample;
   config.PixelSnapH = false;
   if (!missing && std::filesystem::exists(figure_font_path())) {
     if (ImFont* f = atlas.AddFontFromFileTTF(figure_font_path(), size, &config, kGlyphRanges)) {
-      if (!merge_cjk(atlas, size)) missing = true;
+      if (!merge_cjk(atlas, size, oversample)) missing = true;
       return f;
     }
   }
@@ -103,13 +103,13 @@ void add_figure_glyphs(const std::string& text) {
   ++extra.version;
 }
 
-FontSet FontSet::add_to(ImFontAtlas& atlas, float scale) {
+FontSet FontSet::add_to(ImFontAtlas& atlas, float scale, int oversample) {
   FontSet set;
   bool missing = false;
   set.scale = scale;
-  set.ui = add_font(atlas, 15.0f * scale, missing);
-  set.label = add_font(atlas, 13.0f * scale, missing);
-  set.title = add_font(atlas, 16.0f * scale, missing);
+  set.ui = add_font(atlas, 15.0f * scale, oversample, missing);
+  set.label = add_font(atlas, 13.0f * scale, oversample, missing);
+  set.title = add_font(atlas, 16.0f * scale, oversample, missing);
   if (missing)
     set.warning = std::string("font ") + figure_font_path() + " or " + cjk_font_path() +
                   " is missing (install fonts-dejavu-core and fonts-noto-cjk); using ImGui's built-in font";

@@ -20,8 +20,11 @@ struct FontSet {
   float scale = 1.0f;
   std::string warning;      // set when the preferred font file was missing
 
-  // Adds the fonts to `atlas` (which the caller then builds or hands to a renderer backend).
-  static FontSet add_to(ImFontAtlas& atlas, float scale);
+  // Adds the fonts to `atlas` (which the caller then builds or hands to a renderer backend),
+  // each glyph rasterised `oversample` times finer than its pixels each way. Exports keep 2 at
+  // every scale (their pixels must not change); the GUI passes 1 on a HiDPI screen, where the
+  // glyphs are large enough and an atlas twice as fine would take four times the memory.
+  static FontSet add_to(ImFontAtlas& atlas, float scale, int oversample = 2);
   ImFont* for_size(float logical_size) const { return logical_size >= 15.5f ? title : label; }
 };
 

@@ -25,6 +25,8 @@ std::uint64_t next_version() {
   return counter++;
 }
 
+thread_local bool t_layout_only = false;
+
 unsigned char to_byte(float v) { return static_cast<unsigned char>(std::lround(std::clamp(v, 0.0f, 1.0f) * 255.0f)); }
 
 }  // namespace
@@ -127,6 +129,9 @@ std::string shorten_label(const std::string& text, std::size_t max_chars) {
   return text;
 }
 
+LayoutOnly::LayoutOnly() : previous_(t_layout_only) { t_layout_only = true; }
+LayoutOnly::~LayoutOnly() { t_layout_only = previous_; }
+
 std::pair<int, int> HeatmapFigure::cell_at(Point p) const {
   if (!cells.contains(p) || rows == 0 || cols == 0) return {-1, -1};
   const int c = std::min(cols - 1, static_cast<int>((p.x - cells.x0) / cells.width() * static_cast<float>(cols)));
@@ -185,7 +190,9 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
 
   // Cells, then a thin frame.
   Image cells;
-  if (s.cell_texture != 0) {
+  if (t_layout_only) {
+    cells = Image{cols, rows, {}, 0, 0};  // measured, never drawn
+  } else if (s.cell_texture != 0) {
     const int f = heatmap_texels_per_cell(std::max(rows, cols));
     cells = Image{cols * f, rows * f, {}, next_version(), s.cell_texture};
   } else {

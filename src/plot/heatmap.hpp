@@ -52,6 +52,19 @@ struct HeatmapFigure {
 
 HeatmapFigure build_heatmap(const HeatmapSpec& spec, const TextMeasure& measure);
 
+// While one of these lives (on this thread), build_heatmap lays figures out without painting their
+// cells: a figure measured only for its size (fitting it to a window) costs no cell image.
+class LayoutOnly {
+ public:
+  LayoutOnly();
+  ~LayoutOnly();
+  LayoutOnly(const LayoutOnly&) = delete;
+  LayoutOnly& operator=(const LayoutOnly&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // Shortens a label to at most `max_chars` characters (UTF-8 aware), ending in "…".
 std::string shorten_label(const std::string& text, std::size_t max_chars);
 

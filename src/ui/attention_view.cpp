@@ -8,6 +8,7 @@
 
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -22,6 +23,17 @@ Matrix mean_over_heads(const std::vector<Matrix>& per_head) {
   Matrix mean = Matrix::Zero(per_head.front().rows(), per_head.front().cols());
   for (const Matrix& m : per_head) mean += m;
   return mean / static_cast<float>(per_head.size());
+}
+
+constexpr plot::Point kSmallestGrid{120.0f, 120.0f}, kLargestGrid{2000.0f, 1400.0f};
+
+// The figure's size with a cell area `grid` points large, laid out without painting its cells.
+plot::Point heatmap_size(const plot::HeatmapSpec& spec, plot::Point grid) {
+  const plot::LayoutOnly layout_only;
+  plot::HeatmapSpec trial = spec;
+  trial.side = grid.x;
+  trial.row_height = grid.y / static_cast<float>(std::max<Eigen::Index>(spec.values->rows(), 1));
+  return size_of(plot::build_heatmap(trial, plot::figure_text_measure()).figure);
 }
 
 }  // namespace
@@ -85,6 +97,29 @@ plot::HeatmapFigure attention_figure(const State& state, const Results& r, float
   return plot::build_heatmap(attention_spec(state, r, side), plot::figure_text_measure());
 }
 
+plot::Point attention_smallest(const State& state, const Results& r) {
+  return heatmap_size(attention_spec(state, r, kExportSide), kSmallestGrid);
+}
+
+plot::HeatmapSpec attention_spec_to_fill(const State& state, const Results& r, plot::Point room, Overflow overflow) {
+  plot::HeatmapSpec spec = attention_spec(state, r, kExportSide);
+  const auto rows = static_cast<float>(std::max<Eigen::Index>(spec.values->rows(), 1));
+  const auto cols = static_cast<float>(std::max<Eigen::Index>(spec.values->cols(), 1));
+  plot::Point grid = fit_area(
+      room, kSmallestGrid, kLargestGrid,
+      [&](float width, float height) {
+        return heatmap_size(spec, {width, height});
+      },
+      overflow);
+  // A cell far wider than tall (or the reverse) reads as a table, not a matrix.
+  const float cell_w = grid.x / cols, cell_h = grid.y / rows;
+  if (cell_w > kMaxCellAspect * cell_h) grid.x = std::max(kSmallestGrid.x, kMaxCellAspect * cell_h * cols);
+  if (cell_h > kMaxCellAspect * cell_w) grid.y = std::max(kSmallestGrid.y, kMaxCellAspect * cell_w * rows);
+  spec.side = std::floor(grid.x);
+  spec.row_height = std::floor(grid.y) / rows;
+  return spec;
+}
+
 namespace {
 
 // Paints the spec's cells on the GPU from the last run's buffers; the texture, or why not.
@@ -117,12 +152,15 @@ void AttentionView::draw(const State& state, const Results* r, std::uint64_t ver
     ImGui::TextDisabled("No results yet.");
     return;
   }
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  // Size the cells so that the whole figure fits; rebuild only when something changed.
-  float side = std::floor(std::min(avail.x - 170.0f, avail.y - reserve_below - 150.0f));
-  side = std::max(side, 120.0f);
-  if (built_version_ != version || !(built_view_ == state.view) || std::abs(built_side_ - side) > 0.5f) {
-    plot::HeatmapSpec spec = attention_spec(state, *r, side);
+  // The cells fill the room the text below leaves, but the heatmap keeps at least its smallest
+  // layout's height: in a short window the text scrolls rather than the heatmap shrinking.
+  if (built_version_ != version || !(built_view_ == state.view)) smallest_ = attention_smallest(state, *r);
+  const plot::Point whole = figure_room(fonts);
+  plot::Point room = figure_room(fonts, reserve_below);
+  room.y = std::max(room.y, std::min(smallest_.y, whole.y));
+  // Rebuild only when something changed.
+  if (refit_.now(built_version_ != version || !(built_view_ == state.view), room)) {
+    plot::HeatmapSpec spec = attention_spec_to_fill(state, *r, room);
     cell_source_ = "cells: CPU image";
     // device_ms is set only when the GPU computed these results, so its buffers hold them.
     if (state.view.mean_heads) cell_source_ = "cells: CPU image (mean of heads)";
@@ -138,15 +176,11 @@ void AttentionView::draw(const State& state, const Results* r, std::uint64_t ver
     figure_ = plot::build_heatmap(spec, plot::figure_text_measure());
     built_version_ = version;
     built_view_ = state.view;
-    built_side_ = side;
   }
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_.figure, origin, 1.0f, fonts, textures_);
-  ImGui::InvisibleButton("heatmap", ImVec2(figure_.figure.width, figure_.figure.height));
-  if (!ImGui::IsItemHovered()) return;
+  const ShownFigure shown = show_figure(figure_.figure, room, fonts, textures_, "heatmap");
+  if (!shown.hovered) return;
 
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const auto [i, j] = figure_.cell_at({mouse.x - origin.x, mouse.y - origin.y});
+  const auto [i, j] = figure_.cell_at(shown.mouse);
   if (i < 0) return;
   const int head = clamp_head(state, *r);
   const auto& tokens = r->tokens;

@@ -4,6 +4,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "plot/heatmap.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -13,6 +14,13 @@ namespace poslab {
 inline constexpr float kExportSide = 560.0f;
 plot::HeatmapSpec attention_spec(const State& state, const Results& results, float side);
 plot::HeatmapFigure attention_figure(const State& state, const Results& results, float side);
+// The same heatmap filling `room` (points) on screen: the cells as large as fit, each at most
+// kMaxCellAspect times as wide as tall or as tall as wide, the grid between 120 and 2000 points.
+inline constexpr float kMaxCellAspect = 2.0f;
+plot::HeatmapSpec attention_spec_to_fill(const State& state, const Results& results, plot::Point room,
+                                         Overflow overflow = Overflow::Shrink);
+// The size of that figure at its smallest (points).
+plot::Point attention_smallest(const State& state, const Results& results);
 
 // One line that says what was computed: encoding, projections, masks, backend.
 std::string describe_computation(const State& state, const Results& results);
@@ -26,7 +34,7 @@ class GpuBackend;
 // computed the results, it also paints the cells straight into the texture drawn on screen.
 class AttentionView {
  public:
-  // Fills the available space less `reserve_below` pixels at the bottom. `gpu` may be null.
+  // Fills the available space less `reserve_below` ImGui units at the bottom. `gpu` may be null.
   void draw(const State& state, const Workspace& workspace, gpu::GpuBackend* gpu, const plot::FontSet& fonts,
             float reserve_below);
   // The same for results from elsewhere (a real model's layer); `version` changes with them.
@@ -42,7 +50,8 @@ class AttentionView {
   // What figure_ was built from.
   std::uint64_t built_version_ = 0;
   ViewSettings built_view_;
-  float built_side_ = 0;
+  Refit refit_;           // when to lay the figure out again
+  plot::Point smallest_;  // attention_smallest of what figure_ was built from
 };
 
 }  // namespace poslab

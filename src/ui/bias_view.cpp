@@ -8,6 +8,7 @@
 
 #include "core/encodings/bias.hpp"
 #include "core/workspace.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -102,23 +103,25 @@ plot::Figure bias_figure(const State& state, const Results& r, float side) {
   return side_by_side(parts);
 }
 
+plot::Figure bias_figure_to_fill(const State& state, const Results& r, plot::Point room, Overflow overflow) {
+  const float side = std::floor(fit_size(
+      room, kMinSide, kMaxSide, [&](float s) { return size_of(bias_figure(state, r, s)); }, overflow));
+  return bias_figure(state, r, side);
+}
+
 void BiasView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   const Results* r = workspace.results();
   if (!r) return;
   if (r->problem.relative_bias.size() == 0)
     ImGui::TextWrapped("No ALiBi or T5 bias is applied now: below is what each would add (choose one under "
                        "\"Bias and cross-attention\").");
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float panels = state.model.bias == BiasKind::Alibi ? 1.0f : state.model.bias == BiasKind::T5 ? 2.0f : 3.0f;
-  const float side = std::max(120.0f, std::floor(std::min(avail.x / panels - 170.0f, avail.y - 170.0f)));
-  if (built_version_ != workspace.version() || !(built_view_ == state.view) || std::abs(built_side_ - side) > 0.5f) {
-    figure_ = bias_figure(state, *r, side);
+  const plot::Point room = figure_room(fonts);
+  if (refit_.now(built_version_ != workspace.version() || !(built_view_ == state.view), room)) {
+    figure_ = bias_figure_to_fill(state, *r, room);
     built_version_ = workspace.version();
     built_view_ = state.view;
-    built_side_ = side;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+  show_figure(figure_, room, fonts, textures_);
 }
 
 }  // namespace poslab

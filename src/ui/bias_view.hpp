@@ -6,6 +6,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "plot/heatmap.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -14,6 +15,9 @@ class Workspace;
 // The figure for the shown head: its bias matrix, and for T5 the bucket of every (query, key)
 // beside it. Empty figure (width 0) when the state has no ALiBi or T5 bias.
 plot::Figure bias_figure(const State& state, const Results& results, float side);
+// The same, its panels as large as fit `room` (points).
+plot::Figure bias_figure_to_fill(const State& state, const Results& results, plot::Point room,
+                                 Overflow overflow = Overflow::Shrink);
 
 class BiasView {
  public:
@@ -24,7 +28,7 @@ class BiasView {
   plot::TextureCache textures_;
   std::uint64_t built_version_ = 0;
   ViewSettings built_view_;
-  float built_side_ = 0;
+  Refit refit_;  // when to lay the figure out again
 };
 
 }  // namespace poslab

@@ -23,6 +23,7 @@
 #include "plot/draw.hpp"
 #include "ui/export.hpp"
 #include "ui/gui.hpp"
+#include "ui/settings.hpp"
 #include "ui/model_view.hpp"
 #include "core/model/model_run.hpp"
 #include "ui/attention_view.hpp"
@@ -45,12 +46,14 @@ void print_help() {
       "PosLab %s — a lab for transformer positional encodings and attention\n\n"
       "usage:\n"
       "  poslab [state options] [--view VIEW] [--screenshot FILE.png] [--frames N] [--size WxH]\n"
-      "         [--load FILE] [--load-rate MB/s] [--frame-log FILE.csv]\n"
+      "         [--load FILE] [--load-rate MB/s] [--frame-log FILE.csv] [--ui-scale S]\n"
       "      the GUI, showing VIEW's tab first; with --screenshot it saves the window after N\n"
       "      frames (default 5; counted once a --load has finished) and quits; --load starts\n"
       "      loading FILE as the Load button does (on its own thread); --load-rate parses text\n"
       "      files no faster than a drive of that speed would deliver them (to watch progress\n"
-      "      and Cancel); --frame-log writes frame,ms,loading,rows per frame\n"
+      "      and Cancel); --frame-log writes frame,ms,loading,rows per frame; --ui-scale draws\n"
+      "      the interface and its figures at S pixels per point (0.5 to 4; default: the UI\n"
+      "      scale menu's setting, else the monitor's scale)\n"
       "  poslab export VIEW [state options] [--png FILE] [--svg FILE] [--csv FILE] [--scale N]\n"
       "      headless (no window, no X server): the view as PNG (scale 1 to 8) or SVG, its data\n"
       "      as CSV (columns in README.md). VIEW: %s\n"
@@ -416,7 +419,7 @@ int run_gui_from_args(ArgParser& p) {
       continue;
     }
     if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size" || opt.name == "--view" ||
-        opt.name == "--load" || opt.name == "--load-rate" || opt.name == "--frame-log") {
+        opt.name == "--load" || opt.name == "--load-rate" || opt.name == "--frame-log" || opt.name == "--ui-scale") {
       auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
       if (!v) return usage_error(v.error());
       if (opt.name == "--load") {
@@ -428,6 +431,12 @@ int run_gui_from_args(ArgParser& p) {
         options.load_rate = *rate;
       } else if (opt.name == "--frame-log") {
         options.frame_log = std::string(*v);
+      } else if (opt.name == "--ui-scale") {
+        auto scale = parse_number(*v, "--ui-scale");
+        if (!scale) return usage_error(scale.error());
+        if (!(*scale >= kMinUiScale && *scale <= kMaxUiScale))
+          return usage_error("--ui-scale expects pixels per point from 0.5 to 4, got " + std::string(*v));
+        options.ui_scale = static_cast<float>(*scale);
       } else if (opt.name == "--view") {
         const auto view = export_view_named(*v);
         if (!view) return usage_error("unknown view \"" + std::string(*v) + "\" (available: " + view_names() + ")");

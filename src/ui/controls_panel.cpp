@@ -157,7 +157,8 @@ void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigFiel
 ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   ControlsActions actions;
   ModelSettings& m = state.model;
-  ImGui::PushItemWidth(-110.0f);
+  const float em = ImGui::GetFontSize() / 15.0f;  // widths below are at 15-pixel fonts; they scale with the UI
+  ImGui::PushItemWidth(-110.0f * em);
 
   section("Sentence");
   ImGui::InputText("##sentence", &m.sentence);
@@ -192,7 +193,7 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   ImGui::SameLine();
   if (ImGui::Button("Load")) actions.load_embeddings = true;
   if (embeddings_input.ends_with(".safetensors") || std::filesystem::is_directory(embeddings_input, fs_error_)) {
-    ImGui::SetNextItemWidth(250.0f);
+    ImGui::SetNextItemWidth(250.0f * em);
     ImGui::InputTextWithHint("tensor", "model.embed_tokens.weight (auto)", &state.tensor_name);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("The safetensors tensor to use as embeddings; press Load after changing it");
   }
@@ -200,7 +201,7 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
     // The load runs on its own thread: the window keeps drawing, and it can be called off.
     char label[64];
     std::snprintf(label, sizeof label, "loading %.0f%%", 100.0 * loader->progress());
-    ImGui::ProgressBar(static_cast<float>(loader->progress()), ImVec2(250.0f, 0.0f), label);
+    ImGui::ProgressBar(static_cast<float>(loader->progress()), ImVec2(250.0f * em, 0.0f), label);
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) actions.cancel_load = true;
   } else if (workspace.has_embeddings()) {
@@ -209,7 +210,7 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
                         workspace.embeddings().dtype().c_str());
   }
   if (!recent.paths().empty()) {
-    ImGui::SetNextItemWidth(250.0f);
+    ImGui::SetNextItemWidth(250.0f * em);
     if (ImGui::BeginCombo("recent", "open a recent file…")) {
       for (const std::string& path : recent.paths())
         if (ImGui::Selectable(path.c_str())) {
@@ -353,7 +354,7 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
   actions.export_all = ImGui::Button("Export all views");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every view's PNG, SVG and CSV into the folder, as 'poslab export all --dir'");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(70.0f);
+  ImGui::SetNextItemWidth(70.0f * ImGui::GetFontSize() / 15.0f);
   ImGui::Combo("PNG scale", &export_all_scale_index_, "1×\0" "2×\0" "4×\0");
   export_all_scale = 1 << export_all_scale_index_;
 

@@ -10,10 +10,14 @@
 #include "core/export_data.hpp"
 #include "core/workspace.hpp"
 #include "plot/heatmap.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
 namespace {
+
+// The smallest row height at which every row keeps its label (13-point labels need 16.25).
+constexpr float kMinRowHeight = 17.0f;
 
 std::string why(const DogCase& c) {
   if (c.comparison.identical())
@@ -46,7 +50,8 @@ plot::Figure outputs_panel(const std::string& title, const std::string& subtitle
 
 // The shuffle: outputs in sentence order, the shuffled sentence's outputs, and their difference
 // once the first are put in the shuffled order.
-Result<plot::Figure> permutation_figure(const State& state, const EmbeddingTable& table, float width) {
+Result<plot::Figure> permutation_figure(const State& state, const EmbeddingTable& table, float width,
+                                        float row_height) {
   auto check = permutation_check(state.model, table, static_cast<std::uint64_t>(state.view.permutation));
   if (!check) return Error{check.error()};
   const auto& order = check->order;
@@ -68,17 +73,17 @@ Result<plot::Figure> permutation_figure(const State& state, const EmbeddingTable
                 check->max_abs_diff_none, check->max_abs_diff_rope);
   plot::Figure figure;
   figure.append_below(outputs_panel("Permute: outputs of the sentence, no positions, no mask", "", check->outputs,
-                                    check->tokens, extent, width, 18.0f));
+                                    check->tokens, extent, width, row_height));
   figure.append_below(outputs_panel("Outputs of the shuffled sentence “" + shuffled_text + "”", "",
-                                    check->shuffled_outputs, shuffled_tokens, extent, width, 18.0f));
-  figure.append_below(outputs_panel("Shuffled outputs − the original outputs in the shuffled order", verdict, difference,
-                                    shuffled_tokens, extent, width, 18.0f));
+                                    check->shuffled_outputs, shuffled_tokens, extent, width, row_height));
+  figure.append_below(outputs_panel("Shuffled outputs − the original outputs in the shuffled order", verdict,
+                                    difference, shuffled_tokens, extent, width, row_height));
   return figure;
 }
 
 }  // namespace
 
-Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table, float width) {
+Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table, float width, float row_height) {
   auto cases = dog_cases(state.model, table);
   if (!cases) return Error{cases.error()};
   plot::Figure figure;
@@ -91,13 +96,13 @@ Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table,
     char title[160];
     std::snprintf(title, sizeof title, "%s · max |Δ| = %.3g, cosine = %.8f", c.name.c_str(), c.comparison.max_abs_diff,
                   c.comparison.cosine);
-    figure.append_below(outputs_panel(title, why(c), rows,
-                                      {"word @" + std::to_string(c.comparison.a), "word @" + std::to_string(c.comparison.b),
-                                       "difference"},
-                                      extent, width, 24.0f));
+    figure.append_below(outputs_panel(
+        title, why(c), rows,
+        {"word @" + std::to_string(c.comparison.a), "word @" + std::to_string(c.comparison.b), "difference"}, extent,
+        width, row_height));
   }
   if (state.view.permutation > 0) {
-    auto shuffle = permutation_figure(state, table, width);
+    auto shuffle = permutation_figure(state, table, width, std::max(row_height * 0.75f, kMinRowHeight));
     if (!shuffle) return Error{shuffle.error()};
     figure.append_below(*shuffle);
   }
@@ -119,6 +124,17 @@ Result<std::string> dog_csv(const State& state, const EmbeddingTable& table) {
   return csv.str();
 }
 
+Result<plot::Figure> dog_figure_to_fill(const State& state, const EmbeddingTable& table, plot::Point room,
+                                        Overflow overflow) {
+  // A failure to compute is reported by the last build.
+  auto measure = [&](float w, float h) {
+    auto figure = dog_figure(state, table, w, h);
+    return figure ? size_of(*figure) : plot::Point{};
+  };
+  const plot::Point cells = fit_area(room, {kMinArea.x, kMinRowHeight}, {kMaxArea.x, 40.0f}, measure, overflow);
+  return dog_figure(state, table, cells.x, cells.y);
+}
+
 void DogView::draw(State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   if (!workspace.has_embeddings()) return;
   if (ImGui::Button("Permute")) ++state.view.permutation;  // a new shuffle on every click
@@ -129,22 +145,22 @@ void DogView::draw(State& state, const Workspace& workspace, const plot::FontSet
     ImGui::SameLine();
     if (ImGui::Button("Sentence order")) state.view.permutation = 0;
   }
-  const float width = std::max(300.0f, ImGui::GetContentRegionAvail().x - 200.0f);
-  if (!(built_for_ == state.model) || built_permutation_ != state.view.permutation || built_table_ != workspace.version() || std::abs(built_width_ - width) > 0.5f) {
-    auto figure = dog_figure(state, workspace.embeddings(), width);
+  const plot::Point room = figure_room(fonts);
+  const bool changed = !(built_for_ == state.model) || built_permutation_ != state.view.permutation ||
+                       built_table_ != workspace.version();
+  if (refit_.now(changed, room)) {
+    auto figure = dog_figure_to_fill(state, workspace.embeddings(), room);
     error_ = figure ? "" : figure.error();
     if (figure) figure_ = std::move(*figure);
     built_for_ = state.model;
     built_permutation_ = state.view.permutation;
     built_table_ = workspace.version();
-    built_width_ = width;
   }
   if (!error_.empty()) {
     ImGui::TextWrapped("%s", error_.c_str());
     return;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+  show_figure(figure_, room, fonts, textures_);
 }
 
 }  // namespace poslab

@@ -7,12 +7,18 @@
 #include "core/attention/dog.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
 class Workspace;
 
-Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table, float width);
+// `width` is the cell area's width of every panel, `row_height` the height of a row of the four
+// cases (the shuffle's rows are three quarters of it); exports use 640 and 24.
+Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table, float width, float row_height = 24.0f);
+// The same, its panels as large as fit `room` (points).
+Result<plot::Figure> dog_figure_to_fill(const State& state, const EmbeddingTable& table, plot::Point room,
+                                        Overflow overflow = Overflow::Shrink);
 Result<std::string> dog_csv(const State& state, const EmbeddingTable& table);
 
 class DogView {
@@ -25,7 +31,7 @@ class DogView {
   plot::TextureCache textures_;
   ModelSettings built_for_;
   std::uint64_t built_table_ = 0;
-  float built_width_ = 0;
+  Refit refit_;  // when to lay the figure out again
   int built_permutation_ = 0;
 };
 

@@ -7,6 +7,7 @@
 
 #include "core/encodings/rope_scaling.hpp"
 #include "core/workspace.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -62,6 +63,15 @@ plot::LinePlotFigure frequencies_figure(const ModelSettings& s, int rotary_dim, 
   return plot::build_line_plot(spec, plot::figure_text_measure());
 }
 
+plot::LinePlotFigure frequencies_figure_to_fill(const ModelSettings& settings, int rotary_dim, int sequence_length,
+                                                plot::Point room, Overflow overflow) {
+  const plot::Point area = fit_area(
+      room, kMinArea, kMaxArea,
+      [&](float w, float h) { return size_of(frequencies_figure(settings, rotary_dim, sequence_length, w, h).figure); },
+      overflow);
+  return frequencies_figure(settings, rotary_dim, sequence_length, area.x, area.y);
+}
+
 void FrequenciesView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   const Results* r = workspace.results();
   if (!r) {
@@ -73,25 +83,18 @@ void FrequenciesView::draw(const State& state, const Workspace& workspace, const
     ImGui::TextDisabled("The head is too narrow for RoPE pairs.");
     return;
   }
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float width = std::max(200.0f, avail.x - 330.0f), height = std::max(150.0f, avail.y - 130.0f);
-  if (!(built_for_ == state.model) || built_rotary_ != rotary || std::abs(built_width_ - width) > 0.5f ||
-      std::abs(built_height_ - height) > 0.5f) {
-    figure_ = frequencies_figure(state.model, rotary, r->problem.queries(), width, height);
+  const plot::Point room = figure_room(fonts);
+  if (refit_.now(!(built_for_ == state.model) || built_rotary_ != rotary, room)) {
+    figure_ = frequencies_figure_to_fill(state.model, rotary, r->problem.queries(), room);
     built_for_ = state.model;
     built_rotary_ = rotary;
-    built_width_ = width;
-    built_height_ = height;
   }
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_.figure, origin, 1.0f, fonts, textures_);
-  ImGui::InvisibleButton("frequencies", ImVec2(figure_.figure.width, figure_.figure.height));
-  if (!ImGui::IsItemHovered()) return;
+  const ShownFigure shown = show_figure(figure_.figure, room, fonts, textures_, "frequencies");
+  if (!shown.hovered) return;
   // The pair nearest the mouse, with its exact values.
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
   const plot::Box& a = figure_.area;
-  if (!a.contains({mouse.x - origin.x, mouse.y - origin.y})) return;
-  const double x = figure_.x_min + (mouse.x - origin.x - a.x0) / a.width() * (figure_.x_max - figure_.x_min);
+  if (!a.contains(shown.mouse)) return;
+  const double x = figure_.x_min + (shown.mouse.x - a.x0) / a.width() * (figure_.x_max - figure_.x_min);
   const int pair = std::clamp(static_cast<int>(std::lround(x)), 0, rotary / 2 - 1);
   const double theta = rope_thetas(rotary, state.model.base)[static_cast<std::size_t>(pair)];
   const double scaled = rope_frequencies(rotary, state.model.base, state.model.scaling, r->problem.queries())

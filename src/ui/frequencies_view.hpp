@@ -5,6 +5,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "plot/lines.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -16,6 +17,9 @@ int frequencies_rotary_dim(const ModelSettings& settings, int head_dim);
 // The figure for a rotary width; `sequence_length` only matters to dynamic NTK.
 plot::LinePlotFigure frequencies_figure(const ModelSettings& settings, int rotary_dim, int sequence_length,
                                         float width, float height);
+// The same, its plotting area as large as fits `room` (points).
+plot::LinePlotFigure frequencies_figure_to_fill(const ModelSettings& settings, int rotary_dim, int sequence_length,
+                                                plot::Point room, Overflow overflow = Overflow::Shrink);
 
 class FrequenciesView {
  public:
@@ -26,7 +30,7 @@ class FrequenciesView {
   plot::TextureCache textures_;
   ModelSettings built_for_;
   int built_rotary_ = -1;
-  float built_width_ = 0, built_height_ = 0;
+  Refit refit_;  // when to lay the figure out again
 };
 
 }  // namespace poslab

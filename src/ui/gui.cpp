@@ -6,20 +6,23 @@
 #include <imgui.h>
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
+#include <imgui_internal.h>  // the view panel's visible rectangle, for the layout report
 
+#include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
 #include <filesystem>
 #include <memory>
-#include <vector>
-
-#include "core/formats/model_config.hpp"
 #include <optional>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "core/export_data.hpp"
 #include "core/formats/formats.hpp"
+#include "core/formats/model_config.hpp"
 #include "core/session.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
@@ -30,6 +33,8 @@
 #include "ui/model_view.hpp"
 #include "ui/controls_panel.hpp"
 #include "ui/export.hpp"
+#include "ui/figure_fit.hpp"
+#include "ui/settings.hpp"
 #include "ui/bias_view.hpp"
 #include "ui/dog_view.hpp"
 #include "ui/frequencies_view.hpp"
@@ -64,6 +69,14 @@ struct StatusLine {
 
 std::vector<std::string> g_dropped;  // filled by GLFW's drop callback, drained each frame
 
+// SIGTERM (the session ending, `kill`) and SIGINT (Ctrl+C in the terminal) close the window as its
+// close button does, so that the session is still remembered; a second one ends PosLab at once.
+volatile std::sig_atomic_t g_stop = 0;
+void on_stop_signal(int signal) {
+  g_stop = 1;
+  std::signal(signal, SIG_DFL);
+}
+
 void on_drop(GLFWwindow*, int count, const char** paths) {
   for (int i = 0; i < count; ++i) g_dropped.emplace_back(paths[i]);
 }
@@ -83,40 +96,148 @@ void on_key(GLFWwindow*, int key, int, int action, int mods) {
     g_hotkeys.push_back({key, mods});
 }
 
+// The window's size in pixels: --size, else 1440 × 900 points at the primary monitor's scale,
+// no larger than its work area (a HiDPI laptop gets a window as large to the eye as a desktop's).
+std::pair<int, int> window_size(const GuiOptions& options) {
+  if (options.width > 0 && options.height > 0) return {options.width, options.height};
+  float sx = 1.0f, sy = 1.0f;
+  int x = 0, y = 0, w = 1 << 16, h = 1 << 16;
+  if (GLFWmonitor* monitor = glfwGetPrimaryMonitor()) {
+    glfwGetMonitorContentScale(monitor, &sx, &sy);
+    glfwGetMonitorWorkarea(monitor, &x, &y, &w, &h);
+  }
+  const float scale = std::clamp(std::max(sx, sy), kMinUiScale, kMaxUiScale);
+  return {std::min(static_cast<int>(1440.0f * scale), std::max(w, 200)),
+          std::min(static_cast<int>(900.0f * scale), std::max(h, 200))};
+}
+
 GLFWwindow* open_window(const GuiOptions& options, bool& gl43) {
+  const auto [width, height] = window_size(options);
+  // The X11 class the desktop entry's StartupWMClass names: docks match the window to the
+  // installed launcher and its icon.
+  glfwWindowHintString(GLFW_X11_CLASS_NAME, "poslab");
+  glfwWindowHintString(GLFW_X11_INSTANCE_NAME, "poslab");
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  GLFWwindow* window = glfwCreateWindow(options.width, options.height, "PosLab", nullptr, nullptr);
+  GLFWwindow* window = glfwCreateWindow(width, height, "PosLab", nullptr, nullptr);
   gl43 = window != nullptr;
   if (!window) {  // no compute shaders then, but the app still runs on the CPU path
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-    window = glfwCreateWindow(options.width, options.height, "PosLab", nullptr, nullptr);
+    window = glfwCreateWindow(width, height, "PosLab", nullptr, nullptr);
   }
   return window;
 }
 
-void apply_style() {
-  ImGui::StyleColorsDark();
+// The style at `units_per_point` ImGui units per point (paddings, spacings, roundings).
+void apply_style(float units_per_point) {
   ImGuiStyle& style = ImGui::GetStyle();
+  style = ImGuiStyle();
+  ImGui::StyleColorsDark();
   style.WindowRounding = 0.0f;
   style.FrameRounding = 3.0f;
   style.GrabRounding = 3.0f;
   style.ItemSpacing = ImVec2(8, 5);
+  style.ScaleAllSizes(units_per_point);
 }
+
+// How large the interface is drawn: pixels per point (the UI scale), and framebuffer pixels per
+// window unit (1 on X11, where GLFW counts in pixels; 2 on a Wayland HiDPI output).
+struct ScreenScale {
+  float pixels_per_point = 1.0f;
+  float pixels_per_unit = 1.0f;
+  float monitor = 1.0f;  // GLFW's window content scale, which Auto follows
+  bool operator==(const ScreenScale&) const = default;
+  float units_per_point() const { return pixels_per_point / pixels_per_unit; }
+};
+
+// The scale for this frame: `chosen` (--ui-scale or the setting) when above 0, else the content
+// scale of the monitor the window is on now (it changes when the window moves to another).
+ScreenScale screen_scale_of(GLFWwindow* window, float chosen) {
+  ScreenScale s;
+  float cx = 1.0f, cy = 1.0f;
+  glfwGetWindowContentScale(window, &cx, &cy);
+  s.monitor = std::clamp(std::max(cx, cy), kMinUiScale, kMaxUiScale);
+  s.pixels_per_point = chosen > 0.0f ? std::clamp(chosen, kMinUiScale, kMaxUiScale) : s.monitor;
+  int w = 0, h = 0, fb_w = 0, fb_h = 0;
+  glfwGetWindowSize(window, &w, &h);
+  glfwGetFramebufferSize(window, &fb_w, &fb_h);
+  if (w > 0 && fb_w > 0) s.pixels_per_unit = static_cast<float>(fb_w) / static_cast<float>(w);
+  return s;
+}
+
+// Bakes the fonts at the scale's pixels per point, so that text is rasterised at the size it is
+// shown (crisp, never an upscale), and sizes the style to match. With the renderer running, its
+// font texture is made again.
+plot::FontSet bake_fonts(const ScreenScale& scale, bool renderer_running) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  const plot::FontSet fonts =
+      plot::FontSet::add_to(*io.Fonts, scale.pixels_per_point, scale.pixels_per_point < 1.5f ? 2 : 1);
+  io.FontDefault = fonts.ui;
+  io.FontGlobalScale = 1.0f / scale.pixels_per_unit;
+  apply_style(scale.units_per_point());
+  if (renderer_running) {
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  return fonts;
+}
+
+// The bottom bar's UI scale menu; true when the reader picked another scale (0: Auto).
+bool ui_scale_menu(float& chosen, const ScreenScale& scale, float width) {
+  static const float choices[] = {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};
+  char preview[64];
+  if (chosen > 0.0f)
+    std::snprintf(preview, sizeof preview, "UI scale %.0f%%", chosen * 100.0f);
+  else
+    std::snprintf(preview, sizeof preview, "UI scale: auto, %.0f%%", scale.monitor * 100.0f);
+  ImGui::SetNextItemWidth(width);
+  bool changed = false;
+  if (ImGui::BeginCombo("##ui-scale", preview)) {
+    char label[64];
+    std::snprintf(label, sizeof label, "Auto: the monitor's %.0f%%", scale.monitor * 100.0f);
+    if (ImGui::Selectable(label, chosen <= 0.0f)) changed = chosen > 0.0f, chosen = 0.0f;
+    for (float c : choices) {
+      std::snprintf(label, sizeof label, "%.0f%%", c * 100.0f);
+      if (ImGui::Selectable(label, chosen == c)) changed = chosen != c, chosen = c;
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "The size of the interface and of the figures on screen (exports keep their own sizes).\n"
+        "Auto follows the monitor's scale; --ui-scale S sets it for one run.");
+  return changed;
+}
+
+// One line on where the shown view's panel and figure lie in the screenshot, in pixels, so that
+// a test (or a person sizing the window) can check that the figure fills the panel and stays in it.
+void print_layout(std::string_view view, const ScreenScale& scale, const ImRect& panel, const FigurePlacement& figure) {
+  const float px = scale.pixels_per_unit;
+  if (panel.GetWidth() <= 0.0f) {
+    std::printf("layout: %.2f px/pt (monitor %.2f), the controls in place of the views\n", scale.pixels_per_point,
+                scale.monitor);
+    return;
+  }
+  std::printf("layout: view %.*s, %.2f px/pt (monitor %.2f), panel %.0f,%.0f,%.0f,%.0f", static_cast<int>(view.size()),
+              view.data(), scale.pixels_per_point, scale.monitor, panel.Min.x * px, panel.Min.y * px, panel.Max.x * px,
+              panel.Max.y * px);
+  if (figure.drawn)
+    std::printf(", figure %.0f,%.0f,%.0f,%.0f, zoom %.3f\n", figure.min.x * px, figure.min.y * px, figure.max.x * px,
+                figure.max.y * px, figure.zoom);
+  else
+    std::printf(", no figure\n");
+}
+
+// The controls beside the views need this many points; a narrower window shows one or the other.
+constexpr float kControlsWidth = 390.0f, kNarrowWindow = 900.0f;
 
 }  // namespace
 
-std::string last_session_path() {
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  const char* home = std::getenv("HOME");
-  const std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
-                                     : home && *home ? std::filesystem::path(home) / ".config"
-                                                     : std::filesystem::temp_directory_path();
-  return (base / "poslab" / "last-session.json").string();
-}
+std::string last_session_path() { return (config_dir() / "last-session.json").string(); }
 
 int run_gui(const GuiOptions& options) {
   glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text); });
@@ -145,13 +266,16 @@ int run_gui(const GuiOptions& options) {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
   plot::add_figure_glyphs(tour_japanese_text());  // the tour's Japanese, and no more of the CJK font
-  const plot::FontSet fonts = plot::FontSet::add_to(*io.Fonts, 1.0f);
-  io.FontDefault = fonts.ui;
-  apply_style();
+  StatusLine status;
+  auto loaded_settings = load_settings();
+  if (!loaded_settings) status.fail(loaded_settings.error() + " — using the defaults");
+  GuiSettings settings = loaded_settings ? *loaded_settings : GuiSettings{};
+  float chosen_scale = options.ui_scale > 0.0f ? options.ui_scale : settings.ui_scale;  // 0: the monitor's
+  ScreenScale scale = screen_scale_of(window, chosen_scale);
+  plot::FontSet fonts = bake_fonts(scale, false);
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
 
-  StatusLine status;
   if (!fonts.warning.empty()) status.fail(fonts.warning);
   const std::string renderer = gpu::describe_context();
 
@@ -202,12 +326,17 @@ int run_gui(const GuiOptions& options) {
 
   int frame = 0;
   bool first_frame = true;  // the tab of --view is selected once, then the user's clicks rule
+  bool show_controls = false;  // in a narrow window: the controls instead of the views
+  float info_height = -1.0f;   // the attention tab's text under the heatmap, measured each frame
   int exit_code = 0;
   // --frame-log: each frame's duration, whether a load was running, and the table's size, to
   // show that the window keeps drawing while a large file loads.
   std::string frame_log = "frame,ms,loading,rows\n";
   auto last_frame = std::chrono::steady_clock::now();
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGINT, on_stop_signal);
   while (!glfwWindowShouldClose(window)) {
+    if (g_stop) glfwSetWindowShouldClose(window, GLFW_TRUE);
     if (!options.frame_log.empty()) {
       const auto now = std::chrono::steady_clock::now();
       char line[96];
@@ -221,6 +350,13 @@ int run_gui(const GuiOptions& options) {
     bool load_requested = !g_dropped.empty();
     g_dropped.clear();
 
+    // Another monitor, a changed setting: the fonts are baked again before the frame uses them.
+    if (const ScreenScale now = screen_scale_of(window, chosen_scale); !(now == scale)) {
+      scale = now;
+      fonts = bake_fonts(scale, true);
+    }
+    const float units = scale.units_per_point();
+    forget_figure_placement();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
     ImGui::NewFrame();
@@ -229,12 +365,15 @@ int run_gui(const GuiOptions& options) {
     ImGui::SetNextWindowSize(io.DisplaySize);
     ImGui::Begin("PosLab", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBringToFrontOnFocus);
-    ImGui::BeginChild("controls", ImVec2(390, -ImGui::GetFrameHeightWithSpacing()), true);
-    const ControlsActions actions = controls.draw(state, workspace);
-    ImGui::EndChild();
-    ImGui::SameLine();
-    // A figure wider than the window (three panels on a small screen) scrolls instead of being cut.
-    ImGui::BeginChild("view", ImVec2(0, -ImGui::GetFrameHeightWithSpacing()), true, ImGuiWindowFlags_HorizontalScrollbar);
+    const bool narrow = io.DisplaySize.x < kNarrowWindow * units;
+    const float bar_height = ImGui::GetFrameHeightWithSpacing();
+    ControlsActions actions;
+    if (!narrow || show_controls) {
+      ImGui::BeginChild("controls", ImVec2(narrow ? 0.0f : kControlsWidth * units, -bar_height), true);
+      actions = controls.draw(state, workspace);
+      ImGui::EndChild();
+      if (!narrow) ImGui::SameLine();
+    }
     model_view.update(state);
     const ModelRun* model_run = state.view.layer >= 0 && model_view.model() ? model_view.run() : nullptr;
     if (model_run && (model_results_version != model_view.version() || model_results_layer != model_run->request.layer)) {
@@ -243,53 +382,90 @@ int run_gui(const GuiOptions& options) {
       model_results_version = model_view.version();
       model_results_layer = model_run->request.layer;
     }
-    if (ImGui::BeginTabBar("views")) {
-      // One tab per view; --view selects one tab on the first frame, a clicked head the Attention tab.
-      auto tab = [&](const char* label, ExportView view, auto&& draw) {
-        const bool select = (first_frame && options.initial_view == view) || select_view == view;
-        const ImGuiTabItemFlags flags = select ? ImGuiTabItemFlags_SetSelected : 0;
-        if (!ImGui::BeginTabItem(label, nullptr, flags)) return;
-        active_view = view;
-        draw();
-        ImGui::EndTabItem();
-      };
-      tab("Attention", ExportView::Attention, [&] {
-        const float info_height = 7.0f * ImGui::GetTextLineHeightWithSpacing();
-        if (model_run && model_results) {
-          // A real model's layer (the Model tab runs it): its own heads, computed on the worker.
-          attention_view.draw(state, &*model_results, (1ull << 62) | model_view.version(), nullptr, fonts, info_height);
-          ImGui::TextWrapped("%s", model_results->description.c_str());
-          ImGui::TextDisabled("attention of the model's own forward pass on %s, off the UI thread (%.0f ms); "
-                              "the Model tab runs it, clear its checkbox for embeddings and random W again",
-                              model_run->shown().backend.c_str(), model_run->shown().milliseconds);
-        } else {
-          attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
-                              info_height);
-          draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
-        }
-      });
-      tab("Dog", ExportView::Dog, [&] { dog_view.draw(state, workspace, fonts); });
-      tab("Patterns", ExportView::Patterns, [&] { patterns_view.draw(state, workspace, fonts); });
-      tab("Trajectory", ExportView::Trajectory, [&] { trajectory_view.draw(state, workspace, fonts); });
-      tab("Magnitude", ExportView::Magnitude, [&] { magnitude_view.draw(state, workspace, fonts); });
-      tab("Shift", ExportView::Shift, [&] { shift_view.draw(state, workspace, fonts); });
-      tab("RoPE 2-D", ExportView::Rope2d, [&] { rope2d_view.draw(state, fonts); });
-      tab("RoPE image", ExportView::RopeImage, [&] { rope_image_view.draw(state, fonts); });
-      tab("Bias", ExportView::Bias, [&] { bias_view.draw(state, workspace, fonts); });
-      tab("Frequencies", ExportView::Frequencies, [&] { frequencies_view.draw(state, workspace, fonts); });
-      tab("Tour", ExportView::Tour, [&] { tour_view.draw(state, workspace, fonts); });
-      select_view.reset();
-      tab("Model", ExportView::Heads, [&] {
-        bool show_attention = false;
-        model_view.draw(state, fonts, show_attention);
-        if (show_attention) select_view = ExportView::Attention;
-      });
-      ImGui::EndTabBar();
-      first_frame = false;
+    ImRect view_panel;  // where the view can be seen (screen units), for the layout report
+    if (!narrow || !show_controls) {
+      // Figures fill this panel; one whose smallest layout is wider still is drawn smaller.
+      ImGui::BeginChild("view", ImVec2(0, -bar_height), true, ImGuiWindowFlags_HorizontalScrollbar);
+      if (ImGui::BeginTabBar("views")) {
+        // One tab per view; --view selects one tab on the first frame, a clicked head the Attention tab.
+        auto tab = [&](const char* label, ExportView view, auto&& draw) {
+          const bool select = (first_frame && options.initial_view == view) || select_view == view;
+          const ImGuiTabItemFlags flags = select ? ImGuiTabItemFlags_SetSelected : 0;
+          if (!ImGui::BeginTabItem(label, nullptr, flags)) return;
+          active_view = view;
+          draw();
+          ImGui::EndTabItem();
+        };
+        tab("Attention", ExportView::Attention, [&] {
+          // The heatmap fills what the text under it leaves (measured in the frame before).
+          if (info_height < 0.0f) info_height = 7.0f * ImGui::GetTextLineHeightWithSpacing();
+          float text_top = 0.0f;
+          if (model_run && model_results) {
+            // A real model's layer (the Model tab runs it): its own heads, computed on the worker.
+            attention_view.draw(state, &*model_results, (1ull << 62) | model_view.version(), nullptr, fonts,
+                                info_height);
+            text_top = ImGui::GetCursorPosY();
+            ImGui::TextWrapped("%s", model_results->description.c_str());
+            ImGui::TextDisabled(
+                "attention of the model's own forward pass on %s, off the UI thread (%.0f ms); "
+                "the Model tab runs it, clear its checkbox for embeddings and random W again",
+                model_run->shown().backend.c_str(), model_run->shown().milliseconds);
+          } else {
+            attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
+                                info_height);
+            text_top = ImGui::GetCursorPosY();
+            draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
+          }
+          info_height = ImGui::GetCursorPosY() - text_top;
+        });
+        tab("Dog", ExportView::Dog, [&] { dog_view.draw(state, workspace, fonts); });
+        tab("Patterns", ExportView::Patterns, [&] { patterns_view.draw(state, workspace, fonts); });
+        tab("Trajectory", ExportView::Trajectory, [&] { trajectory_view.draw(state, workspace, fonts); });
+        tab("Magnitude", ExportView::Magnitude, [&] { magnitude_view.draw(state, workspace, fonts); });
+        tab("Shift", ExportView::Shift, [&] { shift_view.draw(state, workspace, fonts); });
+        tab("RoPE 2-D", ExportView::Rope2d, [&] { rope2d_view.draw(state, fonts); });
+        tab("RoPE image", ExportView::RopeImage, [&] { rope_image_view.draw(state, fonts); });
+        tab("Bias", ExportView::Bias, [&] { bias_view.draw(state, workspace, fonts); });
+        tab("Frequencies", ExportView::Frequencies, [&] { frequencies_view.draw(state, workspace, fonts); });
+        tab("Tour", ExportView::Tour, [&] { tour_view.draw(state, workspace, fonts); });
+        select_view.reset();
+        tab("Model", ExportView::Heads, [&] {
+          bool show_attention = false;
+          model_view.draw(state, fonts, show_attention);
+          if (show_attention) select_view = ExportView::Attention;
+        });
+        ImGui::EndTabBar();
+        first_frame = false;
+      }
+      view_panel = ImGui::GetCurrentWindow()->InnerClipRect;
+      ImGui::EndChild();
     }
-    ImGui::EndChild();
-    if (!status.text.empty())
+
+    // The bottom bar: in a narrow window the switch between controls and views; the status line;
+    // at the right end the UI scale menu.
+    const float bar_y = ImGui::GetCursorPosY();
+    if (narrow) {
+      if (ImGui::Button(show_controls ? "Views ▸" : "◂ Controls")) show_controls = !show_controls;
+      ImGui::SameLine();
+    }
+    const float menu_width = ImGui::CalcTextSize("UI scale: auto, 100%").x + ImGui::GetFrameHeight() +
+                             4.0f * ImGui::GetStyle().FramePadding.x;
+    const float menu_x = std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - menu_width);
+    if (!status.text.empty()) {
+      // Clipped before the menu: a long message must not run under it.
+      const ImVec2 window_pos = ImGui::GetWindowPos();
+      ImGui::PushClipRect(
+          ImVec2(window_pos.x, window_pos.y),
+          ImVec2(window_pos.x + menu_x - ImGui::GetStyle().ItemSpacing.x, window_pos.y + io.DisplaySize.y), true);
+      ImGui::AlignTextToFramePadding();
       ImGui::TextColored(status.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.6f, 0.85f, 0.6f, 1), "%s", status.text.c_str());
+      ImGui::PopClipRect();
+    }
+    ImGui::SetCursorPos(ImVec2(menu_x, bar_y));
+    if (ui_scale_menu(chosen_scale, scale, menu_width)) {
+      settings.ui_scale = chosen_scale;
+      if (auto s = save_settings(settings); !s) status.fail("could not save the UI scale: " + s.error());
+    }
     ImGui::End();
 
     // Hotkeys: Ctrl+E exports the PNG (with Shift at 2×), Ctrl+D the CSV.
@@ -409,6 +585,7 @@ int run_gui(const GuiOptions& options) {
         exit_code = 1;
       } else {
         std::printf("wrote %s (%d×%d PNG)\n", options.screenshot.c_str(), fb_w, fb_h);
+        print_layout(to_string(active_view), scale, view_panel, last_figure_placement());
       }
       glfwSetWindowShouldClose(window, GLFW_TRUE);
     }

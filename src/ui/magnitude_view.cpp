@@ -6,6 +6,7 @@
 
 #include "core/encodings/additive.hpp"
 #include "core/workspace.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -60,20 +61,23 @@ plot::LinePlotFigure magnitude_figure(const ModelSettings& s, const Results& r, 
   return plot::build_line_plot(spec, plot::figure_text_measure());
 }
 
+plot::LinePlotFigure magnitude_figure_to_fill(const ModelSettings& s, const Results& r, plot::Point room,
+                                              Overflow overflow) {
+  const plot::Point area = fit_area(
+      room, kMinArea, kMaxArea, [&](float w, float h) { return size_of(magnitude_figure(s, r, w, h).figure); },
+      overflow);
+  return magnitude_figure(s, r, area.x, area.y);
+}
+
 void MagnitudeView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   const Results* r = workspace.results();
   if (!r) return;
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float width = std::max(200.0f, avail.x - 330.0f), height = std::max(150.0f, avail.y - 130.0f);
-  if (built_version_ != workspace.version() || std::abs(built_width_ - width) > 0.5f ||
-      std::abs(built_height_ - height) > 0.5f) {
-    figure_ = magnitude_figure(state.model, *r, width, height);
+  const plot::Point room = figure_room(fonts);
+  if (refit_.now(built_version_ != workspace.version(), room)) {
+    figure_ = magnitude_figure_to_fill(state.model, *r, room);
     built_version_ = workspace.version();
-    built_width_ = width;
-    built_height_ = height;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_.figure, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.figure.width, figure_.figure.height));
+  show_figure(figure_.figure, room, fonts, textures_);
 }
 
 }  // namespace poslab

@@ -5,6 +5,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "plot/lines.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -21,6 +22,9 @@ struct MagnitudeData {
 MagnitudeData magnitude_data(const ModelSettings& settings, const Results& results, int positions);
 
 plot::LinePlotFigure magnitude_figure(const ModelSettings& settings, const Results& results, float width, float height);
+// The same, its plotting area as large as fits `room` (points).
+plot::LinePlotFigure magnitude_figure_to_fill(const ModelSettings& settings, const Results& results, plot::Point room,
+                                              Overflow overflow = Overflow::Shrink);
 
 class MagnitudeView {
  public:
@@ -30,7 +34,7 @@ class MagnitudeView {
   plot::LinePlotFigure figure_;
   plot::TextureCache textures_;
   std::uint64_t built_version_ = 0;
-  float built_width_ = 0, built_height_ = 0;
+  Refit refit_;  // when to lay the figure out again
 };
 
 }  // namespace poslab

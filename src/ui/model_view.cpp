@@ -11,6 +11,7 @@
 
 #include "core/export_data.hpp"
 #include "ui/attention_view.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -258,7 +259,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
   bool on = state.view.layer >= 0;
   if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
   if (!on) return;
-  ImGui::SetNextItemWidth(240);
+  ImGui::SetNextItemWidth(16.0f * ImGui::GetFontSize());
   ImGui::SliderInt("layer", &state.view.layer, 0, c.layers - 1);
 
   // Interventions: each shown against the unchanged model.
@@ -272,7 +273,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
     bool interleaved = state.model.rope_style == RopeStyle::Interleaved;
     if (ImGui::Checkbox("interleaved pairs (the wrong convention)", &interleaved))
       state.model.rope_style = interleaved ? RopeStyle::Interleaved : RopeStyle::Half;
-    ImGui::SetNextItemWidth(160);
+    ImGui::SetNextItemWidth(11.0f * ImGui::GetFontSize());
     double base = state.model.base;
     if (ImGui::InputDouble("RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) && base > 1.0)
       state.model.base = base;
@@ -286,16 +287,16 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
       state.view.permutation = 0;
     }
   }
-  ImGui::SetNextItemWidth(160);
+  ImGui::SetNextItemWidth(11.0f * ImGui::GetFontSize());
   ImGui::SliderInt("position shift", &state.model.position_shift, 0, 512);
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(120);
+  ImGui::SetNextItemWidth(8.0f * ImGui::GetFontSize());
   ImGui::InputInt("shuffle tokens (seed, 0 off)", &state.view.permutation);
   state.view.permutation = std::max(0, state.view.permutation);
   update(state);
 
   if (worker_.running()) {
-    ImGui::ProgressBar(static_cast<float>(worker_.progress()), ImVec2(240, 0), "running the model…");
+    ImGui::ProgressBar(static_cast<float>(worker_.progress()), ImVec2(16.0f * ImGui::GetFontSize(), 0), "running the model…");
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) worker_.cancel();
   }
@@ -308,13 +309,12 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
   }
   ImGui::Separator();
   if (ImGui::CollapsingHeader("Heads of the layer", ImGuiTreeNodeFlags_DefaultOpen)) {
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    plot::draw_figure(ImGui::GetWindowDrawList(), heads_.figure, origin, 1.0f, fonts, textures_);
-    ImGui::InvisibleButton("heads", ImVec2(heads_.figure.width, heads_.figure.height));
-    if (ImGui::IsItemHovered()) {
-      const ImVec2 m = ImGui::GetIO().MousePos;
+    // At the screen's pixels per point, shrunk to the panel's width when it is narrower.
+    const plot::Point room{figure_room(fonts).x, heads_.figure.height};
+    const ShownFigure shown = show_figure(heads_.figure, room, fonts, textures_, "heads");
+    if (shown.hovered) {
       for (std::size_t h = 0; h < heads_.thumbs.size(); ++h) {
-        if (!heads_.thumbs[h].contains({m.x - origin.x, m.y - origin.y})) continue;
+        if (!heads_.thumbs[h].contains(shown.mouse)) continue;
         ImGui::SetTooltip("head %zu: click to enlarge it in the Attention tab", h);
         if (ImGui::IsItemClicked()) {
           state.view.head = static_cast<int>(h);
@@ -326,9 +326,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
   }
   if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
   if (c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage")) {
-    const ImVec2 origin = ImGui::GetCursorScreenPos();
-    plot::draw_figure(ImGui::GetWindowDrawList(), usage_.figure, origin, 1.0f, fonts, textures_);
-    ImGui::Dummy(ImVec2(usage_.figure.width, usage_.figure.height));
+    show_figure(usage_.figure, {figure_room(fonts).x, usage_.figure.height}, fonts, textures_);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "core/workspace.hpp"
 #include "plot/heatmap.hpp"
 #include "plot/lines.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -107,20 +108,23 @@ std::string patterns_csv(const ModelSettings& s, int width) {
   return csv.str();
 }
 
+plot::Figure patterns_figure_to_fill(const ModelSettings& settings, int width, plot::Point room, Overflow overflow) {
+  const float side = std::floor(fit_size(
+      room, kMinSide, kMaxSide, [&](float s) { return size_of(patterns_figure(settings, width, s)); }, overflow));
+  return patterns_figure(settings, width, side);
+}
+
 void PatternsView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   const Results* r = workspace.results();
   if (!r) return;
   const int width = r->problem.width();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float side = std::max(160.0f, std::min((avail.x - 380.0f) / 2.0f, avail.y - 360.0f));
-  if (!(built_for_ == state.model) || built_width_ != width || std::abs(built_side_ - side) > 0.5f) {
-    figure_ = patterns_figure(state.model, width, side);
+  const plot::Point room = figure_room(fonts);
+  if (refit_.now(!(built_for_ == state.model) || built_width_ != width, room)) {
+    figure_ = patterns_figure_to_fill(state.model, width, room);
     built_for_ = state.model;
     built_width_ = width;
-    built_side_ = side;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+  show_figure(figure_, room, fonts, textures_);
 }
 
 }  // namespace poslab

@@ -5,6 +5,7 @@
 #include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -13,6 +14,9 @@ class Workspace;
 inline constexpr int kPatternPositions = 64;
 
 plot::Figure patterns_figure(const ModelSettings& settings, int width, float side);
+// The same, its panels as large as fit `room` (points).
+plot::Figure patterns_figure_to_fill(const ModelSettings& settings, int width, plot::Point room,
+                                     Overflow overflow = Overflow::Shrink);
 
 // header `encoding,position,dimension,value`.
 std::string patterns_csv(const ModelSettings& settings, int width);
@@ -26,7 +30,7 @@ class PatternsView {
   plot::TextureCache textures_;
   ModelSettings built_for_;
   int built_width_ = -1;
-  float built_side_ = 0;
+  Refit refit_;  // when to lay the figure out again
 };
 
 }  // namespace poslab

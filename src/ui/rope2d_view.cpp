@@ -12,6 +12,7 @@
 #include "core/random.hpp"
 #include "core/encodings/rope_plane.hpp"
 #include "plot/lines.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -37,9 +38,13 @@ void arrow(plot::Figure& f, plot::Point from, plot::Point to, plot::Color c, flo
   f.line(to, {to.x - head * (ux * 0.87f + uy * 0.5f), to.y - head * (uy * 0.87f - ux * 0.5f)}, c, width);
 }
 
-// Pair i of q and k on the plane (screen y points down, so the plane's y is flipped).
+// The exported layout: the plane 380 points square, each plot's area 420 × 150.
+constexpr float kPlaneSide = 380.0f, kPlotWidth = 420.0f, kPlotHeight = 150.0f;
+
+// Pair i of q and k on the plane (screen y points down, so the plane's y is flipped), `side`
+// points wide below a 60-point header.
 plot::Figure plane(const State& state, const std::vector<double>& q, const std::vector<double>& k,
-                   const std::vector<double>& thetas) {
+                   const std::vector<double>& thetas, float side) {
   const int i = std::clamp(state.view.rope_pair, 0, static_cast<int>(thetas.size()) - 1);
   const int m = state.view.rope_m, n = state.view.rope_n;
   const std::array<double, 2> qi{q[2 * static_cast<std::size_t>(i)], q[2 * static_cast<std::size_t>(i) + 1]};
@@ -48,10 +53,12 @@ plot::Figure plane(const State& state, const std::vector<double>& q, const std::
   const auto qr = rotate2(qi, m * theta), kr = rotate2(ki, n * theta);
   const double radius = std::max({std::hypot(qi[0], qi[1]), std::hypot(ki[0], ki[1]), 1e-9});
   plot::Figure f;
-  f.width = 380.0f;
-  f.height = 440.0f;
-  const plot::Point c{190.0f, 240.0f};
-  const float scale = 150.0f / static_cast<float>(radius);
+  const float grow = side / kPlaneSide;  // 1 for the exported figure
+  f.width = side;
+  f.height = 60.0f + side;
+  const plot::Point c{side * 0.5f, 60.0f + side * 0.5f - 10.0f};
+  const float scale = 150.0f * grow / static_cast<float>(radius);
+  const float axis = 165.0f * grow;
   auto at = [&](std::array<double, 2> v) {
     return plot::Point{c.x + static_cast<float>(v[0]) * scale, c.y - static_cast<float>(v[1]) * scale};
   };
@@ -68,8 +75,8 @@ plot::Figure plane(const State& state, const std::vector<double>& q, const std::
     circle.push_back(at({radius * std::cos(a), radius * std::sin(a)}));
   }
   f.polyline(circle, plot::Color{0.85f, 0.85f, 0.88f, 1}, 1.0f);
-  f.line({c.x - 165, c.y}, {c.x + 165, c.y}, plot::Color{0.9f, 0.9f, 0.92f, 1});
-  f.line({c.x, c.y - 165}, {c.x, c.y + 165}, plot::Color{0.9f, 0.9f, 0.92f, 1});
+  f.line({c.x - axis, c.y}, {c.x + axis, c.y}, plot::Color{0.9f, 0.9f, 0.92f, 1});
+  f.line({c.x, c.y - axis}, {c.x, c.y + axis}, plot::Color{0.9f, 0.9f, 0.92f, 1});
   arrow(f, c, at(qi), plot::Color{0.6f, 0.75f, 0.9f, 1}, 1.5f);  // before turning: faint
   arrow(f, c, at(ki), plot::Color{0.95f, 0.75f, 0.55f, 1}, 1.5f);
   arrow(f, c, at(qr), plot::series_color(0), 2.5f);
@@ -79,16 +86,15 @@ plot::Figure plane(const State& state, const std::vector<double>& q, const std::
   const double pair_score = qr[0] * kr[0] + qr[1] * kr[1];
   std::snprintf(title, sizeof title, "this pair's q·k = %.4f; it depends on (n − m)θ = %.3f only", pair_score,
                 (n - m) * theta);
-  f.text({14, 420}, title, 12.0f, muted);
+  f.text({14, f.height - 20.0f}, title, 12.0f, muted);
   return f;
 }
 
-}  // namespace
-
-plot::Figure rope2d_figure(const State& state) {
+// The plane, and the score and decay plots stacked on its right.
+plot::Figure rope2d_layout(const State& state, float plane_side, float plot_width, float plot_height) {
   const auto thetas = rope_thetas(kRope2dHeadDim, state.model.base);
   const auto [q, k] = demo_vectors(state.model.seed);
-  plot::Figure left = plane(state, q, k, thetas);
+  plot::Figure left = plane(state, q, k, thetas, plane_side);
 
   plot::LinePlotSpec scores;
   scores.title = "Score (R_m q)·(R_n k) against n − m";
@@ -98,8 +104,8 @@ plot::Figure rope2d_figure(const State& state) {
   scores.subtitle = subtitle;
   scores.x_label = "n − m";
   scores.y_label = "score";
-  scores.width = 420.0f;
-  scores.height = 150.0f;
+  scores.width = plot_width;
+  scores.height = plot_height;
   int color = 0;
   for (int m : {0, 25, state.view.rope_m}) {
     plot::Series s{"m = " + std::to_string(m), {}, {}, plot::series_color(color++), false};
@@ -116,8 +122,8 @@ plot::Figure rope2d_figure(const State& state) {
   decay.subtitle = "(1/(d/2)) · sum over j of |Σ_{i<j} exp(i·r·θᵢ)|";
   decay.x_label = "relative distance r";
   decay.y_label = "relative upper bound";
-  decay.width = 420.0f;
-  decay.height = 150.0f;
+  decay.width = plot_width;
+  decay.height = plot_height;
   plot::Series bound{"bound", {}, {}, plot::series_color(3), false};
   for (int r = 0; r <= kDecayTo; ++r) {
     bound.x.push_back(r);
@@ -135,6 +141,20 @@ plot::Figure rope2d_figure(const State& state) {
   return figure;
 }
 
+}  // namespace
+
+plot::Figure rope2d_figure(const State& state) { return rope2d_layout(state, kPlaneSide, kPlotWidth, kPlotHeight); }
+
+plot::Figure rope2d_figure_to_fill(const State& state, plot::Point room, Overflow overflow) {
+  // Everything but the text grows by one factor, so the plane stays as tall as the two plots.
+  auto layout = [&](float grow) {
+    return rope2d_layout(state, kPlaneSide * grow, kPlotWidth * grow, kPlotHeight * grow);
+  };
+  const float grow = fit_size(
+      room, 50.0f, 400.0f, [&](float percent) { return size_of(layout(percent / 100.0f)); }, overflow);
+  return layout(grow / 100.0f);
+}
+
 std::string rope2d_csv(const State& state) {
   const auto thetas = rope_thetas(kRope2dHeadDim, state.model.base);
   const auto [q, k] = demo_vectors(state.model.seed);
@@ -150,20 +170,20 @@ std::string rope2d_csv(const State& state) {
 }
 
 void Rope2dView::draw(State& state, const plot::FontSet& fonts) {
-  ImGui::PushItemWidth(160.0f);
+  ImGui::PushItemWidth(160.0f * screen_scale(fonts));
   ImGui::SliderInt("m (q)", &state.view.rope_m, 0, 200);
   ImGui::SameLine();
   ImGui::SliderInt("n (k)", &state.view.rope_n, 0, 200);
   ImGui::SameLine();
   ImGui::SliderInt("pair i", &state.view.rope_pair, 0, kRope2dHeadDim / 2 - 1);
   ImGui::PopItemWidth();
-  if (!built_ || !(built_for_ == state)) {
-    figure_ = rope2d_figure(state);
+  const plot::Point room = figure_room(fonts);
+  if (refit_.now(!built_ || !(built_for_ == state), room)) {
+    figure_ = rope2d_figure_to_fill(state, room);
     built_for_ = state;
     built_ = true;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+  show_figure(figure_, room, fonts, textures_);
 }
 
 }  // namespace poslab

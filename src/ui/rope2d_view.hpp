@@ -5,6 +5,7 @@
 
 #include "core/state.hpp"
 #include "plot/draw.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -13,6 +14,9 @@ class Workspace;
 inline constexpr int kRope2dHeadDim = 64;  // the head width of the demonstration vectors
 
 plot::Figure rope2d_figure(const State& state);
+// The same drawn larger or smaller: the plane `side` points square (380 exported) and the two
+// plots grown with it, as large as fits `room` (points).
+plot::Figure rope2d_figure_to_fill(const State& state, plot::Point room, Overflow overflow = Overflow::Shrink);
 std::string rope2d_csv(const State& state);
 
 class Rope2dView {
@@ -24,6 +28,7 @@ class Rope2dView {
   plot::TextureCache textures_;
   State built_for_;
   bool built_ = false;
+  Refit refit_;  // when to lay the figure out again
 };
 
 }  // namespace poslab

@@ -9,6 +9,7 @@
 
 #include "core/encodings/rope_image.hpp"
 #include "plot/heatmap.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -82,8 +83,14 @@ std::string rope_image_csv(const State& state) {
   return csv.str();
 }
 
+RopeImageFigure rope_image_panels_to_fill(const State& state, plot::Point room, Overflow overflow) {
+  const float side = std::floor(fit_size(
+      room, kMinSide, kMaxSide, [&](float s) { return size_of(rope_image_panels(state, s).figure); }, overflow));
+  return rope_image_panels(state, side);
+}
+
 void RopeImageView::draw(State& state, const plot::FontSet& fonts) {
-  ImGui::PushItemWidth(140.0f);
+  ImGui::PushItemWidth(140.0f * screen_scale(fonts));
   ImGui::SliderInt("patch x", &state.view.patch_x, 0, state.view.image_width - 1);
   ImGui::SameLine();
   ImGui::SliderInt("patch y", &state.view.patch_y, 0, state.view.image_height - 1);
@@ -94,21 +101,16 @@ void RopeImageView::draw(State& state, const plot::FontSet& fonts) {
     state.view.image_height = std::clamp(grid[1], 1, 64);
   }
   ImGui::PopItemWidth();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float side = std::max(160.0f, std::min(avail.x / 2.0f - 200.0f, avail.y - 140.0f));
-  if (!built_ || !(built_for_ == state) || std::abs(built_side_ - side) > 0.5f) {
-    figure_ = rope_image_panels(state, side);
+  const plot::Point room = figure_room(fonts);
+  if (refit_.now(!built_ || !(built_for_ == state), room)) {
+    figure_ = rope_image_panels_to_fill(state, room);
     built_for_ = state;
-    built_side_ = side;
     built_ = true;
   }
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_.figure, origin, 1.0f, fonts, textures_);
-  ImGui::InvisibleButton("patches", ImVec2(figure_.figure.width, figure_.figure.height));
+  const ShownFigure shown = show_figure(figure_.figure, room, fonts, textures_, "patches");
   // Click (or drag over) a patch in either panel to pick it.
-  if (!ImGui::IsItemHovered()) return;
-  const ImVec2 mouse = ImGui::GetIO().MousePos;
-  const plot::Point at{mouse.x - origin.x, mouse.y - origin.y};
+  if (!shown.hovered) return;
+  const plot::Point at = shown.mouse;
   for (const plot::Box& cells : figure_.grids) {
     if (!cells.contains(at)) continue;
     const int x = static_cast<int>((at.x - cells.x0) / cells.width() * static_cast<float>(state.view.image_width));

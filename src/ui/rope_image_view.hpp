@@ -6,6 +6,7 @@
 
 #include "core/state.hpp"
 #include "plot/draw.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -19,6 +20,8 @@ struct RopeImageFigure {
   std::vector<plot::Box> grids;
 };
 RopeImageFigure rope_image_panels(const State& state, float side);
+// The same, its panels as large as fit `room` (points).
+RopeImageFigure rope_image_panels_to_fill(const State& state, plot::Point room, Overflow overflow = Overflow::Shrink);
 std::string rope_image_csv(const State& state);
 
 class RopeImageView {
@@ -30,7 +33,7 @@ class RopeImageView {
   plot::TextureCache textures_;
   State built_for_;
   bool built_ = false;
-  float built_side_ = 0;
+  Refit refit_;  // when to lay the figure out again
 };
 
 }  // namespace poslab

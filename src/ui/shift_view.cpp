@@ -10,6 +10,7 @@
 #include "core/encodings/shift.hpp"
 #include "core/workspace.hpp"
 #include "plot/lines.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -70,6 +71,12 @@ plot::Figure shift_figure(const State& state, int width, float plot_width, float
   return both;
 }
 
+plot::Figure shift_figure_to_fill(const State& state, int width, plot::Point room, Overflow overflow) {
+  const plot::Point area = fit_area(
+      room, kMinArea, kMaxArea, [&](float w, float h) { return size_of(shift_figure(state, width, w, h)); }, overflow);
+  return shift_figure(state, width, area.x, area.y);
+}
+
 std::string shift_csv(const State& state, int width) {
   std::ostringstream csv;
   csv << "pair,omega,k,m00,m01,m10,m11,max_residual\n";
@@ -87,18 +94,15 @@ std::string shift_csv(const State& state, int width) {
 void ShiftView::draw(State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   if (!workspace.has_embeddings()) return;
   const int width = workspace.embeddings().dim();
-  ImGui::SetNextItemWidth(200.0f);
+  ImGui::SetNextItemWidth(200.0f * screen_scale(fonts));
   if (ImGui::InputInt("shift k", &state.view.shift_k)) state.view.shift_k = std::clamp(state.view.shift_k, 0, 100000);
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float size = std::max(200.0f, avail.x - 700.0f);
-  if (!(built_for_ == state) || built_width_ != width || std::abs(built_size_ - size) > 0.5f) {
-    figure_ = shift_figure(state, width, size, std::max(150.0f, avail.y - 140.0f));
+  const plot::Point room = figure_room(fonts);
+  if (refit_.now(!(built_for_ == state) || built_width_ != width, room)) {
+    figure_ = shift_figure_to_fill(state, width, room);
     built_for_ = state;
     built_width_ = width;
-    built_size_ = size;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+  show_figure(figure_, room, fonts, textures_);
 }
 
 }  // namespace poslab

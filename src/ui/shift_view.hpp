@@ -5,6 +5,7 @@
 
 #include "core/state.hpp"
 #include "plot/draw.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -13,6 +14,9 @@ class Workspace;
 inline constexpr int kShiftPositions = 512;
 
 plot::Figure shift_figure(const State& state, int width, float plot_width, float plot_height);
+// The same, its plotting area as large as fits `room` (points).
+plot::Figure shift_figure_to_fill(const State& state, int width, plot::Point room,
+                                  Overflow overflow = Overflow::Shrink);
 std::string shift_csv(const State& state, int width);
 
 class ShiftView {
@@ -24,7 +28,7 @@ class ShiftView {
   plot::TextureCache textures_;
   State built_for_;
   int built_width_ = -1;
-  float built_size_ = 0;
+  Refit refit_;  // when to lay the figure out again
 };
 
 }  // namespace poslab

@@ -8,11 +8,24 @@
 #include <sstream>
 
 #include "core/encodings/additive.hpp"
+#include "core/encodings/encodings.hpp"
 #include "core/export_data.hpp"
 #include "core/workspace.hpp"
+#include "plot/heatmap.hpp"
 #include "plot/lines.hpp"
 #include "plot/wrap.hpp"
+#include "ui/attention_view.hpp"
+#include "ui/bias_view.hpp"
+#include "ui/dog_view.hpp"
 #include "ui/export.hpp"
+#include "ui/figure_fit.hpp"
+#include "ui/frequencies_view.hpp"
+#include "ui/magnitude_view.hpp"
+#include "ui/patterns_view.hpp"
+#include "ui/rope2d_view.hpp"
+#include "ui/rope_image_view.hpp"
+#include "ui/shift_view.hpp"
+#include "ui/trajectory_view.hpp"
 
 namespace poslab {
 
@@ -51,16 +64,16 @@ std::string with_token(const std::string& words, const std::string& token) {
   return at == std::string::npos ? words : words.substr(0, at) + token + words.substr(at + 2);
 }
 
-// Step 4: p/N for two sentence lengths.
-plot::Figure normalized_figure(Language language) {
+// Step 4: p/N for two sentence lengths; the plotting area `width` × `height` points.
+plot::Figure normalized_figure(Language language, float width = 560.0f, float height = 260.0f) {
   const TourFigureWords& words = tour_figure_words(language);
   plot::LinePlotSpec spec;
   spec.title = words.normalized_title;
   spec.subtitle = words.normalized_subtitle;
   spec.x_label = words.position_axis;
   spec.y_label = "PE(p) = p/N";
-  spec.width = 560.0f;
-  spec.height = 260.0f;
+  spec.width = width;
+  spec.height = height;
   int k = 0;
   for (int N : {5, 10}) {
     plot::Series s{"N = " + std::to_string(N), {}, {}, plot::series_color(k++), true};
@@ -110,7 +123,8 @@ plot::Figure relative_figure(const Results& r, Language language) {
 }
 
 // Step 9: the norm of the live "dog" vector with a position added, and rotated.
-Result<plot::Figure> norms_figure(const State& state, const EmbeddingTable& table, Language language) {
+Result<plot::Figure> norms_figure(const State& state, const EmbeddingTable& table, Language language,
+                                  float width = 560.0f, float height = 260.0f) {
   auto curves = added_and_rotated_norms(state.model, table, 64);
   if (!curves) return Error{curves.error()};
   const TourFigureWords& words = tour_figure_words(language);
@@ -119,8 +133,8 @@ Result<plot::Figure> norms_figure(const State& state, const EmbeddingTable& tabl
   spec.subtitle = words.norms_subtitle;
   spec.x_label = words.position_axis;
   spec.y_label = words.norm_axis;
-  spec.width = 560.0f;
-  spec.height = 260.0f;
+  spec.width = width;
+  spec.height = height;
   plot::Series add{words.added_legend, {}, curves->added, plot::series_color(1), false};
   plot::Series rot{words.rotated_legend, {}, curves->rotated, plot::series_color(0), false};
   for (std::size_t p = 0; p < curves->added.size(); ++p) {
@@ -144,6 +158,54 @@ Result<plot::Figure> plot_of(const TourStep& step, Language language, const Stat
   return view_figure(*view, state, results, table, request);
 }
 
+// The step's plot filling `room` (points) as the view's own tab draws it, but as tall as its
+// smallest layout needs: a slide scrolls down rather than shrink its plot.
+Result<plot::Figure> plot_to_fill(const TourStep& step, Language language, const State& state, const Results& results,
+                                  const EmbeddingTable& table, plot::Point room) {
+  constexpr Overflow kScroll = Overflow::ScrollDown;
+  auto line_plot = [&](auto&& build) -> Result<plot::Figure> {
+    const plot::Point area = fit_area(
+        room, kMinArea, kMaxArea,
+        [&](float w, float h) {
+          auto f = build(w, h);
+          return f ? size_of(*f) : plot::Point{};
+        },
+        kScroll);
+    return build(area.x, area.y);
+  };
+  if (step.plot == "normalized")
+    return line_plot([&](float w, float h) -> Result<plot::Figure> { return normalized_figure(language, w, h); });
+  if (step.plot == "norms")
+    return line_plot([&](float w, float h) { return norms_figure(state, table, language, w, h); });
+  const auto view = export_view_named(step.plot);
+  if (!view) return plot_of(step, language, state, results, table);
+  switch (*view) {
+    case ExportView::Attention:
+      return plot::build_heatmap(attention_spec_to_fill(state, results, room, kScroll), plot::figure_text_measure())
+          .figure;
+    case ExportView::Dog:
+      return dog_figure_to_fill(state, table, room, kScroll);
+    case ExportView::Patterns:
+      return patterns_figure_to_fill(state.model, results.problem.width(), room, kScroll);
+    case ExportView::Trajectory:
+      return trajectory_figure_to_fill(state, results, room, kScroll);
+    case ExportView::Magnitude:
+      return magnitude_figure_to_fill(state.model, results, room, kScroll).figure;
+    case ExportView::Shift:
+      return shift_figure_to_fill(state, results.problem.width(), room, kScroll);
+    case ExportView::Rope2d:
+      return rope2d_figure_to_fill(state, room, kScroll);
+    case ExportView::RopeImage:
+      return rope_image_panels_to_fill(state, room, kScroll).figure;
+    case ExportView::Bias:
+      return bias_figure_to_fill(state, results, room, kScroll);
+    case ExportView::Frequencies:  // Llama 3.2's head width, as in the step and its export
+      return frequencies_figure_to_fill(state.model, rotary_width(64), results.problem.queries(), room, kScroll).figure;
+    default:
+      return plot_of(step, language, state, results, table);
+  }
+}
+
 // Lines of text, wrapped, from `y` down; returns the y below them.
 float paragraph(plot::Figure& f, const std::string& text, float x, float y, float width, float size, plot::Color color) {
   for (const std::string& line : plot::wrap_text(text, width, size, plot::figure_text_measure())) {
@@ -153,24 +215,12 @@ float paragraph(plot::Figure& f, const std::string& text, float x, float y, floa
   return y;
 }
 
-}  // namespace
-
-Result<plot::Figure> tour_figure(int step, Language language, const State& state, const Results& results,
-                                 const EmbeddingTable& table) {
-  const auto& steps = tour_steps();
-  if (step < 0 || step >= static_cast<int>(steps.size()))
-    return Error{"the tour has steps 1 to " + std::to_string(steps.size()) + "; there is no step " + std::to_string(step + 1)};
-  const TourStep& s = steps[static_cast<std::size_t>(step)];
+// The slide's words from the top: header, title, body, formulas and the live check with its mark,
+// wrapped to `inner` points, then a rule; returns the y of the rule.
+float slide_words(plot::Figure& f, int step, Language language, const TourCheck& check, float inner) {
   const TourText& text = text_of(step, language);
-  auto plot = plot_of(s, language, state, results, table);
-  if (!plot) return Error{plot.error()};
-  const TourCheck check = s.check(state, table, language);
-
-  plot::Figure f;
-  f.width = std::max(kMinWidth, plot->width);
-  const float inner = f.width - 2 * kMargin;
   char header[96];
-  std::snprintf(header, sizeof header, "%s %d / %zu", tour_word(language, 2).c_str(), step + 1, steps.size());
+  std::snprintf(header, sizeof header, "%s %d / %zu", tour_word(language, 2).c_str(), step + 1, tour_steps().size());
   f.text({kMargin, kMargin}, header, 12.0f, kMuted);
   float y = paragraph(f, text.title, kMargin, kMargin + 20.0f, inner, 22.0f, kInk) + 4.0f;
   y = paragraph(f, text.body, kMargin, y, inner, 14.0f, kInk) + 6.0f;
@@ -198,9 +248,52 @@ Result<plot::Figure> tour_figure(int step, Language language, const State& state
   y = paragraph(f, tour_word(language, 3) + ": " + text.check, tx, y + 3.0f, inner - badge_w - 10.0f, 13.0f, kInk);
   y = paragraph(f, check.measured, tx, y, inner - badge_w - 10.0f, 12.0f, check.pass ? kPass : kFail) + 10.0f;
   f.line({kMargin, y}, {kMargin + inner, y}, plot::Color{0.85f, 0.85f, 0.88f, 1});
-  f.place(*plot, {(f.width - plot->width) / 2, y + 6.0f});
-  f.height = y + 6.0f + plot->height + 6.0f;
+  return y;
+}
+
+// The plot centred below the words.
+plot::Figure with_plot(plot::Figure f, float y, const plot::Figure& plot) {
+  f.width = std::max(f.width, plot.width);
+  f.place(plot, {(f.width - plot.width) / 2, y + 6.0f});
+  f.height = y + 6.0f + plot.height + 6.0f;
   return f;
+}
+
+Result<const TourStep*> step_at(int step) {
+  const auto& steps = tour_steps();
+  if (step < 0 || step >= static_cast<int>(steps.size()))
+    return Error{"the tour has steps 1 to " + std::to_string(steps.size()) + "; there is no step " +
+                 std::to_string(step + 1)};
+  return &steps[static_cast<std::size_t>(step)];
+}
+
+}  // namespace
+
+Result<plot::Figure> tour_figure(int step, Language language, const State& state, const Results& results,
+                                 const EmbeddingTable& table) {
+  const auto s = step_at(step);
+  if (!s) return Error{s.error()};
+  auto plot = plot_of(**s, language, state, results, table);
+  if (!plot) return Error{plot.error()};
+  // The export's slide is as wide as its plot (at least kMinWidth).
+  plot::Figure f;
+  f.width = std::max(kMinWidth, plot->width);
+  const float y = slide_words(f, step, language, (*s)->check(state, table, language), f.width - 2 * kMargin);
+  return with_plot(std::move(f), y, *plot);
+}
+
+Result<plot::Figure> tour_figure_to_fill(int step, Language language, const State& state, const Results& results,
+                                         const EmbeddingTable& table, plot::Point room) {
+  const auto s = step_at(step);
+  if (!s) return Error{s.error()};
+  // The words first, as wide as the room; the plot then fills what they leave.
+  plot::Figure f;
+  f.width = std::floor(std::max(kTourMinFillWidth, room.x));
+  const float y = slide_words(f, step, language, (*s)->check(state, table, language), f.width - 2 * kMargin);
+  const plot::Point plot_room{f.width - 2 * kMargin, std::max(kTourMinPlotHeight, room.y - y - 12.0f)};
+  auto plot = plot_to_fill(**s, language, state, results, table, plot_room);
+  if (!plot) return Error{plot.error()};
+  return with_plot(std::move(f), y, *plot);
 }
 
 std::string tour_csv(Language language, const State& start, const EmbeddingTable& table) {
@@ -242,13 +335,14 @@ void TourView::draw(State& state, const Workspace& workspace, const plot::FontSe
   if (ImGui::Button(tour_word(language, 1).c_str())) next(state);
   ImGui::SameLine();
   ImGui::Text("%s %d / %zu", tour_word(language, 2).c_str(), step_ + 1, tour_steps().size());
-  ImGui::SameLine(0, 24.0f);
+  const float s = screen_scale(fonts);
+  ImGui::SameLine(0, 24.0f * s);
   int lang = language == Language::Ja ? 1 : 0;
   ImGui::RadioButton(tour_word(Language::En, 7).c_str(), &lang, 0);
   ImGui::SameLine();
   ImGui::RadioButton(tour_word(Language::Ja, 7).c_str(), &lang, 1);
   language = lang == 1 ? Language::Ja : Language::En;
-  ImGui::SameLine(0, 24.0f);
+  ImGui::SameLine(0, 24.0f * s);
   if (ImGui::Button(tour_word(language, 6).c_str())) {
     state = before_tour_;  // back to the reader's own settings; the tour starts afresh next time
     started_ = false;
@@ -256,9 +350,11 @@ void TourView::draw(State& state, const Workspace& workspace, const plot::FontSe
   ImGui::SameLine();
   ImGui::TextDisabled("(← → keys)");
   if (!r || !workspace.has_embeddings()) return;
-  if (built_step_ != step_ || built_language_ != language || built_version_ != workspace.version() ||
-      !(built_state_ == state)) {
-    auto figure = tour_figure(step_, language, state, *r, workspace.embeddings());
+  const plot::Point room = figure_room(fonts);
+  const bool changed = built_step_ != step_ || built_language_ != language || built_version_ != workspace.version() ||
+                       !(built_state_ == state);
+  if (refit_.now(changed, room)) {
+    auto figure = tour_figure_to_fill(step_, language, state, *r, workspace.embeddings(), room);
     error_ = figure ? "" : figure.error();
     if (figure) figure_ = std::move(*figure);
     built_step_ = step_;
@@ -270,8 +366,8 @@ void TourView::draw(State& state, const Workspace& workspace, const plot::FontSe
     ImGui::TextWrapped("%s", error_.c_str());
     return;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+  // A slide taller than the window scrolls, as a page would; it is never wider than the panel.
+  show_figure(figure_, room, fonts, textures_, nullptr, Overflow::ScrollDown);
 }
 
 }  // namespace poslab

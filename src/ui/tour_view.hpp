@@ -10,6 +10,7 @@
 #include "core/state.hpp"
 #include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -18,6 +19,12 @@ class Workspace;
 // The whole step as one figure: title, words, formulas, the live check and the plot.
 Result<plot::Figure> tour_figure(int step, Language language, const State& state, const Results& results,
                                  const EmbeddingTable& table);
+// The same slide on screen, filling `room` (points): the words wrap to the room's width (at
+// least kTourMinFillWidth) and the plot takes the height left below them (at least
+// kTourMinPlotHeight; a taller slide scrolls).
+inline constexpr float kTourMinFillWidth = 480.0f, kTourMinPlotHeight = 240.0f;
+Result<plot::Figure> tour_figure_to_fill(int step, Language language, const State& state, const Results& results,
+                                         const EmbeddingTable& table, plot::Point room);
 
 // One row per step: step,title,pass,measured (the live checks of `state`'s tour states).
 std::string tour_csv(Language language, const State& start, const EmbeddingTable& table);
@@ -47,6 +54,7 @@ class TourView {
   State built_state_;
   int built_step_ = -1;
   Language built_language_ = Language::En;
+  Refit refit_;  // when to lay the figure out again
   std::string error_;
 };
 

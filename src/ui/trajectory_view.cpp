@@ -10,6 +10,7 @@
 #include "core/encodings/trajectory.hpp"
 #include "core/workspace.hpp"
 #include "plot/lines.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
@@ -179,11 +180,18 @@ std::string trajectory_csv(const State& state, const Results& results) {
   return csv.str();
 }
 
+plot::Figure trajectory_figure_to_fill(const State& state, const Results& results, plot::Point room,
+                                       Overflow overflow) {
+  const float side = std::floor(fit_size(
+      room, kMinSide, kMaxSide, [&](float s) { return size_of(trajectory_figure(state, results, s)); }, overflow));
+  return trajectory_figure(state, results, side);
+}
+
 void TrajectoryView::draw(State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   const Results* r = workspace.results();
   if (!r) return;
   ViewSettings& v = state.view;
-  ImGui::PushItemWidth(120.0f);
+  ImGui::PushItemWidth(120.0f * screen_scale(fonts));
   int last_token = 0;
   for (int t = 0; t < r->problem.queries(); ++t)
     if (!r->tokens[static_cast<std::size_t>(t)].padding) last_token = t;
@@ -209,18 +217,13 @@ void TrajectoryView::draw(State& state, const Workspace& workspace, const plot::
     ImGui::SliderInt("y dim", &v.trajectory_dim_y, 0, d - 1);
   }
   ImGui::PopItemWidth();
-  const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const EncodingKind e = state.model.encoding;
-  const float panels = e == EncodingKind::Integer || e == EncodingKind::Normalized || e == EncodingKind::Learned ? 3.0f : 2.0f;
-  const float side = std::max(160.0f, std::min(avail.x / panels - 110.0f, avail.y - 330.0f));
-  if (built_version_ != workspace.version() || !(built_view_ == v) || std::abs(built_side_ - side) > 0.5f) {
-    figure_ = trajectory_figure(state, *r, side);
+  const plot::Point room = figure_room(fonts);
+  if (refit_.now(built_version_ != workspace.version() || !(built_view_ == v), room)) {
+    figure_ = trajectory_figure_to_fill(state, *r, room);
     built_version_ = workspace.version();
     built_view_ = v;
-    built_side_ = side;
   }
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure_, ImGui::GetCursorScreenPos(), 1.0f, fonts, textures_);
-  ImGui::Dummy(ImVec2(figure_.width, figure_.height));
+  show_figure(figure_, room, fonts, textures_);
 }
 
 }  // namespace poslab

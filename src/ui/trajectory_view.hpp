@@ -8,12 +8,16 @@
 #include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 #include "plot/draw.hpp"
+#include "ui/figure_fit.hpp"
 
 namespace poslab {
 
 class Workspace;
 
 plot::Figure trajectory_figure(const State& state, const Results& results, float side);
+// The same, its panels as large as fit `room` (points).
+plot::Figure trajectory_figure_to_fill(const State& state, const Results& results, plot::Point room,
+                                       Overflow overflow = Overflow::Shrink);
 std::string trajectory_csv(const State& state, const Results& results);
 
 class TrajectoryView {
@@ -25,7 +29,7 @@ class TrajectoryView {
   plot::TextureCache textures_;
   std::uint64_t built_version_ = 0;
   ViewSettings built_view_;
-  float built_side_ = 0;
+  Refit refit_;  // when to lay the figure out again
 };
 
 }  // namespace poslab

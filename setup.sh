@@ -57,7 +57,7 @@ case "$mode" in
     # NumPy writes the tiny model folders and their independent forward passes.
     # The install and package tests: desktop-file-validate, man, xprop (the window's class), xrdb
     # (Xft.dpi for the HiDPI test) and debootstrap (a fresh Debian root to install the .deb into).
-    packages=(clang libclang-rt-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap)
+    packages=(clang libclang-rt-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch)
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
     install_missing
     ctest --test-dir build --output-on-failure -j 2

@@ -160,7 +160,9 @@ TEST(TrainedFolderFiles, ConfigReadsBackAndWeightsAreTheSameBits) {
       EXPECT_EQ(config["architectures"][0], "PosLabForCausalLM");
       EXPECT_EQ(config["poslab_positions"], v.positions == PositionKind::T5 ? "t5" : "rope");
     }
-    if (v.name == "t5") EXPECT_EQ(config["poslab_t5_buckets"], 8);
+    if (v.name == "t5") {
+      EXPECT_EQ(config["poslab_t5_buckets"], 8);
+    }
     if (v.name == "p_rope") {
       EXPECT_EQ(config["poslab_rope_fraction"], 0.5);
       EXPECT_EQ(config["partial_rotary_factor"], 0.5);
@@ -245,7 +247,9 @@ TEST(TrainRun, EvaluationStopsAtTheEndOfALearnedTableAndScalesRope) {
     const auto plain = evaluate_lengths(rope->params, s.task, s.train_length, {8, 32}, unscaled);
     EXPECT_NEAR(scaled[0].loss, plain[0].loss, 1e-6) << to_string(kind) << ": at the training length nothing changes";
     EXPECT_TRUE(std::isfinite(scaled[1].loss));
-    if (kind != RopeScalingType::None) EXPECT_NE(scaled[1].loss, plain[1].loss) << to_string(kind);
+    if (kind != RopeScalingType::None) {
+      EXPECT_NE(scaled[1].loss, plain[1].loss) << to_string(kind);
+    }
   }
 }
 

@@ -151,20 +151,33 @@ TEST(TrainTasks, CopyRepeatsTheSymbolsAfterTheSeparator) {
 TEST(TrainTasks, RecallAsksForTheValueLastBoundToAKey) {
   const Task task{TaskKind::Recall, 8};  // keys a–d, values e–h
   const Batch b = make_batch(task, 6, 20, 5);
-  ASSERT_EQ(b.tokens, 14);
-  EXPECT_EQ(b.counted(), 20);
+  ASSERT_EQ(recall_queries(6), 2);
+  ASSERT_EQ(b.tokens, 16);  // 6 pairs, "|", a query, its answer, a query (its answer is a target)
+  EXPECT_EQ(b.counted(), 40);
   for (int s = 0; s < 20; ++s) {
-    const int* ids = &b.ids[static_cast<std::size_t>(s * 14)];
-    const int key = ids[13], answer = b.targets[static_cast<std::size_t>(s * 14 + 13)];
+    const int* ids = &b.ids[static_cast<std::size_t>(s * 16)];
+    const int* targets = &b.targets[static_cast<std::size_t>(s * 16)];
+    const std::uint8_t* mask = &b.mask[static_cast<std::size_t>(s * 16)];
     EXPECT_EQ(ids[12], separator_id(task));
-    EXPECT_LT(key, 4);
-    int last = -1;
     for (int p = 0; p < 6; ++p) {
       EXPECT_LT(ids[2 * p], 4);
       EXPECT_GE(ids[2 * p + 1], 4);
-      if (ids[2 * p] == key) last = ids[2 * p + 1];
     }
-    EXPECT_EQ(answer, last);
+    for (int t : {13, 15}) {  // the queries
+      EXPECT_EQ(mask[t], 1);
+      const int key = ids[t];
+      EXPECT_LT(key, 4);
+      int last = -1;
+      for (int p = 0; p < 6; ++p)
+        if (ids[2 * p] == key) last = ids[2 * p + 1];
+      EXPECT_EQ(targets[t], last);
+    }
+    EXPECT_EQ(ids[14], targets[13]);  // the first answer is read before the second query
+    for (int t = 0; t < 16; ++t) {
+      if (t != 13 && t != 15) {
+        EXPECT_EQ(mask[t], 0);
+      }
+    }
   }
   auto ids = task_ids(task, "ae|a");
   ASSERT_TRUE(ids);

@@ -75,7 +75,8 @@ class Activations {
 };
 
 // Forward over a.sequences sequences of a.T tokens (ids, targets, mask: N entries each); returns
-// the sum of −log p(target) over the counted predictions.
+// the sum of −log p(target) over the counted predictions. A learned table needs a.T ≤ its rows,
+// and pos must be made for a.T tokens.
 template <class S>
 double model_forward(const Params<S>& p, const PositionTables<S>& pos, const int* ids, const int* targets,
                      const std::uint8_t* mask, Activations<S>& a);

@@ -26,21 +26,26 @@ void copy_sequence(const Task& task, int L, Rng& rng, int* ids, int* targets, st
 }
 
 void recall_sequence(const Task& task, int n, Rng& rng, int* ids, int* targets, std::uint8_t* mask) {
-  const int keys = task.symbols / 2, values = task.symbols - keys;
-  const int T = 2 * n + 2;
+  const int keys = task.symbols / 2, values = task.symbols - keys, queries = recall_queries(n);
+  std::vector<int> full(static_cast<std::size_t>(2 * n + 1 + 2 * queries));
   for (int p = 0; p < n; ++p) {
-    ids[2 * p] = draw(rng, 0, keys);
-    ids[2 * p + 1] = draw(rng, keys, values);
+    full[static_cast<std::size_t>(2 * p)] = draw(rng, 0, keys);
+    full[static_cast<std::size_t>(2 * p + 1)] = draw(rng, keys, values);
   }
-  ids[2 * n] = separator_id(task);
-  const int key = ids[2 * draw(rng, 0, n)];
-  ids[2 * n + 1] = key;
-  int answer = 0;
-  for (int p = 0; p < n; ++p)
-    if (ids[2 * p] == key) answer = ids[2 * p + 1];  // the last binding wins
+  full[static_cast<std::size_t>(2 * n)] = separator_id(task);
+  for (int q = 0; q < queries; ++q) {
+    const int key = full[static_cast<std::size_t>(2 * draw(rng, 0, n))];
+    int answer = 0;
+    for (int p = 0; p < n; ++p)
+      if (full[static_cast<std::size_t>(2 * p)] == key) answer = full[static_cast<std::size_t>(2 * p + 1)];  // the last binding wins
+    full[static_cast<std::size_t>(2 * n + 1 + 2 * q)] = key;
+    full[static_cast<std::size_t>(2 * n + 2 + 2 * q)] = answer;
+  }
+  const int T = 2 * n + 2 * queries;
   for (int t = 0; t < T; ++t) {
-    targets[t] = t + 1 < T ? ids[t + 1] : answer;
-    mask[t] = t == T - 1 ? 1 : 0;
+    ids[t] = full[static_cast<std::size_t>(t)];
+    targets[t] = full[static_cast<std::size_t>(t + 1)];
+    mask[t] = t > 2 * n && (t - 2 * n) % 2 == 1 ? 1 : 0;  // at a query's key, its answer
   }
 }
 
@@ -81,7 +86,11 @@ Result<std::vector<int>> task_ids(const Task& task, std::string_view text) {
   return ids;
 }
 
-int sequence_tokens(const Task& task, int length) { return task.kind == TaskKind::Copy ? 2 * length : 2 * length + 2; }
+int recall_queries(int pairs) { return std::max(1, (pairs + 3) / 4); }
+
+int sequence_tokens(const Task& task, int length) {
+  return task.kind == TaskKind::Copy ? 2 * length : 2 * length + 2 * recall_queries(length);
+}
 
 int Batch::counted() const {
   int n = 0;

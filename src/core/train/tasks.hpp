@@ -6,10 +6,11 @@
 //   copy, length L:   x₀ … x_{L−1} | x₀ … x_{L−1}   (x uniform over the symbols)
 //       the model reads the first 2L tokens (the last copied token is only a target); the
 //       loss counts the L predictions of the copy, made at positions L … 2L − 1.
-//   recall, length n: k₀ v₀ k₁ v₁ … k_{n−1} v_{n−1} | k   → the value last bound to k
+//   recall, length n: k₀ v₀ k₁ v₁ … k_{n−1} v_{n−1} | q₀ a₀ q₁ a₁ … q_{m−1} a_{m−1}
 //       keys from the first half of the symbols, values from the second half, both drawn with
-//       replacement; the queried key is the key of a uniformly chosen pair, and its answer the
-//       value of that key's last pair. 2n + 2 tokens are read; the loss counts the last one.
+//       replacement; m = ⌈n/4⌉ queries, each the key of a uniformly chosen pair, and its answer
+//       the value of that key's last pair before "|". The model reads 2n + 2m tokens (the last
+//       answer is only a target); the loss counts the m answers, predicted at the queries.
 //
 // Exact match: a sequence counts when every target token is the model's argmax.
 #include <cstdint>
@@ -44,7 +45,9 @@ char token_character(const Task& task, int id);
 // The ids of a text made of the task's characters (a test's convenience); other characters are errors.
 Result<std::vector<int>> task_ids(const Task& task, std::string_view text);
 
-// Tokens the model reads for a task of length L (copy: 2L; recall: 2L + 2).
+// Queries after the pairs of a recall sequence of n pairs: ⌈n/4⌉.
+int recall_queries(int pairs);
+// Tokens the model reads for a task of length L (copy: 2L; recall: 2L + 2·recall_queries(L)).
 int sequence_tokens(const Task& task, int length);
 
 // `sequences` sequences of one length, row-major: ids[s·T + t] is read at position t of sequence

@@ -12,13 +12,15 @@ shift || true
 
 # Debian 12 packages: compiler and build tools, the libraries, the GL loader generator, Mesa
 # (llvmpipe gives OpenGL 4.5 with compute shaders on machines without a GPU), the fonts (DejaVu;
-# Noto CJK for the tour in Japanese), rsvg-convert for the PNG icons, and
+# Noto CJK for the tour in Japanese), rsvg-convert for the PNG icons, FFmpeg's libraries for
+# animations (MP4 through libx264, GIF), and
 # for the tests GoogleTest, Xvfb and xdotool.
 packages=(
   build-essential cmake pkg-config
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk librsvg2-bin
   libgtest-dev googletest xvfb xauth xdotool
+  libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
 )
 
 install_missing() {

@@ -212,16 +212,38 @@ TEST(CliExport, HelpListsEveryStateOption) {
     EXPECT_NE(r.output.find(option), std::string::npos) << option;
 }
 
-TEST(CliExport, DefaultBackendIsTheGpu) {
+// --backend auto, the default: the CPU on a software renderer (llvmpipe here), the GPU on
+// hardware; export and `poslab info` say which and why. --backend gpu still runs the shaders.
+TEST(CliExport, DefaultBackendIsAutoAndSaysWhichPathAndWhy) {
   const fs::path dir = temp_dir();
+  const auto info = run("info");
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  const auto at = info.output.find("renderer    ");
+  ASSERT_NE(at, std::string::npos) << info.output;
+  const std::string renderer = info.output.substr(at + 12, info.output.find('\n', at) - at - 12);
+  const bool software = renderer.find("llvmpipe") != std::string::npos || renderer.find("softpipe") != std::string::npos;
+  const std::string expected = software ? "CPU (Eigen): auto, because OpenGL here is " : "GPU compute shaders: auto";
+  EXPECT_NE(info.output.find("backend     " + expected), std::string::npos) << info.output;
+
   const auto r = run("export attention --csv " + (dir / "d.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(r.output.find("computed on the CPU"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("poslab: attention: " + expected), std::string::npos) << r.output;
+  if (software) EXPECT_NE(r.output.find("software renderer"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("computed on the CPU"), std::string::npos) << r.output;  // a choice, not a fallback
+  expect_csv_matches_core(read_file(dir / "d.csv"), State{}, 1e-4f);
+
+  const auto forced = run("export attention --backend gpu --csv " + (dir / "g.csv").string());
+  ASSERT_EQ(forced.exit_code, 0) << forced.output;
+  EXPECT_NE(forced.output.find("poslab: attention: GPU compute shaders"), std::string::npos) << forced.output;
+  EXPECT_NE(forced.output.find("--backend gpu"), std::string::npos) << forced.output;
+  EXPECT_EQ(forced.output.find("computed on the CPU"), std::string::npos) << forced.output;
+  const auto cpu = run("info --backend cpu");
+  EXPECT_NE(cpu.output.find("backend     CPU (Eigen): --backend cpu"), std::string::npos) << cpu.output;
 }
 
 TEST(Fallback, WithoutOpenGl43TheCliComputesOnTheCpuAndSaysWhy) {
   const fs::path dir = temp_dir();
-  const auto r = run("export attention --causal --png " + (dir / "f.png").string() + " --csv " + (dir / "f.csv").string(),
+  const auto r = run("export attention --backend gpu --causal --png " + (dir / "f.png").string() + " --csv " + (dir / "f.csv").string(),
                      "MESA_GL_VERSION_OVERRIDE=3.3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("GPU path unavailable, computed on the CPU: OpenGL 4.3 is needed"), std::string::npos) << r.output;
@@ -235,7 +257,7 @@ TEST(Fallback, ABrokenShaderIsReportedWithTheDriversLog) {
   const fs::path dir = temp_dir() / "shaders";
   fs::create_directories(dir);
   std::ofstream(dir / "flash_attention.comp") << "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undefined_call(); }\n";
-  const auto r = run("export attention --csv " + (dir / "b.csv").string(), "POSLAB_SHADER_DIR=" + dir.string());
+  const auto r = run("export attention --backend gpu --csv " + (dir / "b.csv").string(), "POSLAB_SHADER_DIR=" + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("flash_attention.comp failed to compile"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("undefined_call"), std::string::npos) << r.output;  // the driver's own words
@@ -245,7 +267,7 @@ TEST(Fallback, ABrokenShaderIsReportedWithTheDriversLog) {
 TEST(Fallback, TheGuiRunsOnOpenGl33AndSaysWhy) {
   const fs::path shot = temp_dir() / "gui33.png";
   const std::string command = "MESA_GL_VERSION_OVERRIDE=3.3 xvfb-run -a -s '-screen 0 1600x1000x24' " +
-                              std::string(POSLAB_BINARY) + " --frames 3 --screenshot " + shot.string() + " 2>&1";
+                              std::string(POSLAB_BINARY) + " --backend gpu --frames 3 --screenshot " + shot.string() + " 2>&1";
   RunResult r;
   FILE* pipe = popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
@@ -666,7 +688,7 @@ TEST_P(EveryView, ExportsPngSvgAndCsvWithDefaultOptions) {
 
 INSTANTIATE_TEST_SUITE_P(Views, EveryView,
                          ::testing::Values("attention", "dog", "patterns", "trajectory", "magnitude", "shift", "rope2d",
-                                           "rope-image", "bias", "frequencies"),
+                                           "rope-image", "bias", "frequencies", "distance"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
@@ -680,7 +702,7 @@ TEST(CliExport, ExportAllWritesEveryViewOrNothing) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::set<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
-  EXPECT_EQ(names.size(), 30u);  // ten views × PNG, SVG, CSV, and no staging folder left behind
+  EXPECT_EQ(names.size(), 33u);  // eleven views × PNG, SVG, CSV, and no staging folder left behind
   for (const char* view : {"attention", "trajectory", "rope-image", "frequencies"})
     for (const char* ext : {".png", ".svg", ".csv"}) EXPECT_TRUE(names.count(std::string(view) + ext)) << view << ext;
   // The same pixels as the single-view export of the same state.
@@ -734,7 +756,7 @@ TEST_P(EveryViewInTheGui, ScreenshotShowsTheView) {
 
 INSTANTIATE_TEST_SUITE_P(Views, EveryViewInTheGui,
                          ::testing::Values("attention", "dog", "patterns", "trajectory", "magnitude", "shift", "rope2d",
-                                           "rope-image", "bias", "frequencies"),
+                                           "rope-image", "bias", "frequencies", "distance"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
@@ -950,7 +972,7 @@ TEST(CliModel, HeadsAndFrequencyUsageExport) {
   std::istringstream heads(read_file(dir / "heads.csv"));
   std::string line;
   std::getline(heads, line);
-  EXPECT_EQ(line, "head,sink,mean_distance,previous_token");
+  EXPECT_EQ(line, "head,sink,mean_distance,previous_token,induction");
   int rows = 0;
   while (std::getline(heads, line)) ++rows;
   EXPECT_EQ(rows, 8);

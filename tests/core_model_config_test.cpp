@@ -71,3 +71,35 @@ TEST(ModelConfig, BadConfigsChangeNothing) {
   }
   EXPECT_NE(load_model_config(s, "/no/such/config.json").error().find("no such file"), std::string::npos);
 }
+
+namespace poslab {
+namespace {
+
+TEST(ModelConfig, APosLabTrainedModelShowsItsOwnPositions) {
+  struct Case {
+    const char* kind;
+    EncodingKind encoding;
+    BiasKind bias;
+  };
+  for (const Case& c : {Case{"none", EncodingKind::None, BiasKind::None}, Case{"sinusoidal", EncodingKind::Sinusoidal, BiasKind::None},
+                        Case{"learned", EncodingKind::Learned, BiasKind::None}, Case{"rope", EncodingKind::Rope, BiasKind::None},
+                        Case{"alibi", EncodingKind::None, BiasKind::Alibi}, Case{"t5", EncodingKind::None, BiasKind::T5}}) {
+    ModelSettings s;
+    s.bias = BiasKind::Shaw;  // whatever was set before is replaced
+    const std::string config = std::string(R"({"num_attention_heads": 4, "poslab_positions": ")") + c.kind +
+                               R"(", "poslab_rope_fraction": 0.5})";
+    ASSERT_TRUE(apply_model_config(s, config, "config.json")) << c.kind;
+    EXPECT_EQ(s.encoding, c.encoding) << c.kind;
+    EXPECT_EQ(s.bias, c.bias) << c.kind;
+    EXPECT_EQ(s.rope_fraction, std::string(c.kind) == "rope" ? 0.5 : 1.0) << c.kind;
+  }
+  ModelSettings s;
+  const ModelSettings before = s;
+  const auto bad = apply_model_config(s, R"({"poslab_positions": "fourier"})", "config.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("fourier"), std::string::npos);
+  EXPECT_EQ(s.encoding, before.encoding);  // the previous state is kept
+}
+
+}  // namespace
+}  // namespace poslab

@@ -225,6 +225,8 @@ TEST(RealModelForward, HeadSummariesDescribeTheWeights) {
   EXPECT_NEAR(layer.heads[3].sink, sink / 6, 1e-6);
   EXPECT_NEAR(layer.heads[3].previous_token, prev / 5, 1e-6);
   EXPECT_NEAR(layer.heads[3].mean_distance, dist / 6, 1e-6);
+  // Token 258 repeats once: at 5, last seen at 2, so the induction score is the weight on 3.
+  EXPECT_NEAR(layer.heads[3].induction, A(5, 3), 1e-6);
 }
 
 TEST(RealModelForward, ShufflingKeepsTheBosTokenFirst) {
@@ -303,6 +305,34 @@ TEST(ModelRequestTest, TheStateChangesOnlyWhatDiffersFromTheConfig) {
   EXPECT_FALSE(r.intervention.scaling);
   EXPECT_EQ(r.shuffle_seed, 4u);
   EXPECT_EQ(r.layer, 1);
+}
+
+TEST(ModelRunTest, EachKindOfPositionsIsTurnedOffByItsOwnSwitch) {
+  // As a trained model's config.json sets the state, nothing is off; the switch turns it off and on.
+  struct Case {
+    PositionKind kind;
+    EncodingKind encoding;
+    BiasKind bias;
+  };
+  for (const Case& c : {Case{PositionKind::Rope, EncodingKind::Rope, BiasKind::None},
+                        Case{PositionKind::Learned, EncodingKind::Learned, BiasKind::None},
+                        Case{PositionKind::Sinusoidal, EncodingKind::Sinusoidal, BiasKind::None},
+                        Case{PositionKind::Alibi, EncodingKind::None, BiasKind::Alibi},
+                        Case{PositionKind::T5, EncodingKind::None, BiasKind::T5}}) {
+    ModelSettings m;
+    m.encoding = c.encoding;
+    m.bias = c.bias;
+    EXPECT_FALSE(positions_off(m, c.kind)) << to_string(c.kind);
+    set_positions_off(m, c.kind, true);
+    EXPECT_TRUE(positions_off(m, c.kind)) << to_string(c.kind);
+    set_positions_off(m, c.kind, false);
+    EXPECT_FALSE(positions_off(m, c.kind)) << to_string(c.kind);
+    EXPECT_EQ(m.encoding, c.encoding) << to_string(c.kind);
+    EXPECT_EQ(m.bias, c.bias) << to_string(c.kind);
+  }
+  ModelSettings none;
+  none.encoding = EncodingKind::None;
+  EXPECT_FALSE(positions_off(none, PositionKind::None));  // NoPE has nothing to turn off
 }
 
 TEST(ModelRunTest, ALayerBecomesPipelineResultsForTheAttentionView) {

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <numbers>
 #include <sstream>
@@ -37,15 +38,49 @@ void write_attention_csv(std::ostream& out, const Results& r) {
   std::vector<std::string> queries, keys;
   for (const auto& t : r.tokens) queries.push_back(csv_field(t.text));
   for (const auto& t : r.key_tokens) keys.push_back(csv_field(t.text));
+  // Millions of rows at long lengths: each is formatted straight into a block that goes out whole,
+  // with to_chars (the same shortest round-trip text as format_float) instead of a stream per field.
+  // The row's text before the scores is "h,i,j,query_token,key_token,": its parts are made once.
+  std::vector<std::string> key_parts;  // "j," + ",key_token," is split around the query token
+  for (int j = 0; j < Tk; ++j) key_parts.push_back(std::to_string(j) + ",");
+  for (auto& k : keys) k = "," + k + ",";
+  std::vector<char> block(1 << 16);
+  std::size_t used = 0;
+  auto put = [&](std::string_view text) {
+    std::memcpy(block.data() + used, text.data(), text.size());
+    used += text.size();
+  };
+  auto put_float = [&](float v) {
+    if (!std::isfinite(v)) return put(format_float(v));
+    used = static_cast<std::size_t>(std::to_chars(block.data() + used, block.data() + block.size(), v).ptr - block.data());
+  };
   for (std::size_t h = 0; h < r.attention.weights.size(); ++h) {
     const Matrix& S = r.attention.scores[h];
     const Matrix& A = r.attention.weights[h];
-    for (int i = 0; i < Tq; ++i)
-      for (int j = 0; j < Tk; ++j)
-        out << h << ',' << i << ',' << j << ',' << queries[static_cast<std::size_t>(i)] << ','
-            << keys[static_cast<std::size_t>(j)] << ',' << format_float(S(i, j)) << ',' << format_float(A(i, j))
-            << '\n';
+    for (int i = 0; i < Tq; ++i) {
+      const std::string prefix = std::to_string(h) + "," + std::to_string(i) + ",";
+      const std::string& query = queries[static_cast<std::size_t>(i)];
+      for (int j = 0; j < Tk; ++j) {
+        // Room for the longest row: the texts, two floats (≤ 16 characters each) and separators.
+        const std::size_t longest = prefix.size() + key_parts[static_cast<std::size_t>(j)].size() + query.size() +
+                                    keys[static_cast<std::size_t>(j)].size() + 40;
+        if (used + longest > block.size()) {
+          out.write(block.data(), static_cast<std::streamsize>(used));
+          used = 0;
+          if (longest > block.size()) block.resize(longest);
+        }
+        put(prefix);
+        put(key_parts[static_cast<std::size_t>(j)]);
+        put(query);
+        put(keys[static_cast<std::size_t>(j)]);
+        put_float(S(i, j));
+        block[used++] = ',';
+        put_float(A(i, j));
+        block[used++] = '\n';
+      }
+    }
   }
+  out.write(block.data(), static_cast<std::streamsize>(used));
 }
 
 void write_frequencies_csv(std::ostream& out, const ModelSettings& s, int rotary_dim, int T) {

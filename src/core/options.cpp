@@ -81,7 +81,7 @@ Status parse_grid(std::string_view text, ModelSettings& m) {
 }
 constexpr RopeStyle kRopeStyles[] = {RopeStyle::Interleaved, RopeStyle::Half};
 constexpr ProjectionKind kProjections[] = {ProjectionKind::Random, ProjectionKind::Identity};
-constexpr Backend kBackends[] = {Backend::Gpu, Backend::Cpu};
+constexpr Backend kBackends[] = {Backend::Auto, Backend::Gpu, Backend::Cpu};
 constexpr HeatmapValue kValues[] = {HeatmapValue::Weights, HeatmapValue::Scores};
 constexpr TrajectoryPlane kPlanes[] = {TrajectoryPlane::Pca, TrajectoryPlane::Dims};
 
@@ -227,7 +227,7 @@ const std::vector<StateOption>& state_options() {
        }},
       {"--value", "weights|scores", "what the heatmap shows",
        [](State& s, std::string_view v) { return parse_enum(v, "--value", kValues, s.view.value); }},
-      {"--backend", "gpu|cpu", "where attention is computed (gpu)",
+      {"--backend", "auto|gpu|cpu", "where attention is computed: auto takes the GPU on hardware, the CPU on a software renderer (auto)",
        [](State& s, std::string_view v) { return parse_enum(v, "--backend", kBackends, s.backend); }},
       {"--no-check", "", "do not compare the GPU result with the CPU reference",
        [](State& s, std::string_view) -> Status { s.check_against_cpu = false; return Ok{}; }},

@@ -34,7 +34,14 @@ std::string_view to_string(BiasKind v) {
 }
 std::string_view to_string(Rope2d v) { return v == Rope2d::Axial ? "axial" : "mixed"; }
 std::string_view to_string(BinaryValues v) { return v == BinaryValues::ZeroOne ? "01" : "pm1"; }
-std::string_view to_string(Backend v) { return v == Backend::Gpu ? "gpu" : "cpu"; }
+std::string_view to_string(Backend v) {
+  switch (v) {
+    case Backend::Auto: return "auto";
+    case Backend::Gpu: return "gpu";
+    case Backend::Cpu: return "cpu";
+  }
+  return "?";
+}
 std::string_view to_string(TrajectoryPlane v) { return v == TrajectoryPlane::Pca ? "pca" : "dims"; }
 
 std::string_view to_string(HeatmapValue v) {

@@ -17,7 +17,7 @@ namespace poslab {
 enum class ProjectionKind { Random, Identity };
 enum class BiasKind { None, Alibi, T5, Shaw };
 enum class Rope2d { Axial, Mixed };
-enum class Backend { Gpu, Cpu };
+enum class Backend { Auto, Gpu, Cpu };  // Auto: the GPU on hardware, the CPU on a software renderer
 enum class HeatmapValue { Weights, Scores };
 enum class TrajectoryPlane { Pca, Dims };  // the trajectory view: a PCA plane or two dimensions
 
@@ -92,7 +92,7 @@ struct State {
   std::string tensor_name;      // the safetensors tensor (empty: embed_tokens, or the only 2-D one)
   ModelSettings model;
   ViewSettings view;
-  Backend backend = Backend::Gpu;
+  Backend backend = Backend::Auto;
   bool check_against_cpu = true;
 
   bool operator==(const State&) const = default;

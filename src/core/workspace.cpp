@@ -1,9 +1,18 @@
 #include "core/workspace.hpp"
 
+#include <chrono>
+
 #include "core/formats/embeddings.hpp"
 #include "core/formats/formats.hpp"
 
 namespace poslab {
+
+Workspace::Workspace() : table_(std::make_shared<const EmbeddingTable>()) {}
+
+Workspace::~Workspace() {
+  for (auto& j : jobs_) j->cancel = true;
+  reap(true);
+}
 
 Status Workspace::load_embeddings(const std::string& path, const std::string& vocab, const std::string& tensor) {
   auto loaded = load_embeddings_file(path, vocab, tensor);
@@ -13,34 +22,129 @@ Status Workspace::load_embeddings(const std::string& path, const std::string& vo
 }
 
 void Workspace::set_embeddings(EmbeddingTable table, const std::string& path) {
-  table_ = std::move(table);
+  table_ = std::make_shared<const EmbeddingTable>(std::move(table));  // a run in flight keeps the old one
   table_path_ = path;
   ++table_version_;
 }
 
-Status Workspace::update(const State& state) {
-  if (!has_embeddings()) return Error{"no embeddings are loaded"};
-  if (computed_model_ && *computed_model_ == state.model && computed_backend_ == state.backend &&
-      computed_check_ == state.check_against_cpu && computed_table_version_ == table_version_)
-    return failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
-  AttentionBackend& backend = (state.backend == Backend::Gpu && gpu_) ? *gpu_ : static_cast<AttentionBackend&>(cpu_);
-  auto computed = run_pipeline(state.model, table_, backend, state.check_against_cpu);
+Workspace::Inputs Workspace::inputs_of(const State& state) const {
+  return {state.model, backend_choice(state.backend).backend, state.check_against_cpu, table_version_, keep_};
+}
+
+Result<Results> Workspace::compute(const State& state, const Inputs& in, const PipelineControl& control) {
+  CpuBackend cpu;
+  AttentionBackend& backend = (in.backend == Backend::Gpu && gpu_) ? *gpu_ : static_cast<AttentionBackend&>(cpu);
+  PipelineControl kept = control;
+  kept.keep = in.keep;
+  auto computed = run_pipeline(in.model, *table_, backend, in.check, kept);
+  if (!computed) return computed;
+  const BackendChoice choice = backend_choice(state.backend);
+  computed->backend_reason = choice.reason;
+  computed->backend_brief = choice.brief;
+  if (state.backend == Backend::Gpu && !gpu_)
+    computed->notes.push_back("GPU path unavailable, computed on the CPU" +
+                              (gpu_unavailable_.empty() ? std::string(".") : ": " + gpu_unavailable_));
+  return computed;
+}
+
+Status Workspace::install(const Inputs& in, Result<Results> computed) {
   // Remember the attempt either way, so that a bad setting is not retried on every frame.
-  computed_model_ = state.model;
-  computed_backend_ = state.backend;
-  computed_check_ = state.check_against_cpu;
-  computed_table_version_ = table_version_;
+  computed_ = in;
   if (!computed) {
     failure_ = computed.error();
     return Error{failure_};
   }
   failure_.clear();
-  if (state.backend == Backend::Gpu && !gpu_)
-    computed->notes.push_back("GPU path unavailable, computed on the CPU" +
-                              (gpu_unavailable_.empty() ? std::string(".") : ": " + gpu_unavailable_));
   results_ = std::move(*computed);
   ++version_;
   return Ok{};
+}
+
+Status Workspace::update(const State& state) {
+  if (!has_embeddings()) return Error{"no embeddings are loaded"};
+  const Inputs in = inputs_of(state);
+  if (computed_ && *computed_ == in) return failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
+  for (auto& j : jobs_) j->cancel = true;
+  requested_ = in;
+  return install(in, compute(state, in, {}));
+}
+
+void Workspace::reap(bool all) {
+  for (auto it = jobs_.begin(); it != jobs_.end();) {
+    if (all || (*it)->done) {
+      if ((*it)->thread.joinable()) (*it)->thread.join();
+      it = jobs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+Status Workspace::update_async(const State& state) {
+  if (!has_embeddings()) return Error{"no embeddings are loaded"};
+  // A finished current run: its results replace the shown ones.
+  if (!jobs_.empty() && jobs_.back()->done && !jobs_.back()->cancel && jobs_.back()->result) {
+    Job& j = *jobs_.back();
+    auto result = std::move(*j.result);
+    j.result.reset();
+    j.cancel = true;  // taken
+    install(j.inputs, std::move(result));
+  }
+  reap(false);
+  const Inputs in = inputs_of(state);
+  if (requested_ && *requested_ == in) {
+    if (computed_ && *computed_ == in) return failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
+    return Ok{};  // still computing
+  }
+  for (auto& j : jobs_) j->cancel = true;  // stale: dropped, not waited for
+  requested_ = in;
+  if (in.backend == Backend::Gpu) return install(in, compute(state, in, {}));
+  auto job = std::make_unique<Job>();
+  job->inputs = in;
+  job->started = std::chrono::steady_clock::now();
+  Job* j = job.get();
+  // The worker sees only what it is given: the table (shared) and the words for its results.
+  const BackendChoice choice = backend_choice(state.backend);
+  std::string note = state.backend == Backend::Gpu ? "GPU path unavailable, computed on the CPU" +
+                                                         (gpu_unavailable_.empty() ? std::string(".") : ": " + gpu_unavailable_)
+                                                   : std::string();
+  j->thread = std::thread([j, table = table_, choice, note = std::move(note)] {
+    PipelineControl control;
+    control.keep = j->inputs.keep;
+    control.cancel = &j->cancel;
+    control.progress = [j](double f) { j->progress = f; };
+    CpuBackend cpu;
+    auto computed = run_pipeline(j->inputs.model, *table, cpu, false, control);
+    if (computed) {
+      computed->backend_reason = choice.reason;
+      computed->backend_brief = choice.brief;
+      if (!note.empty()) computed->notes.push_back(note);
+    }
+    j->result = std::move(computed);
+    j->done = true;
+  });
+  jobs_.push_back(std::move(job));
+  return Ok{};
+}
+
+double Workspace::computing_seconds() const {
+  if (!computing()) return 0.0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - jobs_.back()->started).count();
+}
+
+Status Workspace::wait() {
+  if (jobs_.empty()) return failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
+  if (jobs_.back()->thread.joinable()) jobs_.back()->thread.join();
+  Job& j = *jobs_.back();
+  Status status = failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
+  if (!j.cancel && j.result) {
+    auto result = std::move(*j.result);
+    j.result.reset();
+    j.cancel = true;
+    status = install(j.inputs, std::move(result));
+  }
+  reap(true);
+  return status;
 }
 
 }  // namespace poslab

@@ -1,11 +1,17 @@
 #pragma once
 // Holds the loaded embeddings and the latest results for a State, and recomputes only when a
-// pipeline input changed. Shared by the GUI and `poslab export`.
+// pipeline input changed. Shared by the GUI and `poslab export`: export computes in place
+// (update), the GUI off its thread (update_async), so that the window never waits for it.
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "core/attention/backend_choice.hpp"
 #include "core/attention/pipeline.hpp"
 #include "core/state.hpp"
 
@@ -13,45 +19,91 @@ namespace poslab {
 
 class Workspace {
  public:
+  Workspace();
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+  ~Workspace();  // cancels and joins any run still going
+
   // Loads embeddings from `path` (any supported format; `vocab` for a .npy). On failure the
   // current table stays and the error is returned.
   Status load_embeddings(const std::string& path, const std::string& vocab = {}, const std::string& tensor = {});
   // Installs a table loaded elsewhere (on a loader thread).
   void set_embeddings(EmbeddingTable table, const std::string& path);
-  bool has_embeddings() const { return table_.dim() > 0; }
-  const EmbeddingTable& embeddings() const { return table_; }
+  bool has_embeddings() const { return table_->dim() > 0; }
+  const EmbeddingTable& embeddings() const { return *table_; }
+  // The same table, for a worker thread that must keep it while a new one is installed.
+  std::shared_ptr<const EmbeddingTable> embeddings_shared() const { return table_; }
   const std::string& embeddings_path() const { return table_path_; }
 
-  // The backend used when the state asks for the GPU; null means the GPU is unavailable, and
-  // `why` (the driver's words) goes into the notes of results computed on the CPU instead.
-  void set_gpu_backend(AttentionBackend* gpu, std::string why = {}) {
+  // The GPU backend, or null and why there is none (the driver's words); `renderer` is the GL
+  // context's GL_RENDERER (empty: none), which decides what --backend auto takes.
+  void set_gpu_backend(AttentionBackend* gpu, std::string why = {}, std::string renderer = {}) {
     gpu_ = gpu;
     gpu_unavailable_ = std::move(why);
+    renderer_ = std::move(renderer);
+  }
+  // The path that computes for `wanted`, and why.
+  BackendChoice backend_choice(Backend wanted) const {
+    return choose_backend(wanted, renderer_, gpu_ != nullptr, gpu_unavailable_);
   }
 
-  // Recomputes if the model settings, backend or table changed since the last call. On error the
-  // previous results stay, and the error is returned until the inputs change.
+  // The T × T matrices the CPU path keeps from now on (default: every head's scores and weights).
+  void keep_matrices(const MatricesKept& keep) { keep_ = keep; }
+
+  // Recomputes now if the model settings, backend or table changed since the last call. On error
+  // the previous results stay, and the error is returned until the inputs change.
   Status update(const State& state);
+  // The same off the calling thread: a change starts a run on a worker thread, and a run still
+  // going for older settings is cancelled (it stops at its next step, its result dropped) rather
+  // than waited for. Each call installs a finished run's results. The GPU path runs at once on
+  // the calling thread instead (its OpenGL context is the caller's).
+  Status update_async(const State& state);
+  bool computing() const { return !jobs_.empty() && !jobs_.back()->done; }
+  double progress() const { return jobs_.empty() ? 1.0 : jobs_.back()->progress.load(); }
+  // Seconds the current run has taken so far (0 when none runs).
+  double computing_seconds() const;
+  // Blocks until no run is in flight, then installs its results (tests, scripted screenshots).
+  Status wait();
 
   const Results* results() const { return results_ ? &*results_ : nullptr; }
   // Changes whenever new results are computed; views key their caches on it.
   std::uint64_t version() const { return version_; }
 
  private:
-  EmbeddingTable table_;
+  struct Inputs {
+    ModelSettings model;
+    Backend backend = Backend::Cpu;  // the resolved path
+    bool check = false;
+    std::uint64_t table_version = 0;
+    MatricesKept keep;
+    bool operator==(const Inputs&) const = default;
+  };
+  struct Job {
+    Inputs inputs;
+    std::atomic<bool> cancel{false}, done{false};
+    std::atomic<double> progress{0.0};
+    std::chrono::steady_clock::time_point started;
+    std::optional<Result<Results>> result;  // written by the worker before done is set
+    std::thread thread;
+  };
+  Inputs inputs_of(const State& state) const;
+  Result<Results> compute(const State& state, const Inputs& inputs, const PipelineControl& control);
+  Status install(const Inputs& inputs, Result<Results> computed);
+  void reap(bool all);
+
+  std::shared_ptr<const EmbeddingTable> table_;  // shared with a run in flight
   std::string table_path_;
   std::uint64_t table_version_ = 0;
   AttentionBackend* gpu_ = nullptr;
   std::string gpu_unavailable_;
-  CpuBackend cpu_;
+  std::string renderer_;
+  MatricesKept keep_;
   std::optional<Results> results_;
   std::uint64_t version_ = 0;
-  // What the current results were computed from.
-  std::optional<ModelSettings> computed_model_;
-  Backend computed_backend_ = Backend::Cpu;
-  bool computed_check_ = false;
-  std::uint64_t computed_table_version_ = 0;
+  std::optional<Inputs> computed_;   // what the current results (or failure) came from
+  std::optional<Inputs> requested_;  // what the newest run computes
   std::string failure_;  // why the last attempt failed, while its inputs are unchanged
+  std::vector<std::unique_ptr<Job>> jobs_;  // the last one is current; older ones were cancelled
 };
 
 }  // namespace poslab

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <vector>
 
 #include "plot/axis.hpp"
 
@@ -33,7 +35,55 @@ unsigned char to_byte(float v) { return static_cast<unsigned char>(std::lround(s
 
 int heatmap_texels_per_cell(int n) { return std::clamp(2048 / std::max(n, 1), 1, 32); }
 
+int heatmap_block(const HeatmapSpec& s) {
+  const int n = static_cast<int>(std::max(s.values->rows(), s.values->cols()));
+  if (s.max_texels <= 0 || n <= s.max_texels) return 1;
+  return (n + s.max_texels - 1) / s.max_texels;
+}
+
+namespace {
+
+// Blocks of b × b cells, one texel each: the largest unmasked value, or the hatch where all are masked.
+Image aggregated_cells(const HeatmapSpec& s, int b) {
+  const int rows = static_cast<int>(s.values->rows());
+  const int cols = static_cast<int>(s.values->cols());
+  Image img;
+  img.width = (cols + b - 1) / b;
+  img.height = (rows + b - 1) / b;
+  img.rgba.resize(static_cast<std::size_t>(img.width) * static_cast<std::size_t>(img.height) * 4);
+  img.version = next_version();
+  const float span = s.vmax > s.vmin ? s.vmax - s.vmin : 1.0f;
+  constexpr float kNone = -std::numeric_limits<float>::infinity();
+  std::vector<float> best(static_cast<std::size_t>(img.width));
+  std::vector<std::uint8_t> seen(static_cast<std::size_t>(img.width));
+  for (int y = 0; y < img.height; ++y) {
+    std::fill(best.begin(), best.end(), kNone);
+    std::fill(seen.begin(), seen.end(), 0);
+    for (int r = y * b; r < std::min(rows, (y + 1) * b); ++r)
+      for (int c = 0; c < cols; ++c) {
+        if (s.masked && s.masked(r, c)) continue;
+        const auto x = static_cast<std::size_t>(c / b);
+        best[x] = std::max(best[x], (*s.values)(r, c));
+        seen[x] = 1;
+      }
+    for (int x = 0; x < img.width; ++x) {
+      const Color col = seen[static_cast<std::size_t>(x)]
+                            ? lut_color(s.colormap, (best[static_cast<std::size_t>(x)] - s.vmin) / span)
+                            : ((x + y) % 6 < 2 ? kMaskDark : kMaskLight);
+      unsigned char* p = &img.rgba[(static_cast<std::size_t>(y) * static_cast<std::size_t>(img.width) + static_cast<std::size_t>(x)) * 4];
+      p[0] = to_byte(col.r);
+      p[1] = to_byte(col.g);
+      p[2] = to_byte(col.b);
+      p[3] = 255;
+    }
+  }
+  return img;
+}
+
+}  // namespace
+
 Image heatmap_cells(const HeatmapSpec& s) {
+  if (const int b = heatmap_block(s); b > 1) return aggregated_cells(s, b);
   const int rows = static_cast<int>(s.values->rows());
   const int cols = static_cast<int>(s.values->cols());
   const int f = heatmap_texels_per_cell(std::max(rows, cols));
@@ -84,10 +134,10 @@ int label_stride(float cell, float size) {
   return cell >= needed ? 1 : static_cast<int>(std::ceil(needed / cell));
 }
 
-std::string axis_label(const std::vector<std::string>& labels, int i, int stride, bool index_only) {
-  if (index_only) return std::to_string(i);
+std::string axis_label(const std::vector<std::string>& labels, int i, int stride, bool index_only, int offset = 0) {
+  if (index_only) return std::to_string(i + offset);
   const std::string text = shorten_label(i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : "", 14);
-  return stride == 1 ? text : std::to_string(i) + " " + text;
+  return stride == 1 && offset == 0 ? text : std::to_string(i + offset) + " " + text;
 }
 
 // Greedy line breaking at `separator`: as many pieces per line as fit in `width`.
@@ -160,8 +210,8 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   const int row_stride = nice(label_stride(cell_h, kLabelSize), s.index_rows);
   const int col_stride = nice(label_stride(cell, kLabelSize), s.index_cols);
   float row_label_w = 0, col_label_w = 0;
-  for (int r = 0; r < rows; r += row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, row_stride, s.index_rows), kLabelSize));
-  for (int c = 0; c < cols; c += col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, col_stride, s.index_cols), kLabelSize));
+  for (int r = 0; r < rows; r += row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, row_stride, s.index_rows, s.row_offset), kLabelSize));
+  for (int c = 0; c < cols; c += col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, col_stride, s.index_cols, s.col_offset), kLabelSize));
 
   const auto ticks = nice_ticks(s.vmin, s.vmax, std::clamp(static_cast<int>(cell_h * static_cast<float>(rows) / 28.0f), 2, 6));
   const double tick_step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
@@ -195,6 +245,8 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   } else if (s.cell_texture != 0) {
     const int f = heatmap_texels_per_cell(std::max(rows, cols));
     cells = Image{cols * f, rows * f, {}, next_version(), s.cell_texture};
+  } else if (s.cells_image) {
+    cells = *s.cells_image;  // the same version: its texture is not uploaded again
   } else {
     cells = heatmap_cells(s);
   }
@@ -223,12 +275,12 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   for (int r = 0; r < rows; r += row_stride) {
     const float y = grid.y0 + (static_cast<float>(r) + 0.5f) * cell_h;
     fig.line({grid.x0 - 4.0f, y}, {grid.x0, y}, kMuted);
-    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, row_stride, s.index_rows), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
+    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, row_stride, s.index_rows, s.row_offset), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
   }
   for (int c = 0; c < cols; c += col_stride) {
     const float x = grid.x0 + (static_cast<float>(c) + 0.5f) * cell;
     fig.line({x, grid.y1}, {x, grid.y1 + 4.0f}, kMuted);
-    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, col_stride, s.index_cols), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
+    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, col_stride, s.index_cols, s.col_offset), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
   }
   fig.text({kMargin + kLabelSize * 0.5f, (grid.y0 + grid.y1) * 0.5f}, s.row_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true);
   fig.text({(grid.x0 + grid.x1) * 0.5f, fig.height - kMargin}, s.col_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom);
@@ -246,8 +298,9 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
            HAlign::Center, VAlign::Middle, true);
 
   // Legend for masked cells, drawn only when some cell is masked.
-  bool any_masked = false;
-  for (int r = 0; r < rows && s.masked && !any_masked; ++r)
+  // A layout alone needs no answer: the legend's room is reserved either way.
+  bool any_masked = s.any_masked.value_or(false);
+  for (int r = 0; r < rows && s.masked && !s.any_masked && !t_layout_only && !any_masked; ++r)
     for (int c = 0; c < cols && !any_masked; ++c) any_masked = s.masked(r, c);
   if (any_masked) {
     // Below the colorbar, where the column labels leave room.

@@ -3,6 +3,8 @@
 // and masked cells hatched so they never read as small values.
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +34,23 @@ struct HeatmapSpec {
   // A GL texture already holding the cells (painted by the GPU with the same rule as
   // heatmap_cells); 0: build the cells on the CPU from `values`.
   std::uint32_t cell_texture = 0;
+  // > 0: the cells' image is at most this many texels a side (the pixels it will cover). More
+  // rows or columns than that are aggregated into square blocks, each texel the maximum of its
+  // block's unmasked cells, so that a sharp head stays visible; a block with none is hatched.
+  int max_texels = 0;
+  // The index of the first row and column shown, when `values` is a window of a larger matrix
+  // (a zoomed heatmap): labels number the rows and columns from there.
+  int row_offset = 0, col_offset = 0;
+  // The cells' image already made by heatmap_cells for this spec (a view that lays the same
+  // cells out again for another room keeps it, and its texture); null: made here.
+  std::shared_ptr<const Image> cells_image;
+  // Whether any cell is masked, when the caller knows without asking `masked` for every cell
+  // (millions of calls at long lengths); empty: found out by scanning.
+  std::optional<bool> any_masked;
 };
+
+// The side of the blocks heatmap_cells aggregates for n rows or columns (1: none).
+int heatmap_block(const HeatmapSpec& spec);
 
 // Texels per cell of a heatmap with n rows or columns: enough that the hatch of masked cells
 // shows inside a cell of a short sentence, never a texture past 2048 texels for n ≤ 2048.

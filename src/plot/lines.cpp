@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "plot/axis.hpp"
 
@@ -25,6 +28,51 @@ std::string power_of_ten(int k) {
   return out;
 }
 
+// The x ticks as (position on the axis, label): nice linear ticks, or on a log axis the series'
+// own x values when there are few of them (lengths 32, 64, …), else the powers of ten in range.
+std::vector<std::pair<double, std::string>> x_axis_ticks(const LinePlotSpec& s, double lo, double hi) {
+  std::vector<std::pair<double, std::string>> out;
+  if (!s.log_x) {
+    const auto ticks = nice_ticks(lo, hi, 9);
+    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+    for (double t : ticks) out.emplace_back(t, tick_label(t, step));
+    return out;
+  }
+  std::vector<double> xs;
+  for (const Series& series : s.series)
+    for (double x : series.x)
+      if (x > 0 && std::isfinite(x)) xs.push_back(x);
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  if (!xs.empty() && xs.size() <= 12) {
+    for (double x : xs) out.emplace_back(std::log10(x), tick_label(x, x >= 1 ? 1.0 : x));
+    return out;
+  }
+  for (int k = static_cast<int>(std::ceil(lo)); k <= static_cast<int>(std::floor(hi)); ++k) out.emplace_back(k, power_of_ten(k));
+  return out;
+}
+
+// A polyline drawn as 7-pixel dashes with 5-pixel gaps, the pattern running on across vertices.
+void dashed_polyline(Figure& fig, const std::vector<Point>& points, Color color, float width) {
+  constexpr float kDash = 7.0f, kPeriod = 12.0f;
+  float phase = 0.0f;  // distance along the pattern at the segment's start
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const Point a = points[i - 1], b = points[i];
+    const float length = std::hypot(b.x - a.x, b.y - a.y);
+    if (length <= 0.0f) continue;
+    for (float t = 0.0f; t < length;) {
+      const float in_period = std::fmod(phase + t, kPeriod);
+      const float step = in_period < kDash ? std::min(kDash - in_period, length - t) : std::min(kPeriod - in_period, length - t);
+      if (in_period < kDash) {
+        const float t0 = t / length, t1 = (t + step) / length;
+        fig.line({a.x + (b.x - a.x) * t0, a.y + (b.y - a.y) * t0}, {a.x + (b.x - a.x) * t1, a.y + (b.y - a.y) * t1}, color, width);
+      }
+      t += std::max(step, 0.01f);  // always forward, even where float rounding makes a step vanish
+    }
+    phase = std::fmod(phase + length, kPeriod);
+  }
+}
+
 }  // namespace
 
 Color series_color(int index) {
@@ -38,13 +86,17 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   LinePlotFigure out;
   Figure& fig = out.figure;
   auto ty = [&](double y) { return s.log_y ? std::log10(std::max(y, 1e-300)) : y; };
+  auto tx = [&](double x) { return s.log_x ? std::log10(std::max(x, 1e-300)) : x; };
+  auto usable = [&](double x, double y) {
+    return std::isfinite(x) && std::isfinite(y) && (!s.log_y || y > 0) && (!s.log_x || x > 0);
+  };
 
   double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min, y_max = -x_min;
   for (const Series& series : s.series)
     for (std::size_t i = 0; i < series.x.size() && i < series.y.size(); ++i) {
-      if (!std::isfinite(series.x[i]) || !std::isfinite(series.y[i]) || (s.log_y && series.y[i] <= 0)) continue;
-      x_min = std::min(x_min, series.x[i]);
-      x_max = std::max(x_max, series.x[i]);
+      if (!usable(series.x[i], series.y[i])) continue;
+      x_min = std::min(x_min, tx(series.x[i]));
+      x_max = std::max(x_max, tx(series.x[i]));
       y_min = std::min(y_min, ty(series.y[i]));
       y_max = std::max(y_max, ty(series.y[i]));
     }
@@ -52,8 +104,18 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
     y_min = std::min(y_min, ty(r.y));
     y_max = std::max(y_max, ty(r.y));
   }
+  for (const VerticalMark& m : s.marks)
+    if (!s.log_x || m.x > 0) {
+      x_min = std::min(x_min, tx(m.x));
+      x_max = std::max(x_max, tx(m.x));
+    }
   if (!std::isfinite(x_min)) x_min = 0, x_max = 1, y_min = 0, y_max = 1;
   if (x_max - x_min < 1e-12) x_max = x_min + 1;
+  if (s.log_x) {  // room for the end markers
+    const double pad = 0.04 * (x_max - x_min);
+    x_min -= pad;
+    x_max += pad;
+  }
   if (y_max - y_min < 1e-12) y_max = y_min + 1;
   if (s.log_y) {
     y_min = std::floor(y_min);
@@ -84,12 +146,13 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   const Box& a = out.area;
   // Series without a label stay out of the legend; with no entries at all there is no legend.
   float legend_w = 0;
-  bool any_entry = !s.references.empty();
+  bool any_entry = !s.references.empty() || !s.marks.empty();
   for (const Series& series : s.series) {
     legend_w = std::max(legend_w, measure.width(series.label, kTickSize));
     any_entry = any_entry || !series.label.empty();
   }
   for (const ReferenceLine& r : s.references) legend_w = std::max(legend_w, measure.width(r.label, kTickSize));
+  for (const VerticalMark& m : s.marks) legend_w = std::max(legend_w, measure.width(m.label, kTickSize));
   const float legend_space = any_entry ? kGap * 3 + 22.0f + legend_w : 0.0f;
   fig.width = std::max({a.x1 + legend_space + kMargin, kMargin * 2 + measure.width(s.title, kTitleSize),
                         kMargin * 2 + measure.width(s.subtitle, kTickSize)});
@@ -108,13 +171,11 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
     fig.line({a.x0 - 4.0f, y}, {a.x0, y}, kMuted);
     fig.text({a.x0 - 4.0f - kGap, y}, label, kTickSize, kInk, HAlign::Right, VAlign::Middle);
   }
-  const auto x_ticks = nice_ticks(x_min, x_max, 9);
-  const double x_step = x_ticks.size() > 1 ? x_ticks[1] - x_ticks[0] : 1.0;
-  for (double t : x_ticks) {
+  for (const auto& [t, label] : x_axis_ticks(s, x_min, x_max)) {
     const float x = px(t);
     fig.line({x, a.y0}, {x, a.y1}, kGrid);
     fig.line({x, a.y1}, {x, a.y1 + 4.0f}, kMuted);
-    fig.text({x, a.y1 + 4.0f + kGap}, tick_label(t, x_step), kTickSize, kInk, HAlign::Center, VAlign::Top);
+    fig.text({x, a.y1 + 4.0f + kGap}, label, kTickSize, kInk, HAlign::Center, VAlign::Top);
   }
   fig.rect(a, {0, 0, 0, 0}, kMuted);
   fig.text({(a.x0 + a.x1) * 0.5f, fig.height - kMargin}, s.x_label, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom);
@@ -126,14 +187,20 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
     const float y = py(ty(r.y));
     for (float x = a.x0; x < a.x1; x += 10.0f) fig.line({x, y}, {std::min(x + 6.0f, a.x1), y}, r.color, 1.5f);
   }
+  for (const VerticalMark& m : s.marks) {
+    if (s.log_x && m.x <= 0) continue;
+    const float x = px(tx(m.x));
+    for (float y = a.y0; y < a.y1; y += 10.0f) fig.line({x, y}, {x, std::min(y + 6.0f, a.y1)}, m.color, 1.5f);
+  }
   for (const Series& series : s.series) {
     std::vector<Point> points;
     for (std::size_t i = 0; i < series.x.size() && i < series.y.size(); ++i)
-      if (std::isfinite(series.x[i]) && std::isfinite(series.y[i]) && (!s.log_y || series.y[i] > 0))
-        points.push_back({px(series.x[i]), py(ty(series.y[i]))});
-    if (points.size() > 1) fig.polyline(points, series.color, 2.0f);
+      if (usable(series.x[i], series.y[i])) points.push_back({px(tx(series.x[i])), py(ty(series.y[i]))});
+    if (points.size() > 1 && series.stroke == Stroke::Solid) fig.polyline(points, series.color, 2.0f);
+    if (points.size() > 1 && series.stroke == Stroke::Dashed) dashed_polyline(fig, points, series.color, 2.0f);
+    const float half = series.marker_size * 0.5f;
     if (series.markers && points.size() <= 128)
-      for (const Point& p : points) fig.rect({p.x - 2.5f, p.y - 2.5f, p.x + 2.5f, p.y + 2.5f}, series.color);
+      for (const Point& p : points) fig.rect({p.x - half, p.y - half, p.x + half, p.y + half}, series.color);
   }
 
   // Legend at the right of the plotting area.
@@ -141,7 +208,15 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   const float lx = a.x1 + kGap * 2;
   for (const Series& series : s.series) {
     if (series.label.empty()) continue;
-    fig.line({lx, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, series.color, 2.5f);
+    if (series.stroke == Stroke::Solid) fig.line({lx, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, series.color, 2.5f);
+    if (series.stroke == Stroke::Dashed) {
+      fig.line({lx, ly + 6.0f}, {lx + 7.0f, ly + 6.0f}, series.color, 2.5f);
+      fig.line({lx + 11.0f, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, series.color, 2.5f);
+    }
+    if (series.stroke == Stroke::None) {
+      const float half = series.marker_size * 0.5f;
+      fig.rect({lx + 9.0f - half, ly + 6.0f - half, lx + 9.0f + half, ly + 6.0f + half}, series.color);
+    }
     fig.text({lx + 22.0f, ly + 6.0f}, series.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
     ly += kTickSize + 8.0f;
   }
@@ -149,6 +224,12 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
     fig.line({lx, ly + 6.0f}, {lx + 7.0f, ly + 6.0f}, r.color, 1.5f);
     fig.line({lx + 11.0f, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, r.color, 1.5f);
     fig.text({lx + 22.0f, ly + 6.0f}, r.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    ly += kTickSize + 8.0f;
+  }
+  for (const VerticalMark& m : s.marks) {
+    fig.line({lx + 9.0f, ly}, {lx + 9.0f, ly + 5.0f}, m.color, 1.5f);
+    fig.line({lx + 9.0f, ly + 8.0f}, {lx + 9.0f, ly + 13.0f}, m.color, 1.5f);
+    fig.text({lx + 22.0f, ly + 6.0f}, m.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
     ly += kTickSize + 8.0f;
   }
   return out;

@@ -43,7 +43,36 @@ class AttentionView {
   // Where the cells on screen came from: "GPU texture", "CPU image", or why the GPU could not.
   const std::string& cell_source() const { return cell_source_; }
 
+  // The cells shown: rows [row0, row0 + rows) and columns [col0, col0 + cols); rows = 0: all.
+  // The wheel zooms about the cell under the mouse, a drag pans, a double click shows all again.
+  struct Zoom {
+    int row0 = 0, col0 = 0, rows = 0, cols = 0;
+    bool operator==(const Zoom&) const = default;
+  };
+  const Zoom& zoom() const { return zoom_; }
+
  private:
+  void navigate(const ShownFigure& shown, int rows, int cols);
+  void draw_minimap(const State& state, const Results& r, const ShownFigure& shown);
+
+  Zoom zoom_, built_zoom_;
+  // The cells' image of the last build, kept while only the room changes (same results, view,
+  // zoom and block size): laying a long sentence's heatmap out again then costs no repainting.
+  struct CellsKey {
+    std::uint64_t version = ~0ull;
+    ViewSettings view;
+    Zoom zoom;
+    int block = 0;
+    bool operator==(const CellsKey&) const = default;
+  };
+  CellsKey cells_key_;
+  std::shared_ptr<const plot::Image> cells_;
+  Zoom drag_start_;           // the window when the drag began
+  Zoom reported_;             // the window last said on stderr
+  plot::Image minimap_;       // the whole matrix, small, while zoomed
+  plot::TextureCache minimap_textures_;
+  std::uint64_t minimap_version_ = ~0ull;
+  ViewSettings minimap_view_;
   std::string cell_source_;
   plot::HeatmapFigure figure_;
   plot::TextureCache textures_;

@@ -44,8 +44,23 @@ plot::Figure side_by_side(const std::vector<plot::Figure>& parts) {
 std::vector<plot::Figure> bias_panels(ModelSettings m, BiasKind kind, const Results& r, int head, float side, bool preview) {
   m.bias = kind;
   const int Tq = r.problem.queries(), Tk = r.problem.keys(), heads = r.problem.heads;
-  static thread_local Matrix B, buckets;  // the spec points at them while the figure is built
-  B = bias_matrix(relative_bias(m, heads, Tq, Tk), head, Tq, Tk);
+  // The spec points at these while the figure is built. They depend on the settings, the head and
+  // the sizes only, so the trial layouts that fit a figure to its panel compute them once (a long
+  // sentence's T × T matrices, and T² bucket lookups, per trial froze the window).
+  struct Cached {
+    ModelSettings m;
+    int head = -1, heads = 0, Tq = 0, Tk = 0;
+    bool operator==(const Cached&) const = default;
+  };
+  static thread_local Cached cached[2], cached_buckets;  // ALiBi, T5
+  static thread_local Matrix matrices[2], buckets;
+  const int slot = kind == BiasKind::Alibi ? 0 : 1;
+  const Cached key{m, head, heads, Tq, Tk};
+  Matrix& B = matrices[slot];
+  if (!(cached[slot] == key)) {
+    B = bias_matrix(relative_bias(m, heads, Tq, Tk), head, Tq, Tk);
+    cached[slot] = key;
+  }
   plot::HeatmapSpec spec;
   spec.values = &B;
   for (const Token& t : r.tokens) spec.row_labels.push_back(t.text);
@@ -60,6 +75,10 @@ std::vector<plot::Figure> bias_panels(ModelSettings m, BiasKind kind, const Resu
   spec.vmax = extent;
   spec.value_label = "bias added to q·k/√d_h";
   spec.side = side;
+  // Long sentences: known masks without a call per cell, and no more texels than a 4× export shows.
+  spec.any_masked = problem->causal || std::find(problem->key_valid.begin(), problem->key_valid.end(), 0) !=
+                                           problem->key_valid.end();
+  spec.max_texels = static_cast<int>(std::ceil(side * 4.0f));
   const std::string note = preview ? " · preview" : "";
   if (kind == BiasKind::Alibi) {
     char title[128];
@@ -74,13 +93,17 @@ std::vector<plot::Figure> bias_panels(ModelSettings m, BiasKind kind, const Resu
                   ", max distance " + std::to_string(m.max_distance) + " · a seeded table per head";
   plot::Figure bias = plot::build_heatmap(spec, plot::figure_text_measure()).figure;
 
-  buckets.resize(B.rows(), B.cols());
-  for (Eigen::Index i = 0; i < B.rows(); ++i)
-    for (Eigen::Index j = 0; j < B.cols(); ++j)
-      buckets(i, j) = static_cast<float>(t5_bucket(static_cast<int>(j - i), !m.causal, m.buckets, m.max_distance));
+  if (!(cached_buckets == key)) {
+    buckets.resize(B.rows(), B.cols());
+    for (Eigen::Index i = 0; i < B.rows(); ++i)
+      for (Eigen::Index j = 0; j < B.cols(); ++j)
+        buckets(i, j) = static_cast<float>(t5_bucket(static_cast<int>(j - i), !m.causal, m.buckets, m.max_distance));
+    cached_buckets = key;
+  }
   plot::HeatmapSpec map = spec;
   map.values = &buckets;
   map.masked = nullptr;
+  map.any_masked.reset();
   map.colormap = plot::Colormap::Viridis;
   map.vmin = 0.0f;
   map.vmax = static_cast<float>(m.buckets - 1);

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/attention/backend_choice.hpp"
 #include "core/export_data.hpp"
 #include "core/formats/formats.hpp"
 #include "core/options.hpp"
@@ -27,6 +28,8 @@
 #include "ui/model_view.hpp"
 #include "core/model/model_run.hpp"
 #include "ui/attention_view.hpp"
+#include "ui/train_cli.hpp"
+#include "ui/animate_cli.hpp"
 
 namespace poslab {
 
@@ -59,6 +62,7 @@ void print_help() {
       "      as CSV (columns in README.md). VIEW: %s\n"
       "  poslab export all --dir DIR [state options] [--scale N]\n"
       "      every view as DIR/VIEW.png, .svg and .csv\n"
+      "%s"
       "  poslab export tour --step N [--lang en|ja] [--png F] [--svg F] [--csv F] [--scale N]\n"
       "      a step of the tour as one slide: words, formulas, live check and plot\n"
       "  poslab export attention --model DIR --layer L [state options] [--png F] [--svg F] [--csv F]\n"
@@ -70,8 +74,24 @@ void print_help() {
       "      change its positions, drawn beside the unchanged model\n"
       "  poslab predict --model DIR --sentence S [--top K] [state options]\n"
       "      the model's top-K next tokens at every position, the loss and perplexity, as JSON\n"
+      "  poslab train [--task copy|recall] [--encoding none|sinusoidal|learned|rope|alibi|t5] --out DIR\n"
+      "         [--layers N] [--width N] [--heads N] [--mlp N] [--train-length N] [--steps N] [--batch N]\n"
+      "         [--lr X] [--warmup N] [--seed N] [--vocab N] [--rope-theta B] [--partial-rotary P]\n"
+      "         [--rope-fraction P] [--log F.csv]\n"
+      "      trains a tiny decoder (defaults: copy, rope, 2 layers, width 64, 4 heads, length 32,\n"
+      "      1500 steps of 32, lr 3e-3, 16 symbols) and writes DIR as a model folder for --model;\n"
+      "      the log CSV has step,loss,lr,tokens_per_s\n"
+      "  poslab eval --model DIR [--task copy|recall] [--lengths 32,64,128] [--rope-scaling KIND]\n"
+      "         [--sequences N] [--seed N] [--csv F]\n"
+      "      a trained model's loss and exact-match accuracy per length (default 1x to 16x its\n"
+      "      training length); KIND: none, linear, ntk, dynamic, yarn (factor from the length)\n"
+      "  poslab export extrapolation --models DIR,DIR,... [--task copy] [--lengths ...] [--png F]\n"
+      "         [--svg F] [--csv F] [--scale N] [--sequences N] [--rope-scalings yes|no]\n"
+      "      accuracy and loss against length, one line per model, RoPE also with each scaling;\n"
+      "      CSV model,encoding,scaling,train_length,length,tokens,loss,accuracy\n"
       "  poslab info [--embeddings F | --model DIR] [--vocab F] [--tensor NAME]\n"
-      "      vocabulary size, dimension, dtype, tokenizer and load time of an embeddings file\n"
+      "      vocabulary size, dimension, dtype, tokenizer and load time of an embeddings file; the\n"
+      "      OpenGL renderer and where --backend (auto unless given) computes attention, and why\n"
       "  poslab tokens --tokenizer tokenizer.json --sentence TEXT [--sentence TEXT …]\n"
       "      byte-level BPE token ids (Hugging Face tokenizer.json) as a JSON array per sentence\n"
       "  poslab tour --list [--lang en|ja]\n"
@@ -80,7 +100,7 @@ void print_help() {
       "sessions: --session FILE starts from a saved state (options after it refine it);\n"
       "          export's --save-session FILE writes the state it used\n\n"
       "state options:\n%s",
-      POSLAB_VERSION, view_names().c_str(), state_options_help().c_str());
+      POSLAB_VERSION, view_names().c_str(), animation_help().c_str(), state_options_help().c_str());
 }
 
 int usage_error(const std::string& message) {
@@ -142,24 +162,28 @@ std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedO
   return so->apply(state, *v);
 }
 
-// The GL context with no display and the GPU backend when the state asks for it; the reason
-// when there is none.
+// The GL context with no display and the GPU backend when the state asks for it (--backend gpu,
+// or auto on a hardware renderer); the reason when there is none, and which path runs and why.
 struct HeadlessGpu {
   std::unique_ptr<gpu::HeadlessContext> context;
   std::unique_ptr<gpu::GpuBackend> backend;
   std::string unavailable;
+  std::string renderer;  // the context's description (empty: no context)
+  BackendChoice choice;
 };
 HeadlessGpu open_headless_gpu(Backend wanted) {
   HeadlessGpu g;
   if (auto created = gpu::HeadlessContext::create()) {
     g.context = std::move(*created);
-    if (wanted == Backend::Gpu) {
+    g.renderer = g.context->description();
+    if (wants_gpu(wanted, g.renderer)) {
       if (auto b = gpu::GpuBackend::create()) g.backend = std::move(*b);
       else g.unavailable = b.error();
     }
   } else {
     g.unavailable = created.error();
   }
+  g.choice = choose_backend(wanted, g.renderer, g.backend != nullptr, g.unavailable);
   return g;
 }
 
@@ -181,7 +205,9 @@ Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, in
   return run_model(model, request, control);
 }
 
-void print_run_notes(const ModelRun& run, const std::string& unavailable) {
+void print_run_notes(const ModelRun& run, const HeadlessGpu& g) {
+  const std::string& unavailable = g.unavailable;
+  std::fprintf(stderr, "poslab: attention: %s\n", g.choice.reason.c_str());
   const ForwardResult& f = run.shown();
   std::fprintf(stderr, "poslab: attention on %s%s, %.0f ms\n", f.backend.c_str(),
                unavailable.empty() ? "" : (" (GPU path unavailable: " + unavailable + ")").c_str(), f.milliseconds);
@@ -215,7 +241,7 @@ int run_model_export(ExportView view, State state, const ExportRequest& request)
     std::fprintf(stderr, "poslab: error: %s\n", run.error().c_str());
     return kRuntimeError;
   }
-  print_run_notes(*run, g.unavailable);
+  print_run_notes(*run, g);
   plot::Figure figure;
   std::string csv;
   if (view == ExportView::Heads) {
@@ -270,7 +296,7 @@ int run_predict(ArgParser& p) {
     std::fprintf(stderr, "poslab: error: %s\n", run.error().c_str());
     return kRuntimeError;
   }
-  print_run_notes(*run, g.unavailable);
+  print_run_notes(*run, g);
   std::printf("%s\n", predictions_json(run->shown()).c_str());
   return 0;
 }
@@ -359,23 +385,21 @@ int run_export(ArgParser& p) {
 
   // A GL context with no display: needed for the GPU path and for rendering the PNG.
   // The note about a missing GPU path reaches stderr with the results' notes below.
-  std::unique_ptr<gpu::HeadlessContext> context;
-  std::unique_ptr<gpu::GpuBackend> gpu_backend;
-  std::string gpu_unavailable;
-  if (auto created = gpu::HeadlessContext::create()) {
-    context = std::move(*created);
-    if (state.backend == Backend::Gpu) {
-      if (auto b = gpu::GpuBackend::create()) gpu_backend = std::move(*b);
-      else gpu_unavailable = b.error();
-    }
-  } else {
-    if (!request.png.empty() || all) {
-      std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", created.error().c_str());
-      return kRuntimeError;
-    }
-    gpu_unavailable = created.error();
+  HeadlessGpu g = open_headless_gpu(state.backend);
+  if (!g.context && (!request.png.empty() || all)) {
+    std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", g.unavailable.c_str());
+    return kRuntimeError;
   }
-  workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable);
+  workspace.set_gpu_backend(g.backend.get(), g.unavailable, g.renderer);
+  if (!all && *view == ExportView::Attention && request.csv.empty() && !state.view.mean_heads) {
+    // One head's heatmap: only its weights (or scores) are kept, not every head's T × T matrices.
+    MatricesKept keep;
+    keep.head = state.view.head;
+    keep.scores = state.view.value == HeatmapValue::Scores;
+    keep.weights = state.view.value == HeatmapValue::Weights;
+    workspace.keep_matrices(keep);
+  }
+  std::fprintf(stderr, "poslab: attention: %s\n", g.choice.reason.c_str());
   if (auto s = workspace.update(state); !s) {
     std::fprintf(stderr, "poslab: error: %s\n", s.error().c_str());
     return kRuntimeError;
@@ -541,6 +565,10 @@ int run_info(ArgParser& p) {
       std::printf("model       cannot run: %s\n", model.error().c_str());
   }
   std::printf("load time   %.1f ms\n", ms);
+  // Where attention would run with these options, and why (--backend, the renderer).
+  const HeadlessGpu g = open_headless_gpu(state.backend);
+  std::printf("renderer    %s\n", g.renderer.empty() ? ("none: " + g.unavailable).c_str() : g.renderer.c_str());
+  std::printf("backend     %s\n", g.choice.reason.c_str());
   return 0;
 }
 
@@ -619,8 +647,15 @@ int run_command_line(int argc, char** argv) {
     p.next();
     return run_predict(p);
   }
+  if (!p.done() && (p.args[0] == "train" || p.args[0] == "eval")) {
+    const std::vector<std::string_view> rest(p.args.begin() + 1, p.args.end());
+    return p.args[0] == "train" ? run_train(rest) : run_eval(rest);
+  }
+  if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "extrapolation")
+    return run_export_extrapolation(std::vector<std::string_view>(p.args.begin() + 2, p.args.end()));
   if (!p.done() && p.args[0] == "export") {
     p.next();
+    if (is_animation_request(p.args)) return run_animation_export({p.args.begin() + 1, p.args.end()});
     return run_export(p);
   }
   return run_gui_from_args(p);

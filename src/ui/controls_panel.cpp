@@ -323,8 +323,8 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace) {
 
   section("Compute");
   {
-    static constexpr Backend values[] = {Backend::Gpu, Backend::Cpu};
-    static constexpr const char* names[] = {"GPU compute shaders", "CPU (Eigen)"};
+    static constexpr Backend values[] = {Backend::Auto, Backend::Gpu, Backend::Cpu};
+    static constexpr const char* names[] = {"auto (the faster here)", "GPU compute shaders", "CPU (Eigen)"};
     enum_combo("backend", state.backend, values, names);
   }
   ImGui::Checkbox("check against CPU", &state.check_against_cpu);

@@ -50,10 +50,7 @@ plot::Figure outputs_panel(const std::string& title, const std::string& subtitle
 
 // The shuffle: outputs in sentence order, the shuffled sentence's outputs, and their difference
 // once the first are put in the shuffled order.
-Result<plot::Figure> permutation_figure(const State& state, const EmbeddingTable& table, float width,
-                                        float row_height) {
-  auto check = permutation_check(state.model, table, static_cast<std::uint64_t>(state.view.permutation));
-  if (!check) return Error{check.error()};
+plot::Figure permutation_figure(const PermutationCheck* check, float width, float row_height) {
   const auto& order = check->order;
   Matrix difference = check->shuffled_outputs;
   for (std::size_t k = 0; k < order.size(); ++k)
@@ -83,9 +80,26 @@ Result<plot::Figure> permutation_figure(const State& state, const EmbeddingTable
 
 }  // namespace
 
-Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table, float width, float row_height) {
+Result<DogData> dog_data(const State& state, const EmbeddingTable& table) {
   auto cases = dog_cases(state.model, table);
   if (!cases) return Error{cases.error()};
+  DogData data{std::move(*cases), std::nullopt};
+  if (state.view.permutation > 0) {
+    auto check = permutation_check(state.model, table, static_cast<std::uint64_t>(state.view.permutation));
+    if (!check) return Error{check.error()};
+    data.check = std::move(*check);
+  }
+  return data;
+}
+
+Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table, float width, float row_height) {
+  auto data = dog_data(state, table);
+  if (!data) return Error{data.error()};
+  return dog_figure(*data, state, width, row_height);
+}
+
+plot::Figure dog_figure(const DogData& data, const State& state, float width, float row_height) {
+  const std::vector<DogCase>* cases = &data.cases;
   plot::Figure figure;
   float extent = 1e-6f;
   for (const DogCase& c : *cases) extent = std::max(extent, c.outputs.cwiseAbs().maxCoeff());
@@ -101,11 +115,8 @@ Result<plot::Figure> dog_figure(const State& state, const EmbeddingTable& table,
         {"word @" + std::to_string(c.comparison.a), "word @" + std::to_string(c.comparison.b), "difference"}, extent,
         width, row_height));
   }
-  if (state.view.permutation > 0) {
-    auto shuffle = permutation_figure(state, table, width, std::max(row_height * 0.75f, kMinRowHeight));
-    if (!shuffle) return Error{shuffle.error()};
-    figure.append_below(*shuffle);
-  }
+  if (state.view.permutation > 0 && data.check)
+    figure.append_below(permutation_figure(&*data.check, width, std::max(row_height * 0.75f, kMinRowHeight)));
   return figure;
 }
 
@@ -124,15 +135,27 @@ Result<std::string> dog_csv(const State& state, const EmbeddingTable& table) {
   return csv.str();
 }
 
+namespace {
+
+// The data's figure as large as fits `room`: the attention ran once, every trial is layout only.
+plot::Figure dog_figure_fitted(const DogData& data, const State& state, plot::Point room, Overflow overflow) {
+  auto measure = [&](float w, float h) { return size_of(dog_figure(data, state, w, h)); };
+  const plot::Point cells = fit_area(room, {kMinArea.x, kMinRowHeight}, {kMaxArea.x, 40.0f}, measure, overflow);
+  return dog_figure(data, state, cells.x, cells.y);
+}
+
+}  // namespace
+
 Result<plot::Figure> dog_figure_to_fill(const State& state, const EmbeddingTable& table, plot::Point room,
                                         Overflow overflow) {
-  // A failure to compute is reported by the last build.
-  auto measure = [&](float w, float h) {
-    auto figure = dog_figure(state, table, w, h);
-    return figure ? size_of(*figure) : plot::Point{};
-  };
-  const plot::Point cells = fit_area(room, {kMinArea.x, kMinRowHeight}, {kMaxArea.x, 40.0f}, measure, overflow);
-  return dog_figure(state, table, cells.x, cells.y);
+  auto data = dog_data(state, table);
+  if (!data) return Error{data.error()};
+  return dog_figure_fitted(*data, state, room, overflow);
+}
+
+DogView::~DogView() {
+  for (auto& j : jobs_)
+    if (j->thread.joinable()) j->thread.join();
 }
 
 void DogView::draw(State& state, const Workspace& workspace, const plot::FontSet& fonts) {
@@ -145,22 +168,53 @@ void DogView::draw(State& state, const Workspace& workspace, const plot::FontSet
     ImGui::SameLine();
     if (ImGui::Button("Sentence order")) state.view.permutation = 0;
   }
-  const plot::Point room = figure_room(fonts);
+  // New settings start a run on a worker thread; the figure shown meanwhile is the last one.
   const bool changed = !(built_for_ == state.model) || built_permutation_ != state.view.permutation ||
                        built_table_ != workspace.version();
-  if (refit_.now(changed, room)) {
-    auto figure = dog_figure_to_fill(state, workspace.embeddings(), room);
-    error_ = figure ? "" : figure.error();
-    if (figure) figure_ = std::move(*figure);
+  if (changed) {
     built_for_ = state.model;
     built_permutation_ = state.view.permutation;
     built_table_ = workspace.version();
+    auto job = std::make_unique<Job>();
+    Job* j = job.get();
+    j->thread = std::thread([j, state, table = workspace.embeddings_shared()] {
+      j->result = dog_data(state, *table);
+      j->done = true;
+    });
+    jobs_.push_back(std::move(job));
+  }
+  if (!jobs_.empty() && jobs_.back()->done && jobs_.back()->result) {
+    Result<DogData> result = std::move(*jobs_.back()->result);
+    jobs_.back()->result.reset();
+    error_ = result ? "" : result.error();
+    if (result) data_ = std::move(*result);
+    data_changed_ = true;
+  }
+  for (auto it = jobs_.begin(); it != jobs_.end();) {  // finished runs, the stale ones' results dropped
+    if ((*it)->done && !(*it)->result) {
+      (*it)->thread.join();
+      it = jobs_.erase(it);
+    } else if ((*it)->done && it + 1 != jobs_.end()) {
+      (*it)->thread.join();
+      it = jobs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (!jobs_.empty()) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("computing the four cases …");
+  }
+  const plot::Point room = figure_room(fonts);
+  if (data_ && refit_.now(data_changed_, room)) {
+    figure_ = dog_figure_fitted(*data_, state, room, Overflow::Shrink);
+    data_changed_ = false;
   }
   if (!error_.empty()) {
     ImGui::TextWrapped("%s", error_.c_str());
     return;
   }
-  show_figure(figure_, room, fonts, textures_);
+  if (data_) show_figure(figure_, room, fonts, textures_);
 }
 
 }  // namespace poslab

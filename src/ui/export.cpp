@@ -2,13 +2,16 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <sstream>
 
+#include "core/atomic_stream.hpp"
 #include "core/export_data.hpp"
 #include "plot/render.hpp"
 #include "plot/svg.hpp"
 #include "ui/attention_view.hpp"
 #include "ui/bias_view.hpp"
+#include "ui/distance_view.hpp"
 #include "ui/dog_view.hpp"
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
@@ -25,7 +28,7 @@ const std::vector<ExportView>& all_views() {
   static const std::vector<ExportView> views{ExportView::Attention, ExportView::Dog,        ExportView::Patterns,
                                              ExportView::Trajectory, ExportView::Magnitude, ExportView::Shift,
                                              ExportView::Rope2d,    ExportView::RopeImage,  ExportView::Bias,
-                                             ExportView::Frequencies};
+                                             ExportView::Frequencies, ExportView::Distance};
   return views;
 }
 
@@ -41,6 +44,7 @@ std::optional<ExportView> export_view_named(std::string_view name) {
   if (name == "tour") return ExportView::Tour;
   if (name == "heads") return ExportView::Heads;
   if (name == "frequency-usage") return ExportView::FrequencyUsage;
+  if (name == "extrapolation") return ExportView::Extrapolation;  // the GUI's --view; export has its own command
   return std::nullopt;
 }
 
@@ -59,6 +63,8 @@ std::string_view to_string(ExportView view) {
     case ExportView::Tour: return "tour";
     case ExportView::Heads: return "heads";
     case ExportView::FrequencyUsage: return "frequency-usage";
+    case ExportView::Distance: return "distance";
+    case ExportView::Extrapolation: return "extrapolation";
   }
   return "?";
 }
@@ -78,6 +84,7 @@ Result<plot::Figure> view_figure(ExportView view, const State& state, const Resu
                                  const EmbeddingTable& table, const ExportRequest& request) {
   if (view == ExportView::Heads || view == ExportView::FrequencyUsage)
     return Error{"the " + std::string(to_string(view)) + " view needs a model folder (--model DIR)"};
+  if (view == ExportView::Extrapolation) return Error{"the extrapolation view needs trained models (--models DIR,DIR,...)"};
   if (view == ExportView::Tour) return tour_figure(request.tour_step, request.language, state, results, table);
   if (view == ExportView::Dog) return dog_figure(state, table, 640.0f);
   if (view == ExportView::Rope2d) return rope2d_figure(state);
@@ -87,11 +94,15 @@ Result<plot::Figure> view_figure(ExportView view, const State& state, const Resu
   if (view == ExportView::Shift) return shift_figure(state, results.problem.width(), 520.0f, 320.0f);
   if (view == ExportView::Patterns) return patterns_figure(state.model, results.problem.width(), 320.0f);
   if (view == ExportView::Magnitude) return magnitude_figure(state.model, results, 640.0f, 360.0f).figure;
+  if (view == ExportView::Distance) return distance_export_figure(results);
   if (view == ExportView::Frequencies)
     return frequencies_figure(state.model, rotary_for(state, results, request), results.problem.queries(), 640.0f,
                               360.0f)
         .figure;
-  return attention_figure(state, results, kExportSide).figure;
+  // Long sentences: no more cells' texels than the PNG has pixels for them (each the block's maximum).
+  plot::HeatmapSpec spec = attention_spec(state, results, kExportSide);
+  spec.max_texels = static_cast<int>(std::ceil(spec.side * request.scale));
+  return plot::build_heatmap(spec, plot::figure_text_measure()).figure;
 }
 
 namespace {
@@ -102,10 +113,12 @@ Result<std::string> csv_of(ExportView view, const State& state, const Results& r
   switch (view) {
     case ExportView::Heads:
     case ExportView::FrequencyUsage: return Error{"the " + std::string(to_string(view)) + " view needs a model folder (--model DIR)"};
+    case ExportView::Extrapolation: return Error{"the extrapolation view needs trained models (--models DIR,DIR,...)"};
     case ExportView::Dog: return dog_csv(state, table);
     case ExportView::Rope2d: return rope2d_csv(state);
     case ExportView::RopeImage: return rope_image_csv(state);
     case ExportView::Trajectory: return trajectory_csv(state, results);
+    case ExportView::Distance: return distance_csv(results);
     case ExportView::Tour: return tour_csv(request.language, state, table);
     case ExportView::Attention: write_attention_csv(csv, results); break;
     case ExportView::Frequencies:
@@ -201,6 +214,16 @@ Status export_view(ExportView view, const State& state, const Results& results, 
   Result<plot::Figure> figure = plot::Figure{};
   if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
   if (!figure) return Error{figure.error()};
+  if (view == ExportView::Attention && !request.csv.empty()) {
+    // Streamed to the file: at long lengths the CSV (T² rows per head) would not fit in memory.
+    ExportRequest images = request;
+    images.csv.clear();
+    if (auto s = write_export(&*figure, nullptr, images, written); !s) return s;
+    if (auto s = write_stream_atomic(request.csv, [&](std::ostream& out) { write_attention_csv(out, results); }); !s)
+      return s;
+    written.push_back(request.csv + " (CSV)");
+    return Ok{};
+  }
   Result<std::string> csv = std::string();
   if (!request.csv.empty()) csv = csv_of(view, state, results, table, request);
   if (!csv) return Error{csv.error()};

@@ -13,11 +13,12 @@
 
 namespace poslab {
 
-// Heads and FrequencyUsage need a model folder: `poslab export` runs the model for them (see cli.cpp).
+// Heads and FrequencyUsage need a model folder: `poslab export` runs the model for them (see cli.cpp);
+// Extrapolation needs trained models (the Train tab, `poslab export extrapolation`, train_cli.cpp).
 enum class ExportView { Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies, Tour,
-                        Heads, FrequencyUsage };
+                        Heads, FrequencyUsage, Distance, Extrapolation };
 
-// The ten views, in the order of the GUI's tabs (the tour is not one of them: it is a walk
+// The eleven views, in the order of the GUI's tabs (the tour is not one of them: it is a walk
 // through them), and their names joined by ", ".
 const std::vector<ExportView>& all_views();
 std::string view_names();

@@ -30,12 +30,15 @@
 #include "plot/render.hpp"
 #include "ui/assets.hpp"
 #include "ui/attention_view.hpp"
+#include "ui/animation_panel.hpp"
 #include "ui/model_view.hpp"
+#include "ui/train_view.hpp"
 #include "ui/controls_panel.hpp"
 #include "ui/export.hpp"
 #include "ui/figure_fit.hpp"
 #include "ui/settings.hpp"
 #include "ui/bias_view.hpp"
+#include "ui/distance_view.hpp"
 #include "ui/dog_view.hpp"
 #include "ui/frequencies_view.hpp"
 #include "ui/magnitude_view.hpp"
@@ -296,7 +299,7 @@ int run_gui(const GuiOptions& options) {
     if (auto last = load_session(last_session_path())) state = last->state;  // none yet is fine
   }
   Workspace workspace;
-  workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable);
+  workspace.set_gpu_backend(gpu_backend.get(), gpu_unavailable, renderer);
   ControlsPanel controls;
   AsyncLoad loader;  // user-requested loads run off the UI thread
   controls.loader = &loader;
@@ -307,6 +310,7 @@ int run_gui(const GuiOptions& options) {
   if (auto s = workspace.load_embeddings(controls.embeddings_input, state.vocab_path, state.tensor_name); !s) status.fail(s.error());
   AttentionView attention_view;
   FrequenciesView frequencies_view;
+  DistanceView distance_view;
   BiasView bias_view;
   MagnitudeView magnitude_view;
   PatternsView patterns_view;
@@ -316,13 +320,16 @@ int run_gui(const GuiOptions& options) {
   RopeImageView rope_image_view;
   TrajectoryView trajectory_view;
   TourView tour_view;
+  AnimationPanel animation_panel;
   ModelView model_view;
+  TrainView train_view;
   ExportView active_view = ExportView::Attention;
   std::optional<ExportView> select_view;  // a tab to bring to the front on the next frame
   // A real model's layer as the attention view's results, rebuilt when its run or layer changes.
   std::optional<Results> model_results;
   std::uint64_t model_results_version = ~0ull;
   int model_results_layer = -1;
+  std::string backend_said;  // the backend choice last reported on stderr
 
   int frame = 0;
   bool first_frame = true;  // the tab of --view is selected once, then the user's clicks rule
@@ -331,7 +338,7 @@ int run_gui(const GuiOptions& options) {
   int exit_code = 0;
   // --frame-log: each frame's duration, whether a load was running, and the table's size, to
   // show that the window keeps drawing while a large file loads.
-  std::string frame_log = "frame,ms,loading,rows\n";
+  std::string frame_log = "frame,ms,loading,rows,computing\n";
   auto last_frame = std::chrono::steady_clock::now();
   std::signal(SIGTERM, on_stop_signal);
   std::signal(SIGINT, on_stop_signal);
@@ -339,9 +346,9 @@ int run_gui(const GuiOptions& options) {
     if (g_stop) glfwSetWindowShouldClose(window, GLFW_TRUE);
     if (!options.frame_log.empty()) {
       const auto now = std::chrono::steady_clock::now();
-      char line[96];
-      std::snprintf(line, sizeof line, "%d,%.2f,%d,%d\n", frame, std::chrono::duration<double, std::milli>(now - last_frame).count(),
-                    loader.running() ? 1 : 0, workspace.embeddings().size());
+      char line[112];
+      std::snprintf(line, sizeof line, "%d,%.2f,%d,%d,%d\n", frame, std::chrono::duration<double, std::milli>(now - last_frame).count(),
+                    loader.running() ? 1 : 0, workspace.embeddings().size(), workspace.computing() ? 1 : 0);
       frame_log += line;
       last_frame = now;
     }
@@ -387,12 +394,16 @@ int run_gui(const GuiOptions& options) {
       // Figures fill this panel; one whose smallest layout is wider still is drawn smaller.
       ImGui::BeginChild("view", ImVec2(0, -bar_height), true, ImGuiWindowFlags_HorizontalScrollbar);
       if (ImGui::BeginTabBar("views")) {
+        // The tab asked for in the frame before; drawing a tab may ask for another for the next.
+        const std::optional<ExportView> selecting = select_view;
+        select_view.reset();
         // One tab per view; --view selects one tab on the first frame, a clicked head the Attention tab.
         auto tab = [&](const char* label, ExportView view, auto&& draw) {
-          const bool select = (first_frame && options.initial_view == view) || select_view == view;
+          const bool select = (first_frame && options.initial_view == view) || selecting == view;
           const ImGuiTabItemFlags flags = select ? ImGuiTabItemFlags_SetSelected : 0;
           if (!ImGui::BeginTabItem(label, nullptr, flags)) return;
           active_view = view;
+          animation_panel.draw_bar(view, state, workspace, gpu_backend.get(), renderer);  // play and export its parameter
           draw();
           ImGui::EndTabItem();
         };
@@ -411,8 +422,8 @@ int run_gui(const GuiOptions& options) {
                 "the Model tab runs it, clear its checkbox for embeddings and random W again",
                 model_run->shown().backend.c_str(), model_run->shown().milliseconds);
           } else {
-            attention_view.draw(state, workspace, state.backend == Backend::Gpu ? gpu_backend.get() : nullptr, fonts,
-                                info_height);
+            const bool on_gpu = workspace.backend_choice(state.backend).backend == Backend::Gpu;
+            attention_view.draw(state, workspace, on_gpu ? gpu_backend.get() : nullptr, fonts, info_height);
             text_top = ImGui::GetCursorPosY();
             draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
           }
@@ -427,12 +438,32 @@ int run_gui(const GuiOptions& options) {
         tab("RoPE image", ExportView::RopeImage, [&] { rope_image_view.draw(state, fonts); });
         tab("Bias", ExportView::Bias, [&] { bias_view.draw(state, workspace, fonts); });
         tab("Frequencies", ExportView::Frequencies, [&] { frequencies_view.draw(state, workspace, fonts); });
-        tab("Tour", ExportView::Tour, [&] { tour_view.draw(state, workspace, fonts); });
-        select_view.reset();
+        tab("Distance", ExportView::Distance, [&] { distance_view.draw(workspace, fonts); });
+        bool play_article = false;  // a tour step's "Play the article's animation" button
+        tab("Tour", ExportView::Tour, [&] {
+          play_article = animation_panel.draw_tour_button(tour_view.step() + 1, state);
+          tour_view.draw(state, workspace, fonts);
+        });
+        if (play_article) select_view = ExportView::Trajectory;
         tab("Model", ExportView::Heads, [&] {
           bool show_attention = false;
           model_view.draw(state, fonts, show_attention);
           if (show_attention) select_view = ExportView::Attention;
+        });
+        tab("Train", ExportView::Extrapolation, [&] {
+          std::filesystem::path open;
+          train_view.draw(fonts, open);
+          if (open.empty()) return;
+          // As `--model DIR` would, on a sequence of the model's own task; the Model tab shows its heads.
+          if (auto next = state_for_trained_model(state, open); !next) {
+            status.fail(next.error());
+          } else {
+            state = *next;
+            select_view = ExportView::Heads;
+            controls.embeddings_input = open.string();  // its table for the other views, as Load would
+            load_requested = true;
+            status.info("opened " + open.string() + " on \"" + state.model.sentence + "\", a sequence of its own task");
+          }
         });
         ImGui::EndTabBar();
         first_frame = false;
@@ -451,6 +482,13 @@ int run_gui(const GuiOptions& options) {
     const float menu_width = ImGui::CalcTextSize("UI scale: auto, 100%").x + ImGui::GetFrameHeight() +
                              4.0f * ImGui::GetStyle().FramePadding.x;
     const float menu_x = std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - menu_width);
+    if (workspace.computing()) {  // the attention for the newest settings, on its worker thread
+      char label[64];
+      std::snprintf(label, sizeof label, "computing … %.0f%% (%.1f s)", 100.0 * workspace.progress(),
+                    workspace.computing_seconds());
+      ImGui::ProgressBar(static_cast<float>(workspace.progress()), ImVec2(160.0f * units, 0.0f), label);
+      ImGui::SameLine();
+    }
     if (!status.text.empty()) {
       // Clipped before the menu: a long message must not run under it.
       const ImVec2 window_pos = ImGui::GetWindowPos();
@@ -508,7 +546,13 @@ int run_gui(const GuiOptions& options) {
         }
       }
     }
-    if (auto s = workspace.update(state); !s) {
+    // Which path computes, said on stderr whenever it changes (the info panel says it too).
+    if (const BackendChoice choice = workspace.backend_choice(state.backend); choice.reason != backend_said) {
+      backend_said = choice.reason;
+      std::fprintf(stderr, "poslab: attention: %s\n", backend_said.c_str());
+    }
+    // Off the UI thread: the window keeps drawing, and the views show the previous results until then.
+    if (auto s = workspace.update_async(state); !s) {
       if (status.text != s.error()) status.fail(s.error());
     }
     if (actions.save_session) {
@@ -552,7 +596,12 @@ int run_gui(const GuiOptions& options) {
       std::vector<std::string> written;
       Status s = Ok{};
       const ModelRun* run = model_view.run();
-      if (run && model_view.model() && (active_view == ExportView::Heads || (active_view == ExportView::Attention && model_run))) {
+      if (active_view == ExportView::Extrapolation) {
+        // The Train tab's extrapolation plot and table, as `poslab export extrapolation` writes them.
+        const plot::Figure figure = train_view.export_figure();
+        const std::string text = train_view.export_csv();
+        s = write_export(&figure, &text, request, written);
+      } else if (run && model_view.model() && (active_view == ExportView::Heads || (active_view == ExportView::Attention && model_run))) {
         // The model's views, as `poslab export heads|attention --model DIR --layer L` writes them.
         const TransformerConfig& c = model_view.model()->config();
         const plot::Figure figure = active_view == ExportView::Heads ? heads_figure(*run, c, kHeadThumbSide).figure
@@ -578,7 +627,8 @@ int run_gui(const GuiOptions& options) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     // A scripted screenshot shows the state after any load: frames are counted once it is done.
-    if (!options.screenshot.empty() && !loader.running() && !model_view.running() && ++frame >= options.frames) {
+    if (!options.screenshot.empty() && !loader.running() && !model_view.running() && !workspace.computing() &&
+        !dog_view.busy() && ++frame >= options.frames) {
       const plot::RgbaImage shot{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)};
       if (auto s = write_file_atomic(options.screenshot, plot::encode_png(shot)); !s) {
         status.fail(s.error());

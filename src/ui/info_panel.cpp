@@ -5,9 +5,22 @@
 namespace poslab {
 
 void draw_info_panel(const State& state, const Workspace& workspace, const std::string& renderer) {
+  // A run in flight shows in the bottom bar: a line here would change the panel's height, and with
+  // it the heatmap's room, twice per run.
   const Results* r = workspace.results();
   if (!r) return;
   ImGui::Text("Computed by %s", r->backend.c_str());
+  if (!r->backend_brief.empty()) {
+    // Why, in a few words on the same line; the whole reason on hover.
+    ImGui::SameLine();
+    ImGui::TextDisabled("· %s (?)", r->backend_brief.c_str());
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "%s\n\n--backend auto takes the GPU's compute shaders on a hardware renderer and the CPU where\n"
+          "OpenGL is a software renderer (llvmpipe, softpipe, swrast): there the shaders run on the\n"
+          "same cores, about 30× slower than Eigen. The Compute section's backend forces either.",
+          r->backend_reason.c_str());
+  }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("%s", renderer.c_str());
   ImGui::PopStyleColor();

@@ -19,6 +19,7 @@ namespace {
 
 constexpr plot::Color kInk{0.10f, 0.10f, 0.12f, 1.0f}, kMuted{0.38f, 0.38f, 0.42f, 1.0f}, kWhite{1, 1, 1, 1};
 constexpr plot::Color kSinkColor{0.80f, 0.30f, 0.15f, 1.0f};
+constexpr plot::Color kInductionColor{0.00f, 0.55f, 0.40f, 1.0f};
 constexpr float kMargin = 16.0f, kTitle = 16.0f, kSmall = 11.0f;
 
 std::string fmt(const char* format, double v) {
@@ -76,7 +77,10 @@ float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float
     fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
     fig.text({x0, box.y1 + 3.0f}, "sink " + fmt("%.2f", s.sink) + " · prev " + fmt("%.2f", s.previous_token), kSmall,
              s.sink > 0.5 ? kSinkColor : kMuted);
-    fig.text({x0, box.y1 + 17.0f}, "mean distance " + fmt("%.2f", s.mean_distance), kSmall, kMuted);
+    fig.text({x0, box.y1 + 17.0f}, "distance " + fmt("%.1f", s.mean_distance) + " · induct " + fmt("%.2f", s.induction), kSmall,
+             s.induction > 0.5 ? kInductionColor : kMuted);
+    // A head that mostly looks where the repeated token went next: framed so it is found at a glance.
+    if (s.induction > 0.5) fig.rect({box.x0 - 2.0f, box.y0 - 2.0f, box.x1 + 2.0f, box.y1 + 2.0f}, {0, 0, 0, 0}, kInductionColor, 2.0f);
   }
   const int rows = (heads + per_row - 1) / per_row;
   fig.width = std::max(fig.width, kMargin * 2 + static_cast<float>(per_row) * cell_w);
@@ -93,10 +97,15 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   fig.rect({0, 0, 1, 1}, {0, 0, 0, 0});
   fig.text({kMargin, kMargin}, "Every head of layer " + std::to_string(layer) + " · attention weights (causal)", kTitle, kInk);
   fig.text({kMargin, kMargin + 22.0f}, describe_model(config), kSmall, kMuted);
-  fig.text({kMargin, kMargin + 38.0f},
-           "sink: mean weight on the first token · prev: mean weight on the previous token · each thumbnail from 0 to its maximum",
-           kSmall, kMuted);
-  float y = kMargin + 62.0f;
+  // The legend's lines widen the figure rather than run past its edge.
+  auto legend_line = [&](float y, const std::string& text) {
+    fig.text({kMargin, y}, text, kSmall, kMuted);
+    fig.width = std::max(fig.width, 2.0f * kMargin + plot::figure_text_measure().width(text, kSmall));
+  };
+  legend_line(kMargin + 38.0f, "sink: on the first token · prev: on the previous token · distance: mean i − j");
+  legend_line(kMargin + 52.0f, "induct: on the token after the query's token where it occurred before (framed above 0.5) · "
+                               "scale 0 to each maximum");
+  float y = kMargin + 76.0f;
   y = add_heads_grid(fig, run.unchanged, layer, y, side, run.changed ? "unchanged · " + loss_text(run.unchanged) : loss_text(run.unchanged),
                      &out.thumbs);
   if (run.changed) y = add_heads_grid(fig, *run.changed, layer, y + 8.0f, side, run.describe() + " · " + loss_text(*run.changed), nullptr);
@@ -107,12 +116,13 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
 
 std::string heads_csv(const ModelRun& run) {
   std::ostringstream csv;
-  csv << "head,sink,mean_distance,previous_token\n";
+  csv << "head,sink,mean_distance,previous_token,induction\n";
   if (const LayerAttention* a = run.shown().layer(run.request.layer))
     for (std::size_t h = 0; h < a->heads.size(); ++h)
       csv << h << ',' << format_float(static_cast<float>(a->heads[h].sink)) << ','
           << format_float(static_cast<float>(a->heads[h].mean_distance)) << ','
-          << format_float(static_cast<float>(a->heads[h].previous_token)) << '\n';
+          << format_float(static_cast<float>(a->heads[h].previous_token)) << ','
+          << format_float(static_cast<float>(a->heads[h].induction)) << '\n';
   return csv.str();
 }
 
@@ -265,9 +275,14 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, bool& show_attent
   // Interventions: each shown against the unchanged model.
   ImGui::Separator();
   ImGui::TextUnformatted("Change the positions (compared with the unchanged model):");
-  bool off = state.model.encoding == EncodingKind::None;
-  if (ImGui::Checkbox(c.positions == PositionKind::Rope ? "RoPE off" : "position table zeroed", &off))
-    state.model.encoding = off ? EncodingKind::None : EncodingKind::Rope;
+  bool off = positions_off(state.model, c.positions);
+  const char* switch_label = c.positions == PositionKind::Rope         ? "RoPE off"
+                             : c.positions == PositionKind::Learned    ? "position table zeroed"
+                             : c.positions == PositionKind::Sinusoidal ? "sinusoid not added"
+                             : c.positions == PositionKind::None       ? nullptr
+                                                                       : "position bias off";
+  if (switch_label && ImGui::Checkbox(switch_label, &off)) set_positions_off(state.model, c.positions, off);
+  if (!switch_label) ImGui::TextDisabled("this model has no positions to change: only the shift and shuffling below apply");
   if (c.positions == PositionKind::Rope) {
     ImGui::SameLine();
     bool interleaved = state.model.rope_style == RopeStyle::Interleaved;

@@ -98,18 +98,24 @@ plot::Figure rope2d_layout(const State& state, float plane_side, float plot_widt
 
   plot::LinePlotSpec scores;
   scores.title = "Score (R_m q)·(R_n k) against n − m";
-  char subtitle[96];
-  std::snprintf(subtitle, sizeof subtitle, "d_h = %d, base %g: the same curve for every m", kRope2dHeadDim,
-                state.model.base);
+  char subtitle[160];
+  std::snprintf(subtitle, sizeof subtitle,
+                "d_h = %d, base %g: the same curve for every m (three curves drawn on one another: line, dashes, dots)",
+                kRope2dHeadDim, state.model.base);
   scores.subtitle = subtitle;
   scores.x_label = "n − m";
   scores.y_label = "score";
   scores.width = plot_width;
   scores.height = plot_height;
+  // The three curves coincide exactly, so each is drawn differently for all three to be seen:
+  // a solid line under dashes under dots at every fourth n − m.
   int color = 0;
+  const plot::Stroke strokes[] = {plot::Stroke::Solid, plot::Stroke::Dashed, plot::Stroke::None};
   for (int m : {0, 25, state.view.rope_m}) {
-    plot::Series s{"m = " + std::to_string(m), {}, {}, plot::series_color(color++), false};
+    const plot::Stroke stroke = strokes[color];
+    plot::Series s{"m = " + std::to_string(m), {}, {}, plot::series_color(color++), stroke == plot::Stroke::None, stroke};
     for (int delta = -kDistance; delta <= kDistance; ++delta) {
+      if (stroke == plot::Stroke::None && delta % 4 != 0) continue;
       s.x.push_back(delta);
       s.y.push_back(rope_score(q, k, thetas, m, m + delta));
     }

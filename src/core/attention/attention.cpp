@@ -45,6 +45,7 @@ AttentionInput project(const AttentionProblem& p) {
   in.key_valid = p.key_valid;
   in.relative_bias = p.relative_bias;
   in.shaw = p.shaw;
+  in.keep = p.keep;
   if (p.rope.enabled && p.rope.pairs > 0) {
     const int dh = p.head_dim();
     for (int h = 0; h < p.heads; ++h) {  // per head, on q and k only, never on v
@@ -73,6 +74,21 @@ void add_bias_and_mask(const AttentionInput& in, int h, Matrix& S) {
 
 // Row softmax with Eigen's vectorised exp; e^(−∞) = 0 makes masked weights exactly 0. A row
 // whose keys are all masked gets no weights at all rather than NaN.
+// The same in place: S becomes its weights, and no second T_q × T_k matrix is made.
+void softmax_rows_in_place(Matrix& S) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (Eigen::Index i = 0; i < S.rows(); ++i) {
+    auto row = S.row(i).array();
+    const float m = row.maxCoeff();
+    if (m == neg_inf) {
+      row.setZero();
+      continue;
+    }
+    row = (row - m).exp();
+    row /= row.sum();
+  }
+}
+
 Matrix softmax_rows(const Matrix& S) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
   Eigen::VectorXf row_max = S.rowwise().maxCoeff();
@@ -93,8 +109,16 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
   const int dh = input.head_dim();
   const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(dh));
   AttentionOutput out;
-  out.context = Matrix::Zero(input.queries(), input.Q.cols());
+  // Only some heads' matrices wanted: the context comes from the blocked path, which never holds
+  // a whole T_q × T_k matrix, and only the kept heads' scores and weights are formed below.
+  const bool blocked_context = input.keep.head >= 0 && !input.shaw;
+  out.context = blocked_context ? attention_context_cpu(input) : Matrix::Zero(input.queries(), input.Q.cols());
   for (int h = 0; h < input.heads; ++h) {
+    if (blocked_context && !input.keep.scores_of(h) && !input.keep.weights_of(h)) {
+      out.scores.emplace_back();
+      out.weights.emplace_back();
+      continue;
+    }
     const auto Qh = input.Q.middleCols(h * dh, dh);  // T_q × d_h
     const auto Kh = input.K.middleCols(h * dh, dh);  // T_k × d_h
     const auto Vh = input.V.middleCols(h * dh, dh);  // T_k × d_h
@@ -103,11 +127,15 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
     if (input.shaw) S += shaw_score_term(Qh, *input.shaw);  // q·(k + aᴷ), scaled together
     S *= inv_sqrt;
     add_bias_and_mask(input, h, S);
-    Matrix A = softmax_rows(S);
-    out.context.middleCols(h * dh, dh).noalias() = A * Vh;
-    if (input.shaw) out.context.middleCols(h * dh, dh) += shaw_value_term(A, *input.shaw);
-    out.scores.push_back(std::move(S));
-    out.weights.push_back(std::move(A));
+    const bool weights_in_place = blocked_context && !input.keep.scores_of(h);  // one T_q × T_k matrix, not two
+    if (weights_in_place) softmax_rows_in_place(S);
+    Matrix A = weights_in_place ? std::move(S) : softmax_rows(S);
+    if (!blocked_context) {
+      out.context.middleCols(h * dh, dh).noalias() = A * Vh;
+      if (input.shaw) out.context.middleCols(h * dh, dh) += shaw_value_term(A, *input.shaw);
+    }
+    out.scores.push_back(input.keep.scores_of(h) ? std::move(S) : Matrix());
+    out.weights.push_back(input.keep.weights_of(h) ? std::move(A) : Matrix());
   }
   return out;
 }

@@ -39,6 +39,18 @@ RopeSpec rope_1d(const std::vector<double>& thetas, int heads, RopeStyle style, 
 // Rotates the pairs of one head's columns (T × d_h block) as the spec says for head h.
 void rotate_head(Eigen::Ref<Matrix> X, const RopeSpec& spec, int head, const std::vector<RopePosition>& positions);
 
+// Which T_q × T_k matrices the CPU path keeps (the context is always whole): at long lengths they
+// are most of the memory, and an export of one head's heatmap needs only that head's weights.
+// A head not kept gets empty (0 × 0) scores or weights. The GPU path keeps everything.
+struct MatricesKept {
+  int head = -1;        // −1: every head
+  bool scores = true;   // keep the scores of the kept heads
+  bool weights = true;  // keep the weights of the kept heads
+  bool scores_of(int h) const { return scores && (head < 0 || head == h); }
+  bool weights_of(int h) const { return weights && (head < 0 || head == h); }
+  bool operator==(const MatricesKept&) const = default;
+};
+
 // Everything the attention step needs, before the projections.
 struct AttentionProblem {
   Matrix Xq;              // T_q × d: inputs of the queries
@@ -53,6 +65,7 @@ struct AttentionProblem {
   Matrix relative_bias;
   // Shaw et al. 2018: relative vectors added to the keys and values (CPU path only).
   std::optional<ShawTables> shaw;
+  MatricesKept keep;  // what attention_cpu keeps
 
   int queries() const { return static_cast<int>(Xq.rows()); }
   int keys() const { return static_cast<int>(Xkv.rows()); }
@@ -72,6 +85,7 @@ struct AttentionInput {
   std::vector<std::uint8_t> key_valid;  // T_k
   Matrix relative_bias;                 // as in AttentionProblem
   std::optional<ShawTables> shaw;       // as in AttentionProblem
+  MatricesKept keep;                    // as in AttentionProblem
 
   int queries() const { return static_cast<int>(Q.rows()); }
   int keys() const { return static_cast<int>(K.rows()); }

@@ -235,13 +235,16 @@ std::optional<std::string> missing_words_note(const std::vector<Token>& tokens, 
 }
 
 Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable& table,
-                             AttentionBackend& backend, bool check_against_cpu) {
+                             AttentionBackend& backend, bool check_against_cpu, const PipelineControl& control) {
   auto prepared = prepare_input(settings, table);
   if (!prepared) return Error{prepared.error()};
+  if (control.cancelled()) return Error{kCancelled};
+  control.report(0.1);
   Results r;
   r.tokens = std::move(prepared->tokens);
   r.key_tokens = std::move(prepared->key_tokens);
   r.problem = std::move(prepared->problem);
+  r.problem.keep = control.keep;
   if (auto note = missing_words_note(r.tokens, table)) r.notes.push_back(*note);
 
   const auto start = std::chrono::steady_clock::now();
@@ -258,11 +261,14 @@ Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable
     r.backend = CpuBackend().name();
     on_cpu = true;
   }
+  if (control.cancelled()) return Error{kCancelled};
+  control.report(check_against_cpu && !on_cpu ? 0.6 : 1.0);
   if (check_against_cpu && !on_cpu) {
     const auto cpu_start = std::chrono::steady_clock::now();
     const AttentionOutput reference = solve_cpu(r.problem);
     r.cpu_check_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - cpu_start).count();
     r.max_diff_vs_cpu = max_abs_difference(r.attention, reference);
+    control.report(1.0);
   }
   return r;
 }

@@ -2,6 +2,8 @@
 // State → Results: tokens → embeddings → additive encoding → projections → RoPE → attention →
 // output projection. The attention step runs on whichever backend the caller passes; the
 // results have the same type either way.
+#include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +51,8 @@ struct Results {
   AttentionProblem problem;
   AttentionOutput attention;  // scores, weights, context and output (context · W_o)
   std::string backend;        // which path computed the attention
+  std::string backend_reason; // why that path: --backend and the renderer (see backend_choice.hpp)
+  std::string backend_brief;  // the same in a few words
   double attention_ms = 0.0;  // wall time of the attention step
   std::optional<double> device_ms;        // GPU time of the attention step, when on the GPU
   std::optional<double> cpu_check_ms;     // wall time of the CPU reference, when it ran as a check
@@ -61,9 +65,22 @@ struct Results {
 // random vectors), saying why when the table's rows are token ids; nothing otherwise.
 std::optional<std::string> missing_words_note(const std::vector<Token>& tokens, const EmbeddingTable& table);
 
+// A run off the UI thread: it stops between its steps once `cancel` is set (the result is then
+// an error that says so), and reports the fraction done.
+struct PipelineControl {
+  MatricesKept keep;  // the T × T matrices the CPU path keeps (default: all)
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(double)> progress;
+  bool cancelled() const { return cancel && cancel->load(); }
+  void report(double fraction) const {
+    if (progress) progress(fraction);
+  }
+};
+inline constexpr const char* kCancelled = "cancelled: newer settings replaced this run";
+
 // Runs the pipeline. If `backend` fails, the CPU path computes the attention and a note says why.
 Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable& table,
-                             AttentionBackend& backend, bool check_against_cpu);
+                             AttentionBackend& backend, bool check_against_cpu, const PipelineControl& control = {});
 
 // The dog demo: how different are the outputs of two tokens?
 struct OutputComparison {

@@ -113,6 +113,25 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
       if (static_cast<int>(*kv) != next.heads) next.kv_heads = static_cast<int>(*kv);
     }
   }
+  // A model PosLab trained says which positions it was trained with (train/folder.hpp); the
+  // explorer then shows that encoding (or bias) rather than RoPE.
+  if (auto it = config.find("poslab_positions"); it != config.end() && it->is_string()) {
+    const std::string kind = it->get<std::string>();
+    next.bias = BiasKind::None;
+    if (kind == "none") next.encoding = EncodingKind::None;
+    else if (kind == "sinusoidal") next.encoding = EncodingKind::Sinusoidal;
+    else if (kind == "learned") next.encoding = EncodingKind::Learned;
+    else if (kind == "rope") next.encoding = EncodingKind::Rope;
+    else if (kind == "alibi") next.encoding = EncodingKind::None, next.bias = BiasKind::Alibi;
+    else if (kind == "t5") next.encoding = EncodingKind::None, next.bias = BiasKind::T5;
+    else return Error{name + ": poslab_positions must be none, sinusoidal, learned, rope, alibi or t5, not \"" + kind + "\""};
+    if (auto f = config.find("poslab_rope_fraction"); kind == "rope" && f != config.end()) {
+      auto fraction = number_at(config, "poslab_rope_fraction", name);
+      if (!fraction) return Error{fraction.error()};
+      if (!(*fraction >= 0.0 && *fraction <= 1.0)) return Error{name + ": poslab_rope_fraction must be from 0 to 1"};
+      next.rope_fraction = *fraction;
+    }
+  }
   settings = next;
   return Ok{};
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <unordered_map>
+#include <vector>
 #include <limits>
 #include <sstream>
 
@@ -90,9 +92,35 @@ Matrix repeat_kv(const Matrix& X, int kv_heads, int heads, int head_dim) {
   return Y;
 }
 
-HeadSummary summarize(const Matrix& A) {
+HeadSummary summarize(const Matrix& A, const std::vector<int>& ids) {
   HeadSummary s;
   const Eigen::Index T = A.rows();
+  // Where each token occurred so far; a repeated copy of a sequence makes j the start of the same
+  // context, so the match length picks it even when the token is common.
+  constexpr std::size_t kCandidates = 64, kLongestMatch = 64;
+  std::unordered_map<int, std::vector<Eigen::Index>> seen;
+  const auto n = std::min<Eigen::Index>(T, static_cast<Eigen::Index>(ids.size()));
+  auto id = [&](Eigen::Index k) { return ids[static_cast<std::size_t>(k)]; };
+  int repeats = 0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    std::vector<Eigen::Index>& earlier = seen[id(i)];
+    Eigen::Index best = -1;
+    std::size_t best_match = 0;
+    for (std::size_t c = 0; c < std::min(earlier.size(), kCandidates); ++c) {
+      const Eigen::Index j = earlier[earlier.size() - 1 - c];  // latest first
+      std::size_t match = 1;
+      while (match < kLongestMatch && j >= static_cast<Eigen::Index>(match) &&
+             id(j - static_cast<Eigen::Index>(match)) == id(i - static_cast<Eigen::Index>(match)))
+        ++match;
+      if (match > best_match) best = j, best_match = match;
+    }
+    if (best >= 0) {
+      s.induction += A(i, best + 1);
+      ++repeats;
+    }
+    earlier.push_back(i);
+  }
+  if (repeats > 0) s.induction /= repeats;
   for (Eigen::Index i = 0; i < T; ++i) {
     s.sink += A(i, 0);
     for (Eigen::Index j = 0; j <= i && j < A.cols(); ++j) s.mean_distance += A(i, j) * static_cast<double>(i - j);
@@ -307,7 +335,7 @@ Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int
         const double diff = max_abs_difference(*attended, reference);
         r.max_diff_vs_cpu = std::max(r.max_diff_vs_cpu.value_or(0.0), diff);
       }
-      for (const Matrix& A : attended->weights) layer.heads.push_back(summarize(A));
+      for (const Matrix& A : attended->weights) layer.heads.push_back(summarize(A, ids));
       layer.scores = std::move(attended->scores);
       layer.weights = std::move(attended->weights);
       r.layers.push_back(std::move(layer));

@@ -51,6 +51,11 @@ struct HeadSummary {
   double sink = 0.0;            // mean weight on the first token (the attention sink)
   double mean_distance = 0.0;   // mean over queries of Σ_j w_ij · (i − j)
   double previous_token = 0.0;  // mean over queries i ≥ 1 of w_i,i−1
+  // An induction head's signature (Olsson et al. 2022, "[A][B] … [A] → [B]"): for each query i
+  // whose token occurred before, at the earlier occurrence j whose preceding tokens match i's
+  // longest (the latest among equals), the weight on j + 1, the token that followed it there; the
+  // mean over those queries, 0 when no token repeats.
+  double induction = 0.0;
 };
 
 struct LayerAttention {

@@ -5,6 +5,26 @@
 
 namespace poslab {
 
+bool positions_off(const ModelSettings& m, PositionKind model_positions) {
+  switch (model_positions) {
+    case PositionKind::Alibi: return m.bias != BiasKind::Alibi;
+    case PositionKind::T5: return m.bias != BiasKind::T5;
+    case PositionKind::None: return false;
+    default: return m.encoding == EncodingKind::None;
+  }
+}
+
+void set_positions_off(ModelSettings& m, PositionKind model_positions, bool off) {
+  switch (model_positions) {
+    case PositionKind::Alibi: m.bias = off ? BiasKind::None : BiasKind::Alibi; break;
+    case PositionKind::T5: m.bias = off ? BiasKind::None : BiasKind::T5; break;
+    case PositionKind::None: break;
+    case PositionKind::Learned: m.encoding = off ? EncodingKind::None : EncodingKind::Learned; break;
+    case PositionKind::Sinusoidal: m.encoding = off ? EncodingKind::None : EncodingKind::Sinusoidal; break;
+    case PositionKind::Rope: m.encoding = off ? EncodingKind::None : EncodingKind::Rope; break;
+  }
+}
+
 ModelRequest model_request(const State& state, const TransformerConfig& config) {
   const ModelSettings& m = state.model;
   ModelRequest r;
@@ -12,7 +32,7 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
   r.layer = std::clamp(state.view.layer, 0, config.layers - 1);
   r.shuffle_seed = static_cast<std::uint64_t>(std::max(0, state.view.permutation));
   PositionIntervention& v = r.intervention;
-  v.positions_off = m.encoding == EncodingKind::None;
+  v.positions_off = positions_off(m, config.positions);
   if (config.positions == PositionKind::Rope) {
     if (m.base != config.rope_theta) v.rope_theta = m.base;
     if (!(m.scaling == config.scaling)) v.scaling = m.scaling;

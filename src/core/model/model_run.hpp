@@ -26,6 +26,14 @@ struct ModelRequest {
   bool operator==(const ModelRequest&) const = default;
 };
 
+// Whether the state turns a model's own positions off, and how a switch sets it: by the encoding
+// for RoPE, learned and sinusoidal models (none: off), by the bias for ALiBi and T5 models (any
+// other bias: off), never for a model without positions. So a PosLab model opened with its own
+// config.json (poslab_positions: alibi → bias ALiBi, encoding none) starts unchanged.
+bool positions_off(const ModelSettings& m, PositionKind model_positions);
+void set_positions_off(ModelSettings& m, PositionKind model_positions, bool off);
+
+
 // The state's settings against the model's own config.json: a base or scaling other than the
 // config's, --encoding none, --rope-style interleaved, --position-shift and --permute.
 ModelRequest model_request(const State& state, const TransformerConfig& config);

@@ -1,0 +1,111 @@
+#pragma once
+// The GUI's animations: a play bar over the shown view's natural parameter (play, pause, scrub,
+// speed, loop; the value drawn on the view), seed 000's animations as one click each, and the
+// Export animation dialog. An export draws one frame per window frame on the UI thread (the
+// figures need its OpenGL context) and encodes on a worker thread, with a progress bar and
+// Cancel, so the window keeps drawing.
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "core/animate/sweep.hpp"
+#include "core/workspace.hpp"
+#include "plot/figure_renderer.hpp"
+#include "plot/video.hpp"
+#include "ui/animation.hpp"
+#include "ui/export.hpp"
+
+namespace poslab {
+
+// One export running: frames rendered here, encoded on a worker.
+class AnimationExport {
+ public:
+  AnimationExport(AnimationSource source, std::unique_ptr<Workspace> workspace, State start, Sweep sweep, float scale,
+                  std::unique_ptr<plot::FrameSink> sink);
+  ~AnimationExport();  // cancels if still running
+  AnimationExport(const AnimationExport&) = delete;
+  AnimationExport& operator=(const AnimationExport&) = delete;
+
+  // Renders the next frame if the encoder is not too far behind; call once per window frame.
+  void pump();
+  void cancel();
+  bool done() const { return done_; }
+  double progress() const;  // 0 … 1: the figures measured (first tenth), then the frames encoded
+  // Once done: empty on success, else why it failed (or "cancelled").
+  std::string error() const;
+
+ private:
+  void encode_loop();
+
+  AnimationSource source_;
+  std::unique_ptr<Workspace> workspace_;
+  State start_;
+  Sweep sweep_;
+  float scale_;
+  std::unique_ptr<plot::FrameSink> sink_;
+  std::unique_ptr<plot::FigureRenderer> renderer_;  // made on the UI thread, in its OpenGL context
+  int measured_ = 0;  // frames whose size is known: first every figure is measured for the canvas
+  int canvas_width_ = 0, canvas_height_ = 0;
+  int rendered_ = 0;
+  std::atomic<int> encoded_{0};
+  std::atomic<bool> cancel_{false}, done_{false};
+  mutable std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<plot::RgbaImage> queue_;
+  bool closed_ = false;  // no more frames will come
+  std::string error_;
+  std::thread worker_;
+};
+
+class AnimationPanel {
+ public:
+  // The play bar for `view`, drawn where the cursor is; while playing or scrubbing it sets the
+  // parameter in `state`. `gpu` and `renderer` are the window's, for exports.
+  void draw_bar(ExportView view, State& state, const Workspace& workspace, AttentionBackend* gpu,
+                const std::string& renderer);
+  // On tour steps 3, 5 and 6: a button that plays the article's animation of the step in the
+  // trajectory view. True when pressed (the caller brings that tab to the front).
+  bool draw_tour_button(int step, State& state);
+  // A line for the status bar while an export runs or when one ended ("" otherwise).
+  const std::string& message() const { return message_; }
+
+ private:
+  void start_sweep(ExportView view, const ViewSweep& natural, const State& state);
+  void set_frame(int k, State& state);
+  void draw_export_progress();
+  void draw_export_dialog(const State& state, const Workspace& workspace, AttentionBackend* gpu,
+                          const std::string& renderer);
+
+  ExportView view_ = ExportView::Attention;
+  bool has_view_ = false;
+  std::string layer_checked_path_ = "?";  // the embeddings path last checked for a model folder
+  bool has_layers_ = false;
+  int param_index_ = 0;
+  std::optional<Sweep> sweep_;
+  double from_ = 0.0, to_ = 1.0;
+  int frames_ = 60;
+  int frame_ = 0;        // the frame shown
+  bool active_ = false;  // the state holds a frame's value (the value is drawn on the view)
+  bool playing_ = false;
+  bool loop_ = true;
+  float fps_ = 12.0f;
+  double clock_ = 0.0;                         // seconds since the shown frame came up
+  const ArticleAnimation* article_ = nullptr;  // the article's animation being played, if any
+
+  // The export dialog.
+  bool open_dialog_ = false;
+  int format_ = 0;  // 0 MP4, 1 GIF, 2 PNG frames
+  int scale_ = 1;
+  float export_fps_ = 24.0f;
+  char path_[512] = "";
+  std::unique_ptr<AnimationExport> export_;
+  std::string export_path_;
+  std::string message_;
+};
+
+}  // namespace poslab

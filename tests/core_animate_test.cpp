@@ -121,7 +121,7 @@ TEST(AnimateSweep, TheArticlesAnimationsArePlayedByTourSteps3And5And6) {
 
 TEST(AnimateSweep, ViewsWithANaturalParameterNameAnAnimatableOne) {
   for (const char* view :
-       {"patterns", "trajectory", "magnitude", "shift", "rope2d", "attention", "frequencies", "bias", "dog"}) {
+       {"patterns", "trajectory", "magnitude", "shift", "rope2d", "rope-image", "attention", "frequencies", "bias", "dog"}) {
     const auto sweeps = view_sweeps(view);
     ASSERT_FALSE(sweeps.empty()) << view;
     for (const ViewSweep& v : sweeps) EXPECT_TRUE(find_sweep_param(v.param).ok()) << view << " " << v.param;

@@ -15,6 +15,8 @@ TEST(Session, EveryStateOptionIsSaved) {
   saved.insert("--grid");          // saved when a grid is set
   saved.insert("--model-config");  // an action: its effect is saved as base and scaling
   saved.insert("--model");         // an action: saved as --embeddings DIR and the config it applied
+  saved.insert("--patch-x");       // the halves of --patch, which is saved
+  saved.insert("--patch-y");
   for (const auto& option : state_options()) EXPECT_TRUE(saved.contains(std::string(option.name))) << option.name;
 }
 

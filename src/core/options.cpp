@@ -215,6 +215,11 @@ const std::vector<StateOption>& state_options() {
        }},
       {"--patch", "X,Y", "rope-image view: the patch whose scores are shown (7,7)",
        [](State& s, std::string_view v) { return parse_pair(v, "--patch", ',', 63, s.view.patch_x, s.view.patch_y); }},
+      // One coordinate at a time, so that an animation can sweep the patch along a row or a column.
+      {"--patch-x", "X", "rope-image view: the patch's column alone (7)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--patch-x", 0, 63), s.view.patch_x); }},
+      {"--patch-y", "Y", "rope-image view: the patch's row alone (7)",
+       [](State& s, std::string_view v) { return assign(parse_integer(v, "--patch-y", 0, 63), s.view.patch_y); }},
       {"--token", "I", "trajectory view: the sentence's token whose path is drawn (1)",
        [](State& s, std::string_view v) { return assign(parse_integer(v, "--token", 0, 4095), s.view.trajectory_token); }},
       {"--positions", "N", "trajectory view: positions 0 … N − 1 (64)",

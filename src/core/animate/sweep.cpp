@@ -39,6 +39,8 @@ const std::vector<SweepParam>& sweep_params() {
       {"rope-pair", true},
       {"token", true},
       {"positions", true},
+      {"patch-x", true},
+      {"patch-y", true},
   };
   return params;
 }
@@ -127,6 +129,7 @@ std::vector<ViewSweep> view_sweeps(std::string_view view) {
   if (view == "frequencies") return {{"factor", 1.0, 16.0, "scaling factor"}, {"base", 500.0, 500000.0, "base"}};
   if (view == "bias") return {{"max-distance", 8.0, 256.0, "max distance"}, {"buckets", 4.0, 64.0, "buckets"}};
   if (view == "dog") return {{"permute", 0.0, 20.0, "shuffle seed"}};
+  if (view == "rope-image") return {{"patch-x", 0.0, 13.0, "patch x"}, {"patch-y", 0.0, 13.0, "patch y"}};
   return {};
 }
 

@@ -15,6 +15,8 @@
 #include <set>
 #include <string>
 #include <vector>
+#include <thread>
+#include <chrono>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -24,6 +26,11 @@ extern "C" {
 }
 
 #include "plot/render.hpp"
+#include "core/options.hpp"
+#include "gpu/headless.hpp"
+#include "ui/animation_panel.hpp"
+#include "core/tour/tour.hpp"
+#include "plot/draw.hpp"
 #include "poslab_process.hpp"
 
 using namespace poslab;
@@ -285,6 +292,46 @@ TEST(AnimateCli, LayersOfAModelFolderAreItsStills) {
                 expected[static_cast<std::size_t>(k)].rgba)
         << "layer " << k;
   EXPECT_NE(expected[0].rgba, expected[1].rgba);
+}
+
+TEST(AnimateGuiExport, AModelFoldersFramesComeFromAThreadAndAreTheStills) {
+  // The GUI's Export animation… on a model folder's view: the forward passes run on the export's
+  // figure thread while the window pumps; the frames are the command line's, pixel for pixel.
+  const std::string model = std::string(POSLAB_MODEL_REFERENCE) + "/llama";
+  const fs::path dir = temp_dir("gui-model");
+  const RunResult r = run("export attention --model " + model +
+                          " --backend cpu --animate layer --from 0 --to 1 --frames 2 --frames-dir " + (dir / "cli").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  // The glyphs every poslab command bakes (run_command_line), so the fonts are the CLI's.
+  plot::add_figure_glyphs(tour_japanese_text());
+  auto context = gpu::HeadlessContext::create();
+  ASSERT_TRUE(context) << context.error();
+  State state;
+  ASSERT_TRUE(find_state_option("--model")->apply(state, model));
+  ASSERT_TRUE(find_state_option("--backend")->apply(state, "cpu"));
+  state.view.layer = 0;
+  auto checkpoint = Checkpoint::open(model);
+  ASSERT_TRUE(checkpoint) << checkpoint.error();
+  auto sweep = make_sweep("layer", 0, 1, 2);
+  ASSERT_TRUE(sweep) << sweep.error();
+  auto sink = plot::open_frame_sink(plot::AnimationFormat::FramesDir, dir / "gui", 24.0, 2);
+  ASSERT_TRUE(sink) << sink.error();
+  AnimationSource source;
+  source.view = ExportView::Attention;
+  source.model = *checkpoint;
+  AnimationExport exporter(source, std::make_unique<Workspace>(), state, *sweep, 1.0f, std::move(*sink));
+  int pumps = 0;
+  for (; !exporter.done() && pumps < 60000; ++pumps) {
+    exporter.pump();  // as the window does once a frame; it never waits for a forward pass
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_TRUE(exporter.done());
+  EXPECT_EQ(exporter.error(), "");
+  for (int k = 0; k < 2; ++k) {
+    const std::string name = "frame-000" + std::to_string(k) + ".png";
+    EXPECT_TRUE(read_png(dir / "gui" / name).rgba == read_png(dir / "cli" / name).rgba) << name;
+  }
 }
 
 TEST(AnimateCli, Mp4DecodesToTheStills) {

@@ -26,12 +26,39 @@ AnimationExport::AnimationExport(AnimationSource source, std::unique_ptr<Workspa
       scale_(scale),
       sink_(std::move(sink)) {
   source_.workspace = workspace_.get();
+  from_model_ = view_needs_model(source_.view, start_);
+  if (from_model_) {
+    figures_.resize(static_cast<std::size_t>(sweep_.frames));
+    figure_worker_ = std::thread([this] { figure_loop(); });
+  }
   worker_ = std::thread([this] { encode_loop(); });
 }
 
 AnimationExport::~AnimationExport() {
   cancel();
+  if (figure_worker_.joinable()) figure_worker_.join();
   if (worker_.joinable()) worker_.join();
+}
+
+void AnimationExport::figure_loop() {
+  for (int k = 0; k < sweep_.frames && !cancel_; ++k) {
+    auto figure = animation_frame_figure(source_, start_, sweep_, k);
+    const bool failed = !figure;
+    std::lock_guard lock(mutex_);
+    figures_[static_cast<std::size_t>(k)] = std::move(figure);
+    if (failed) return;
+  }
+}
+
+std::optional<Result<plot::Figure>> AnimationExport::frame_figure(int k, bool take) {
+  if (!from_model_) return animation_frame_figure(source_, start_, sweep_, k);
+  std::lock_guard lock(mutex_);
+  auto& slot = figures_[static_cast<std::size_t>(k)];
+  if (!slot) return std::nullopt;
+  if (!take) return *slot;
+  std::optional<Result<plot::Figure>> out = std::move(slot);
+  slot.reset();
+  return out;
 }
 
 void AnimationExport::cancel() {
@@ -56,7 +83,9 @@ void AnimationExport::pump() {
     // The canvas: every figure's size, a few milliseconds' worth per window frame.
     const auto start = std::chrono::steady_clock::now();
     while (measured_ < sweep_.frames && std::chrono::steady_clock::now() - start < std::chrono::milliseconds(12)) {
-      auto figure = animation_frame_figure(source_, start_, sweep_, measured_);
+      auto made = frame_figure(measured_, false);
+      if (!made) return;  // a model's frame still being computed
+      auto& figure = *made;
       if (!figure) {
         std::lock_guard lock(mutex_);
         error_ = figure.error();
@@ -89,7 +118,9 @@ void AnimationExport::pump() {
     }
     renderer_ = std::move(*made);
   }
-  auto image = render_animation_frame(source_, start_, sweep_, rendered_, *renderer_);
+  auto made = frame_figure(rendered_, true);
+  if (!made) return;
+  Result<plot::RgbaImage> image = *made ? renderer_->render(**made) : Result<plot::RgbaImage>(Error{made->error()});
   std::lock_guard lock(mutex_);
   if (!image) {
     error_ = image.error();
@@ -373,13 +404,14 @@ void AnimationPanel::draw_export_dialog(const State& state, const Workspace& wor
   ImGui::InputFloat("frames per second", &export_fps_, 1.0f, 5.0f, "%.3g");
   export_fps_ = std::clamp(export_fps_, 1.0f, 120.0f);
   const bool model_view = view_needs_model(view_, state);
-  if (model_view)
-    ImGui::TextWrapped("A model folder's view: export it with poslab export %s --animate … instead.",
-                       std::string(to_string(view_)).c_str());
+  if (model_view && !model_)
+    ImGui::TextWrapped("A model folder's view: open the folder in the Model tab first.");
+  else if (model_view)
+    ImGui::TextDisabled("each frame runs the model's forward pass on the CPU, on a thread of its own");
   if (sweep_)
     ImGui::Text("%d frames of %s from %s to %s", frames_, std::string(sweep_->param.name).c_str(),
                 sweep_value_text(*sweep_, 0).c_str(), sweep_value_text(*sweep_, sweep_->frames - 1).c_str());
-  const bool can_start = sweep_ && !export_ && !model_view && workspace.has_embeddings();
+  const bool can_start = sweep_ && !export_ && (!model_view || model_) && workspace.has_embeddings();
   if (!can_start) ImGui::BeginDisabled();
   if (ImGui::Button("Export")) {
     auto sweep = make_sweep(sweep_->param.name, from_, to_, frames_);
@@ -400,6 +432,8 @@ void AnimationPanel::draw_export_dialog(const State& state, const Workspace& wor
         own->set_gpu_backend(gpu, {}, renderer);
         AnimationSource source;
         source.view = view_;
+        // The CPU path: the figure thread may not use the window's OpenGL context.
+        if (model_view) source.model = model_;
         // The state as it was before the player moved it (the parameter is set per frame anyway).
         export_ = std::make_unique<AnimationExport>(source, std::move(own), state, *sweep, static_cast<float>(scale_),
                                                     std::move(*sink));

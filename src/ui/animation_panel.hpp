@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
+#include <vector>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -60,6 +61,15 @@ class AnimationExport {
   bool closed_ = false;  // no more frames will come
   std::string error_;
   std::thread worker_;
+  // A model folder's frames each need a forward pass: their figures are made on a thread of their
+  // own, in order, so that the window keeps drawing; pump() measures and renders them as they come.
+  void figure_loop();
+  // Frame k's figure: made here (a view of the embeddings), or taken from the figure thread
+  // (a model's view; nullopt while it is not ready yet). An error ends the export.
+  std::optional<Result<plot::Figure>> frame_figure(int k, bool take);
+  bool from_model_ = false;
+  std::vector<std::optional<Result<plot::Figure>>> figures_;  // guarded by mutex_
+  std::thread figure_worker_;
 };
 
 class AnimationPanel {
@@ -73,6 +83,8 @@ class AnimationPanel {
   bool draw_tour_button(int step, State& state);
   // A line for the status bar while an export runs or when one ended ("" otherwise).
   const std::string& message() const { return message_; }
+  // The model folder the Model tab has open (null: none), for exporting its views' animations.
+  void set_model(std::shared_ptr<const Checkpoint> model) { model_ = std::move(model); }
 
  private:
   void start_sweep(ExportView view, const ViewSweep& natural, const State& state);
@@ -82,6 +94,7 @@ class AnimationPanel {
                           const std::string& renderer);
 
   ExportView view_ = ExportView::Attention;
+  std::shared_ptr<const Checkpoint> model_;
   bool has_view_ = false;
   std::string layer_checked_path_ = "?";  // the embeddings path last checked for a model folder
   bool has_layers_ = false;

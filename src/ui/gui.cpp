@@ -382,6 +382,7 @@ int run_gui(const GuiOptions& options) {
       if (!narrow) ImGui::SameLine();
     }
     model_view.update(state);
+    animation_panel.set_model(model_view.shared_model());
     const ModelRun* model_run = state.view.layer >= 0 && model_view.model() ? model_view.run() : nullptr;
     if (model_run && (model_results_version != model_view.version() || model_results_layer != model_run->request.layer)) {
       const ForwardResult& shown = model_run->shown();

@@ -50,6 +50,7 @@ class ModelView {
   void update(const State& state);
   const ModelRun* run() const { return run_.get(); }
   const Checkpoint* model() const { return model_.get(); }
+  const std::shared_ptr<const Checkpoint>& shared_model() const { return model_; }
   std::uint64_t version() const { return worker_.version(); }
   bool running() const { return worker_.running(); }
   void wait() { worker_.wait(); }

@@ -21,28 +21,16 @@
 #include "ui/export.hpp"
 #include "ui/tour_view.hpp"
 #include "plot/draw.hpp"
+#include "poslab_process.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using test_support::RunResult;
 
-RunResult run(const std::string& args, const std::string& env = "") {
-  const std::string command = env + " " + std::string(POSLAB_BINARY) + " " + args + " 2>&1";
-  RunResult r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+RunResult run(const std::string& args, const std::string& env = "") { return test_support::run_poslab(args, env); }
 
 fs::path temp_dir() {
   const fs::path dir = fs::temp_directory_path() / ("poslab-app-test-" + std::to_string(::getpid()));
@@ -50,10 +38,7 @@ fs::path temp_dir() {
   return dir;
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+std::string read_file(const fs::path& p) { return test_support::read_whole_file(p); }
 
 plot::RgbaImage read_png(const fs::path& p) {
   auto img = plot::decode_png(read_file(p));

@@ -14,9 +14,9 @@ pid=$!
 window=$(timeout 60 xdotool search --sync --limit 1 --name '^PosLab$')
 sleep 1
 xdotool windowfocus --sync "$window"
-# Inside the first patch of the left panel at 1280×800 (default 14 × 14 grid): cells start near
-# (470, 130) and are about 16 px wide.
-xdotool mousemove --window "$window" 478 138
+# Inside the first patch of the left panel at 1280×800 (default 14 × 14 grid, under the view's
+# play bar and its own controls): cells start near (472, 157) and are about 20 px wide.
+xdotool mousemove --window "$window" 481 166
 sleep 0.3
 xdotool click --window "$window" 1
 sleep 0.5

@@ -1,71 +1,17 @@
 #include "plot/render.hpp"
 
-#include <imgui.h>
-#include <imgui_impl_opengl3.h>
 #include <stb_image.h>
 #include <stb_image_write.h>
 
-#include <cmath>
-
-#include "gpu/gl.hpp"
-#include "plot/draw.hpp"
+#include "plot/figure_renderer.hpp"
 
 namespace poslab::plot {
 
-namespace {
-
-// Makes a fresh ImGui context current for its lifetime and restores the previous one after.
-class ScopedImGuiContext {
- public:
-  ScopedImGuiContext() : previous_(ImGui::GetCurrentContext()), context_(ImGui::CreateContext()) {
-    ImGui::SetCurrentContext(context_);
-  }
-  ~ScopedImGuiContext() {
-    ImGui::DestroyContext(context_);
-    ImGui::SetCurrentContext(previous_);
-  }
-  ScopedImGuiContext(const ScopedImGuiContext&) = delete;
-  ScopedImGuiContext& operator=(const ScopedImGuiContext&) = delete;
-
- private:
-  ImGuiContext* previous_;
-  ImGuiContext* context_;
-};
-
-}  // namespace
-
 Result<RgbaImage> render_figure(const Figure& figure, float scale) {
-  if (!(scale > 0.0f && scale <= 8.0f)) return Error{"the scale must be between 1 and 8"};
-  const int width = static_cast<int>(std::ceil(figure.width * scale));
-  const int height = static_cast<int>(std::ceil(figure.height * scale));
-  auto target = gpu::OffscreenTarget::create(width, height);
-  if (!target) return Error{target.error()};
-
-  ScopedImGuiContext scoped;
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  io.LogFilename = nullptr;
-  const FontSet fonts = FontSet::add_to(*io.Fonts, scale);
-  if (!ImGui_ImplOpenGL3_Init("#version 130")) return Error{"the ImGui OpenGL renderer could not start"};
-  io.DisplaySize = ImVec2(static_cast<float>(width), static_cast<float>(height));
-  io.DeltaTime = 1.0f / 60.0f;
-  ImGui_ImplOpenGL3_NewFrame();
-  ImGui::NewFrame();
-  TextureCache textures;
-  draw_figure(ImGui::GetBackgroundDrawList(), figure, ImVec2(0, 0), scale, fonts, textures);
-  ImGui::Render();
-
-  target->bind();
-  glDisable(GL_SCISSOR_TEST);
-  glClearColor(figure.background.r, figure.background.g, figure.background.b, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  RgbaImage image{width, height, target->read_rgba()};
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  ImGui_ImplOpenGL3_Shutdown();
-  // The figure is opaque: make every pixel so, whatever blending left in the alpha channel.
-  for (std::size_t i = 3; i < image.rgba.size(); i += 4) image.rgba[i] = static_cast<char>(255);
-  return image;
+  // A renderer made for this one figure: its own ImGui context and fonts, then gone.
+  auto renderer = FigureRenderer::create(scale);
+  if (!renderer) return Error{renderer.error()};
+  return (*renderer)->render(figure);
 }
 
 std::string encode_png(const RgbaImage& image) {

@@ -10,9 +10,17 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-75}
 seed=${2:-2026}
 cd "$root"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_SANITIZE=ON >/dev/null
-cmake --build build-asan -j "$(nproc)" --target poslab >/dev/null
-poslab=$root/build-asan/poslab
+# POSLAB_MONKEY_BINARY=build/poslab runs another build instead (its frame times, say).
+poslab=${POSLAB_MONKEY_BINARY:-}
+build_kind="ASan, Debug build"
+if [ -z "$poslab" ]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j "$(nproc)" --target poslab >/dev/null
+  poslab=$root/build-asan/poslab
+else
+  poslab=$(realpath "$poslab")
+  build_kind=$poslab
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -131,5 +139,5 @@ fi
 frames=$(($(wc -l < frames.csv) - 1))
 stats=$(awk -F, 'NR > 2 { n++; if ($2 > m) m = $2; if ($2 > 250) slow++ } END { printf "%d frames, slowest %.0f ms, %d over 250 ms", n, m, slow }' frames.csv)
 echo "monkey: $(grep '^actions' monkey.out | cut -d' ' -f2) actions in ${seconds} s (seed $seed): no crash, no sanitizer report;" \
-  "memory $at60 kB at 60 s, $last kB at the end; $stats (ASan, Debug build)"
+  "memory $at60 kB at 60 s, $last kB at the end; $stats ($build_kind)"
 [ "$frames" -gt 0 ] || fail "no frames were drawn"

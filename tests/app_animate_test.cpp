@@ -52,11 +52,7 @@ fs::path temp_dir(const std::string& name) {
 
 std::string read_file(const fs::path& p) { return test_support::read_whole_file(p); }
 
-plot::RgbaImage read_png(const fs::path& p) {
-  auto img = plot::decode_png(read_file(p));
-  EXPECT_TRUE(img.ok()) << p << ": " << (img.ok() ? "" : img.error());
-  return img.ok() ? *img : plot::RgbaImage{};
-}
+plot::RgbaImage read_png(const fs::path& p) { return test_support::read_png_file(p); }
 
 // Frame k's value, computed here from the formula, spelled so that it reads back exactly.
 std::string frame_value(double a, double b, int n, int k, bool integer) {

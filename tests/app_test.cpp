@@ -40,11 +40,7 @@ fs::path temp_dir() {
 
 std::string read_file(const fs::path& p) { return test_support::read_whole_file(p); }
 
-plot::RgbaImage read_png(const fs::path& p) {
-  auto img = plot::decode_png(read_file(p));
-  EXPECT_TRUE(img.ok()) << p << ": " << (img.ok() ? "" : img.error());
-  return img.ok() ? *img : plot::RgbaImage{};
-}
+plot::RgbaImage read_png(const fs::path& p) { return test_support::read_png_file(p); }
 
 std::size_t distinct_colors(const plot::RgbaImage& img) {
   std::set<std::uint32_t> colors;

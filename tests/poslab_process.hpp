@@ -1,5 +1,5 @@
 #pragma once
-// Runs the poslab binary the way a user's shell does, for the command-line tests.
+// Runs the poslab binary the way a user's shell does, and reads what it wrote, for the command-line tests.
 #include <sys/wait.h>
 
 #include <array>
@@ -8,6 +8,10 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+
+#include <gtest/gtest.h>
+
+#include "plot/render.hpp"
 
 namespace poslab::test_support {
 
@@ -32,6 +36,13 @@ inline RunResult run_poslab(const std::string& args, const std::string& env = ""
 inline std::string read_whole_file(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A PNG file's pixels; a failed test (and no pixels) when it is not one.
+inline plot::RgbaImage read_png_file(const std::filesystem::path& p) {
+  auto img = plot::decode_png(read_whole_file(p));
+  EXPECT_TRUE(img.ok()) << p << ": " << (img.ok() ? "" : img.error());
+  return img.ok() ? *img : plot::RgbaImage{};
 }
 
 }  // namespace poslab::test_support

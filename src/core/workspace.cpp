@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "core/jobs.hpp"
 #include "core/formats/embeddings.hpp"
 #include "core/formats/formats.hpp"
 
@@ -70,14 +71,7 @@ Status Workspace::update(const State& state) {
 }
 
 void Workspace::reap(bool all) {
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (all || (*it)->done) {
-      if ((*it)->thread.joinable()) (*it)->thread.join();
-      it = jobs_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  reap_jobs(jobs_, all);
 }
 
 Status Workspace::update_async(const State& state) {

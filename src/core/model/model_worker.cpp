@@ -1,5 +1,7 @@
 #include "core/model/model_worker.hpp"
 
+#include "core/jobs.hpp"
+
 namespace poslab {
 
 ModelWorker::~ModelWorker() {
@@ -8,14 +10,7 @@ ModelWorker::~ModelWorker() {
 }
 
 void ModelWorker::reap(bool all) {
-  for (auto it = jobs_.begin(); it != jobs_.end();) {
-    if (all || (*it)->done) {
-      if ((*it)->thread.joinable()) (*it)->thread.join();
-      it = jobs_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  reap_jobs(jobs_, all);
 }
 
 void ModelWorker::request(std::shared_ptr<const Checkpoint> model, const ModelRequest& request) {

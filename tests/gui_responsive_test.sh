@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15 under Xvfb: (1) a long sentence's attention is computed off the UI thread — frames keep
 # being drawn while the run is in flight (--frame-log's computing column), and the app says which
-# path computes and why; (2) the heatmap zooms about the mouse with the wheel (real xdotool events),
+# path computes and why; (2) so is a slow view's figure (the drawing column); (3) the heatmap zooms about the mouse with the wheel (real xdotool events),
 # pans with a drag, and a double click shows every cell again. No timing is asserted: frames are
 # counted, as in gui_async_load_test.sh.
 set -euo pipefail
@@ -22,7 +22,20 @@ echo "frames drawn while the attention was computed: $during"
 grep -q "poslab: attention: CPU (Eigen): --backend cpu" out.txt || { echo "FAIL: the backend was not said"; cat out.txt; exit 1; }
 [ -s shot.png ] || { echo "FAIL: no screenshot after the run"; exit 1; }
 
-# (2) Wheel, drag, double click on the heatmap of 60 tokens.
+# (2) The Bias tab at 4096 tokens with T5: the figure (two 4096 × 4096 tables, a bucket lookup
+# per cell) is built off the UI thread: frames keep being drawn while it is (the drawing column),
+# and the screenshot, taken once it is done, shows it filling the panel's width.
+xvfb-run -a -s '-screen 0 1400x900x24' "$poslab" --size 1200x800 --bias t5 --view bias --sentence "$(words 4096)" \
+  --frame-log bias-frames.csv --frames 2 --screenshot bias.png >bias-out.txt 2>&1 || { cat bias-out.txt; exit 1; }
+drawing=$(awk -F, 'NR > 1 && $6 == 1' bias-frames.csv | wc -l)
+echo "frames drawn while the bias figure was built: $drawing"
+[ "$drawing" -ge 3 ] || { echo "FAIL: the window did not draw while the bias figure was built"; head bias-frames.csv; exit 1; }
+layout=$(grep "^layout: view bias" bias-out.txt || true)
+echo "$layout"
+fig_width=$(echo "$layout" | sed -nE 's/.*, figure ([0-9]+),[0-9]+,([0-9]+),.*/\2 \1/p' | awk '{ print $1 - $2 }')
+[ "${fig_width:-0}" -ge 400 ] || { echo "FAIL: the screenshot shows no bias figure"; cat bias-out.txt; exit 1; }
+
+# (3) Wheel, drag, double click on the heatmap of 60 tokens.
 cat > drive.sh <<'INNER'
 set -eu
 "$@" 2>err.txt &

@@ -56,7 +56,7 @@ Status Workspace::install(const Inputs& in, Result<Results> computed) {
     return Error{failure_};
   }
   failure_.clear();
-  results_ = std::move(*computed);
+  results_ = std::make_shared<const Results>(std::move(*computed));
   ++version_;
   return Ok{};
 }

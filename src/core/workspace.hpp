@@ -65,7 +65,9 @@ class Workspace {
   // Blocks until no run is in flight, then installs its results (tests, scripted screenshots).
   Status wait();
 
-  const Results* results() const { return results_ ? &*results_ : nullptr; }
+  const Results* results() const { return results_.get(); }
+  // The same results, for a worker thread that must keep them while newer ones are installed.
+  std::shared_ptr<const Results> results_shared() const { return results_; }
   // Changes whenever new results are computed; views key their caches on it.
   std::uint64_t version() const { return version_; }
 
@@ -98,7 +100,7 @@ class Workspace {
   std::string gpu_unavailable_;
   std::string renderer_;
   MatricesKept keep_;
-  std::optional<Results> results_;
+  std::shared_ptr<const Results> results_;  // shared with the views' figure workers
   std::uint64_t version_ = 0;
   std::optional<Inputs> computed_;   // what the current results (or failure) came from
   std::optional<Inputs> requested_;  // what the newest run computes

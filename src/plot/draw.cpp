@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
+#include <mutex>
 
 namespace poslab::plot {
 
@@ -118,9 +120,12 @@ FontSet FontSet::add_to(ImFontAtlas& atlas, float scale, int oversample) {
 
 namespace {
 // Rebuilt when glyphs were added; earlier atlases stay alive for anyone still holding them.
+// Figures are built on worker threads too (views, animation export): the check is locked.
 const AtlasMeasure& atlas_measure() {
+  static std::mutex mutex;
   static std::vector<std::unique_ptr<AtlasMeasure>> built;
   static int version = -1;
+  const std::lock_guard lock(mutex);
   if (version != extra_glyphs().version) {
     built.push_back(std::make_unique<AtlasMeasure>());
     version = extra_glyphs().version;

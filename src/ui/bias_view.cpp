@@ -133,18 +133,20 @@ plot::Figure bias_figure_to_fill(const State& state, const Results& r, plot::Poi
 }
 
 void BiasView::draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts) {
-  const Results* r = workspace.results();
+  const std::shared_ptr<const Results> r = workspace.results_shared();
   if (!r) return;
   if (r->problem.relative_bias.size() == 0)
     ImGui::TextWrapped("No ALiBi or T5 bias is applied now: below is what each would add (choose one under "
                        "\"Bias and cross-attention\").");
   const plot::Point room = figure_room(fonts);
   if (refit_.now(built_version_ != workspace.version() || !(built_view_ == state.view), room)) {
-    figure_ = bias_figure_to_fill(state, *r, room);
+    figure_.request([state, r, room] { return bias_figure_to_fill(state, *r, room); });
     built_version_ = workspace.version();
     built_view_ = state.view;
   }
-  show_figure(figure_, room, fonts, textures_);
+  figure_.refresh();
+  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
+  show_figure(figure_.current(), room, fonts, textures_);
 }
 
 }  // namespace poslab

@@ -7,6 +7,7 @@
 #include "plot/draw.hpp"
 #include "plot/heatmap.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -23,8 +24,11 @@ class BiasView {
  public:
   void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts);
 
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
+
  private:
-  plot::Figure figure_;
+  FigureWorker<plot::Figure> figure_;  // built off the UI thread: T × T matrices at any length
   plot::TextureCache textures_;
   std::uint64_t built_version_ = 0;
   ViewSettings built_view_;

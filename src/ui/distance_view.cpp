@@ -106,29 +106,36 @@ void DistanceView::draw(const Workspace& workspace, const plot::FontSet& fonts) 
     ImGui::TextDisabled("One token has no distances: type a longer sentence.");
     return;
   }
-  const bool changed = built_version_ != workspace.version();
-  if (changed) profile_ = attention_by_distance(r->attention.weights, r->problem);
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(changed, room)) {
-    figure_ = distance_figure_to_fill(*r, profile_, room);
+  if (refit_.now(built_version_ != workspace.version(), room)) {
+    built_.request([shared = workspace.results_shared(), room] {
+      Built b;
+      b.profile = attention_by_distance(shared->attention.weights, shared->problem);
+      b.figure = distance_figure_to_fill(*shared, b.profile, room);
+      return b;
+    });
     built_version_ = workspace.version();
   }
-  const ShownFigure shown = show_figure(figure_.figure, room, fonts, textures_, "distance");
-  if (!shown.hovered) return;
+  built_.refresh();
+  const DistanceProfile& profile = built_.current().profile;
+  const plot::LinePlotFigure& figure = built_.current().figure;
+  draw_figure_note(built_.busy(), figure.figure.width > 0, built_.failure());
+  const ShownFigure shown = show_figure(figure.figure, room, fonts, textures_, "distance");
+  if (!shown.hovered || profile.heads == 0) return;
   // The distance under the mouse, with every head's exact means before and after the query.
-  const plot::Box& a = figure_.area;
+  const plot::Box& a = figure.area;
   if (!a.contains(shown.mouse)) return;
-  const double lx = figure_.x_min + (shown.mouse.x - a.x0) / a.width() * (figure_.x_max - figure_.x_min);
+  const double lx = figure.x_min + (shown.mouse.x - a.x0) / a.width() * (figure.x_max - figure.x_min);
   const int distance = std::max(1, static_cast<int>(std::lround(std::pow(10.0, lx))));
-  const int before = profile_.index_of(-distance), after = profile_.index_of(distance);
+  const int before = profile.index_of(-distance), after = profile.index_of(distance);
   ImGui::BeginTooltip();
   ImGui::Text("distance %d", distance);
-  for (int h = 0; h < profile_.heads; ++h) {
-    const auto& mean = profile_.mean_weight[static_cast<std::size_t>(h)];
+  for (int h = 0; h < profile.heads; ++h) {
+    const auto& mean = profile.mean_weight[static_cast<std::size_t>(h)];
     ImGui::Text("head %d: before %s, after %s · sink %.6g", h,
                 before < 0 ? "—" : std::to_string(mean[static_cast<std::size_t>(before)]).c_str(),
                 after < 0 ? "—" : std::to_string(mean[static_cast<std::size_t>(after)]).c_str(),
-                profile_.sink[static_cast<std::size_t>(h)]);
+                profile.sink[static_cast<std::size_t>(h)]);
   }
   ImGui::EndTooltip();
 }

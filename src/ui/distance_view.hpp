@@ -10,6 +10,7 @@
 #include "plot/draw.hpp"
 #include "plot/lines.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -26,9 +27,16 @@ class DistanceView {
  public:
   void draw(const Workspace& workspace, const plot::FontSet& fonts);
 
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return built_.busy(); }
+
  private:
-  DistanceProfile profile_;
-  plot::LinePlotFigure figure_;
+  // The profile (a pass over every head's T × T weights) and its figure, built off the UI thread.
+  struct Built {
+    DistanceProfile profile;
+    plot::LinePlotFigure figure;
+  };
+  FigureWorker<Built> built_;
   plot::TextureCache textures_;
   std::uint64_t built_version_ = ~0ull;
   Refit refit_;

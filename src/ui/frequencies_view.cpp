@@ -85,16 +85,21 @@ void FrequenciesView::draw(const State& state, const Workspace& workspace, const
   }
   const plot::Point room = figure_room(fonts);
   if (refit_.now(!(built_for_ == state.model) || built_rotary_ != rotary, room)) {
-    figure_ = frequencies_figure_to_fill(state.model, rotary, r->problem.queries(), room);
+    figure_.request([model = state.model, rotary, length = r->problem.queries(), room] {
+      return frequencies_figure_to_fill(model, rotary, length, room);
+    });
     built_for_ = state.model;
     built_rotary_ = rotary;
   }
-  const ShownFigure shown = show_figure(figure_.figure, room, fonts, textures_, "frequencies");
+  figure_.refresh();
+  const plot::LinePlotFigure& figure = figure_.current();
+  draw_figure_note(figure_.busy(), figure.figure.width > 0, figure_.failure());
+  const ShownFigure shown = show_figure(figure.figure, room, fonts, textures_, "frequencies");
   if (!shown.hovered) return;
   // The pair nearest the mouse, with its exact values.
-  const plot::Box& a = figure_.area;
+  const plot::Box& a = figure.area;
   if (!a.contains(shown.mouse)) return;
-  const double x = figure_.x_min + (shown.mouse.x - a.x0) / a.width() * (figure_.x_max - figure_.x_min);
+  const double x = figure.x_min + (shown.mouse.x - a.x0) / a.width() * (figure.x_max - figure.x_min);
   const int pair = std::clamp(static_cast<int>(std::lround(x)), 0, rotary / 2 - 1);
   const double theta = rope_thetas(rotary, state.model.base)[static_cast<std::size_t>(pair)];
   const double scaled = rope_frequencies(rotary, state.model.base, state.model.scaling, r->problem.queries())

@@ -338,7 +338,8 @@ int run_gui(const GuiOptions& options) {
   int exit_code = 0;
   // --frame-log: each frame's duration, whether a load was running, and the table's size, to
   // show that the window keeps drawing while a large file loads.
-  std::string frame_log = "frame,ms,loading,rows,computing\n";
+  std::string frame_log = "frame,ms,loading,rows,computing,drawing\n";
+  bool view_busy = false;  // the shown view's figure is being built off the UI thread
   auto last_frame = std::chrono::steady_clock::now();
   std::signal(SIGTERM, on_stop_signal);
   std::signal(SIGINT, on_stop_signal);
@@ -346,9 +347,10 @@ int run_gui(const GuiOptions& options) {
     if (g_stop) glfwSetWindowShouldClose(window, GLFW_TRUE);
     if (!options.frame_log.empty()) {
       const auto now = std::chrono::steady_clock::now();
-      char line[112];
-      std::snprintf(line, sizeof line, "%d,%.2f,%d,%d,%d\n", frame, std::chrono::duration<double, std::milli>(now - last_frame).count(),
-                    loader.running() ? 1 : 0, workspace.embeddings().size(), workspace.computing() ? 1 : 0);
+      char line[120];
+      std::snprintf(line, sizeof line, "%d,%.2f,%d,%d,%d,%d\n", frame,
+                    std::chrono::duration<double, std::milli>(now - last_frame).count(), loader.running() ? 1 : 0,
+                    workspace.embeddings().size(), workspace.computing() ? 1 : 0, view_busy ? 1 : 0);
       frame_log += line;
       last_frame = now;
     }
@@ -628,8 +630,15 @@ int run_gui(const GuiOptions& options) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
     // A scripted screenshot shows the state after any load: frames are counted once it is done.
+    // The shown view's figure, built off the UI thread, counts as part of that state.
+    view_busy = (active_view == ExportView::Bias && bias_view.busy()) ||
+                (active_view == ExportView::Patterns && patterns_view.busy()) ||
+                (active_view == ExportView::Trajectory && trajectory_view.busy()) ||
+                (active_view == ExportView::Magnitude && magnitude_view.busy()) ||
+                (active_view == ExportView::Frequencies && frequencies_view.busy()) ||
+                (active_view == ExportView::Distance && distance_view.busy());
     if (!options.screenshot.empty() && !loader.running() && !model_view.running() && !workspace.computing() &&
-        !dog_view.busy() && ++frame >= options.frames) {
+        !dog_view.busy() && !view_busy && ++frame >= options.frames) {
       const plot::RgbaImage shot{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)};
       if (auto s = write_file_atomic(options.screenshot, plot::encode_png(shot)); !s) {
         status.fail(s.error());

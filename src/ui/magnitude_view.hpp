@@ -6,6 +6,7 @@
 #include "plot/draw.hpp"
 #include "plot/lines.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -30,8 +31,11 @@ class MagnitudeView {
  public:
   void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts);
 
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
+
  private:
-  plot::LinePlotFigure figure_;
+  FigureWorker<plot::LinePlotFigure> figure_;  // built off the UI thread
   plot::TextureCache textures_;
   std::uint64_t built_version_ = 0;
   Refit refit_;  // when to lay the figure out again

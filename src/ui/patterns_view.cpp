@@ -120,11 +120,13 @@ void PatternsView::draw(const State& state, const Workspace& workspace, const pl
   const int width = r->problem.width();
   const plot::Point room = figure_room(fonts);
   if (refit_.now(!(built_for_ == state.model) || built_width_ != width, room)) {
-    figure_ = patterns_figure_to_fill(state.model, width, room);
+    figure_.request([model = state.model, width, room] { return patterns_figure_to_fill(model, width, room); });
     built_for_ = state.model;
     built_width_ = width;
   }
-  show_figure(figure_, room, fonts, textures_);
+  figure_.refresh();
+  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
+  show_figure(figure_.current(), room, fonts, textures_);
 }
 
 }  // namespace poslab

@@ -6,6 +6,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -25,8 +26,11 @@ class PatternsView {
  public:
   void draw(const State& state, const Workspace& workspace, const plot::FontSet& fonts);
 
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
+
  private:
-  plot::Figure figure_;
+  FigureWorker<plot::Figure> figure_;  // built off the UI thread
   plot::TextureCache textures_;
   ModelSettings built_for_;
   int built_width_ = -1;

@@ -219,11 +219,15 @@ void TrajectoryView::draw(State& state, const Workspace& workspace, const plot::
   ImGui::PopItemWidth();
   const plot::Point room = figure_room(fonts);
   if (refit_.now(built_version_ != workspace.version() || !(built_view_ == v), room)) {
-    figure_ = trajectory_figure_to_fill(state, *r, room);
+    figure_.request([state, shared = workspace.results_shared(), room] {
+      return trajectory_figure_to_fill(state, *shared, room);
+    });
     built_version_ = workspace.version();
     built_view_ = v;
   }
-  show_figure(figure_, room, fonts, textures_);
+  figure_.refresh();
+  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
+  show_figure(figure_.current(), room, fonts, textures_);
 }
 
 }  // namespace poslab

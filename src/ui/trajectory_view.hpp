@@ -9,6 +9,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -24,8 +25,11 @@ class TrajectoryView {
  public:
   void draw(State& state, const Workspace& workspace, const plot::FontSet& fonts);
 
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
+
  private:
-  plot::Figure figure_;
+  FigureWorker<plot::Figure> figure_;  // built off the UI thread
   plot::TextureCache textures_;
   std::uint64_t built_version_ = 0;
   ViewSettings built_view_;

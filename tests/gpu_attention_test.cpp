@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
 
 #include "core/encodings/encodings.hpp"
 #include "core/attention/pipeline.hpp"
 #include "core/random.hpp"
+#include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
+#include "gpu/gpu_thread.hpp"
 #include "gpu/headless.hpp"
 #include "plot/colormap.hpp"
 #include "plot/heatmap.hpp"
@@ -255,4 +258,53 @@ TEST_F(GpuFixture, GpuPipelineAgreesForEveryEncodingAndBias) {
     ASSERT_TRUE(r.ok()) << r.error();
     EXPECT_LE(*r->max_diff_vs_cpu, 1e-4) << describe_encoding(m);
   }
+}
+
+// The GPU thread (the GUI's path): its own context on its own thread, called from several threads
+// at once, each call run there in turn; a workspace computes through it off the calling thread.
+TEST_F(GpuFixture, GpuThreadServesRunsFromAnyThreadAndTheWorkspaceComputesThroughItAsync) {
+  auto ctx = gpu::HeadlessContext::create();  // current here now: released for the GPU thread
+  ASSERT_TRUE(ctx.ok()) << ctx.error();
+  gpu::HeadlessContext* raw = ctx->get();
+  raw->release();
+  auto started = gpu::GpuThread::start([raw] { raw->make_current(); });
+  context->make_current();  // the fixture's context back on this thread
+  ASSERT_TRUE(started.ok()) << started.error();
+  gpu::GpuThread& thread = **started;
+  EXPECT_TRUE(thread.callable_from_any_thread());
+
+  std::vector<AttentionProblem> problems;
+  for (int k = 0; k < 3; ++k) problems.push_back(random_problem({.T = 40 + 7 * k, .heads = 2, .head_dim = 16, .causal = k == 1}, 90 + k));
+  std::vector<double> diffs(problems.size(), -1.0);
+  std::vector<std::thread> callers;
+  for (std::size_t k = 0; k < problems.size(); ++k)
+    callers.emplace_back([&, k] {
+      auto out = thread.run(problems[k]);
+      if (out) diffs[k] = max_abs_difference(*out, solve_cpu(problems[k]));
+    });
+  for (auto& c : callers) c.join();
+  for (double d : diffs) {
+    EXPECT_GE(d, 0.0) << "a run failed";
+    EXPECT_LE(d, 1e-4);
+  }
+
+  // A workspace with this backend runs the GPU path on its worker: update_async returns at once.
+  const std::vector<std::string> words = {"the", "dog", "chased", "another", "cat"};
+  Workspace workspace;
+  workspace.set_embeddings(EmbeddingTable(words, gaussian_matrix(static_cast<int>(words.size()), 32, 1.0, 300), "test"), "test");
+  workspace.set_gpu_backend(&thread, {}, "a hardware renderer");
+  State state;
+  state.backend = Backend::Gpu;
+  state.check_against_cpu = true;
+  state.model.sentence = "the dog chased another cat";
+  state.model.heads = 2;
+  ASSERT_TRUE(workspace.update_async(state).ok());
+  EXPECT_EQ(workspace.results(), nullptr);  // on its worker: installed by a later call, not computed in this one
+  ASSERT_TRUE(workspace.wait().ok());
+  ASSERT_NE(workspace.results(), nullptr);
+  EXPECT_EQ(workspace.results()->backend.rfind("GPU", 0), 0u) << workspace.results()->backend;
+  ASSERT_TRUE(workspace.results()->max_diff_vs_cpu.has_value());
+  EXPECT_LE(*workspace.results()->max_diff_vs_cpu, 1e-4);
+  EXPECT_TRUE(workspace.results()->notes.empty() || workspace.results()->notes.front().find("unavailable") == std::string::npos);
+  workspace.stop();
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 15 under Xvfb: (1) a long sentence's attention is computed off the UI thread — frames keep
 # being drawn while the run is in flight (--frame-log's computing column), and the app says which
-# path computes and why; (2) so is a slow view's figure (the drawing column); (3) the heatmap zooms about the mouse with the wheel (real xdotool events),
+# path computes and why, also for a forced --backend gpu; (2) so is a slow view's figure (the drawing column); (3) the heatmap zooms about the mouse with the wheel (real xdotool events),
 # pans with a drag, and a double click shows every cell again. No timing is asserted: frames are
 # counted, as in gui_async_load_test.sh.
 set -euo pipefail
@@ -21,6 +21,15 @@ echo "frames drawn while the attention was computed: $during"
 [ "$during" -ge 3 ] || { echo "FAIL: the window did not draw while computing"; cat frames.csv | head; exit 1; }
 grep -q "poslab: attention: CPU (Eigen): --backend cpu" out.txt || { echo "FAIL: the backend was not said"; cat out.txt; exit 1; }
 [ -s shot.png ] || { echo "FAIL: no screenshot after the run"; exit 1; }
+
+# The forced GPU path too: the shaders run on the GPU thread (its own context), not the UI's.
+xvfb-run -a -s '-screen 0 1400x900x24' "$poslab" --size 1200x800 --backend gpu --sentence "$(words 1500)" \
+  --frame-log gpu-frames.csv --frames 3 --screenshot gpu.png >gpu-out.txt 2>&1 || { cat gpu-out.txt; exit 1; }
+during=$(awk -F, 'NR > 1 && $5 == 1' gpu-frames.csv | wc -l)
+echo "frames drawn while the GPU path computed: $during"
+[ "$during" -ge 3 ] || { echo "FAIL: the window did not draw while the GPU computed"; head gpu-frames.csv; exit 1; }
+grep -q "poslab: attention: GPU compute shaders" gpu-out.txt || { echo "FAIL: the GPU path was not taken"; cat gpu-out.txt; exit 1; }
+grep -q "GPU path unavailable" gpu-out.txt && { echo "FAIL: no GPU thread"; cat gpu-out.txt; exit 1; }
 
 # (2) The Bias tab at 4096 tokens with T5: the figure (two 4096 × 4096 tables, a bucket lookup
 # per cell) is built off the UI thread: frames keep being drawn while it is (the drawing column),

@@ -10,7 +10,9 @@ namespace poslab {
 
 Workspace::Workspace() : table_(std::make_shared<const EmbeddingTable>()) {}
 
-Workspace::~Workspace() {
+Workspace::~Workspace() { stop(); }
+
+void Workspace::stop() {
   for (auto& j : jobs_) j->cancel = true;
   reap(true);
 }
@@ -92,23 +94,27 @@ Status Workspace::update_async(const State& state) {
   }
   for (auto& j : jobs_) j->cancel = true;  // stale: dropped, not waited for
   requested_ = in;
-  if (in.backend == Backend::Gpu) return install(in, compute(state, in, {}));
+  // A GPU backend bound to this thread's OpenGL context computes here; one with a thread of its
+  // own (the GUI's) is called from the worker like the CPU.
+  AttentionBackend* gpu = in.backend == Backend::Gpu ? gpu_ : nullptr;
+  if (gpu && !gpu->callable_from_any_thread()) return install(in, compute(state, in, {}));
   auto job = std::make_unique<Job>();
   job->inputs = in;
   job->started = std::chrono::steady_clock::now();
   Job* j = job.get();
   // The worker sees only what it is given: the table (shared) and the words for its results.
   const BackendChoice choice = backend_choice(state.backend);
-  std::string note = state.backend == Backend::Gpu ? "GPU path unavailable, computed on the CPU" +
+  std::string note = state.backend == Backend::Gpu && !gpu ? "GPU path unavailable, computed on the CPU" +
                                                          (gpu_unavailable_.empty() ? std::string(".") : ": " + gpu_unavailable_)
                                                    : std::string();
-  j->thread = std::thread([j, table = table_, choice, note = std::move(note)] {
+  j->thread = std::thread([j, table = table_, choice, gpu, note = std::move(note)] {
     PipelineControl control;
     control.keep = j->inputs.keep;
     control.cancel = &j->cancel;
     control.progress = [j](double f) { j->progress = f; };
     CpuBackend cpu;
-    auto computed = run_pipeline(j->inputs.model, *table, cpu, false, control);
+    AttentionBackend& backend = gpu ? *gpu : static_cast<AttentionBackend&>(cpu);
+    auto computed = run_pipeline(j->inputs.model, *table, backend, j->inputs.check && gpu, control);
     if (computed) {
       computed->backend_reason = choice.reason;
       computed->backend_brief = choice.brief;

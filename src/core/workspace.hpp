@@ -56,7 +56,7 @@ class Workspace {
   // The same off the calling thread: a change starts a run on a worker thread, and a run still
   // going for older settings is cancelled (it stops at its next step, its result dropped) rather
   // than waited for. Each call installs a finished run's results. The GPU path runs at once on
-  // the calling thread instead (its OpenGL context is the caller's).
+  // the calling thread instead, unless the backend is callable from any thread (GpuThread).
   Status update_async(const State& state);
   bool computing() const { return !jobs_.empty() && !jobs_.back()->done; }
   double progress() const { return jobs_.empty() ? 1.0 : jobs_.back()->progress.load(); }
@@ -64,6 +64,8 @@ class Workspace {
   double computing_seconds() const;
   // Blocks until no run is in flight, then installs its results (tests, scripted screenshots).
   Status wait();
+  // Cancels every run in flight and waits for them to end (before the GPU backend goes).
+  void stop();
 
   const Results* results() const { return results_.get(); }
   // The same results, for a worker thread that must keep them while newer ones are installed.

@@ -25,7 +25,16 @@ struct HeatmapPaint {
   float mask_dark[4] = {0, 0, 0, 1};
 };
 
-class GpuBackend final : public AttentionBackend {
+// Paints a head of the last run into a texture: GpuBackend itself, or GpuThread for it.
+class HeatmapPainter {
+ public:
+  virtual ~HeatmapPainter() = default;
+  // RGBA8, rows·f × cols·f texels, top row first, straight from the GPU's buffers: the heatmap on
+  // screen needs no round trip through the CPU.
+  virtual Result<GLuint> paint_heatmap(const HeatmapPaint& paint) = 0;
+};
+
+class GpuBackend final : public AttentionBackend, public HeatmapPainter {
  public:
   static Result<std::unique_ptr<GpuBackend>> create();
   std::string name() const override { return "GPU (" + renderer_ + ")"; }
@@ -48,9 +57,7 @@ class GpuBackend final : public AttentionBackend {
   // Benchmarks compare the kernels: false makes the shared-memory kernel run where it would not.
   void use_register_kernel(bool on) { register_kernel_ = on; }
 
-  // Paints a head of the last run into a texture (RGBA8, rows·f × cols·f texels, top row first),
-  // straight from the GPU's buffers: the heatmap on screen needs no round trip through the CPU.
-  Result<GLuint> paint_heatmap(const HeatmapPaint& paint);
+  Result<GLuint> paint_heatmap(const HeatmapPaint& paint) override;
 
   // Attention alone on projected inputs with the tiled kernel, for benchmarks: the context, the
   // GPU time of the kernels by timer query, and the wall time from dispatch to glFinish (uploads

@@ -113,6 +113,10 @@ HeadlessContext::~HeadlessContext() {
   eglDestroyContext(display, static_cast<EGLContext>(context_));
 }
 
+void HeadlessContext::release() {
+  eglMakeCurrent(static_cast<EGLDisplay>(display_), EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+}
+
 void HeadlessContext::make_current() {
   eglMakeCurrent(static_cast<EGLDisplay>(display_), EGL_NO_SURFACE, EGL_NO_SURFACE,
                  static_cast<EGLContext>(context_));

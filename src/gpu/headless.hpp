@@ -16,6 +16,8 @@ class HeadlessContext {
   HeadlessContext(const HeadlessContext&) = delete;
   HeadlessContext& operator=(const HeadlessContext&) = delete;
   void make_current();
+  // No context current on the calling thread, so that another thread may make this one current.
+  void release();
   const std::string& description() const { return description_; }
 
  private:

@@ -126,7 +126,7 @@ plot::HeatmapSpec attention_spec_to_fill(const State& state, const Results& r, p
 namespace {
 
 // Paints the spec's cells on the GPU from the last run's buffers; the texture, or why not.
-Result<std::uint32_t> paint_on_gpu(gpu::GpuBackend& gpu, const plot::HeatmapSpec& spec, int head, bool scores) {
+Result<std::uint32_t> paint_on_gpu(gpu::HeatmapPainter& gpu, const plot::HeatmapSpec& spec, int head, bool scores) {
   gpu::HeatmapPaint paint;
   paint.head = head;
   paint.scores = scores;
@@ -209,12 +209,12 @@ void AttentionView::draw_minimap(const State& state, const Results& r, const Sho
   dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p2.x + 2, p2.y + 2), IM_COL32(90, 90, 90, 255));
 }
 
-void AttentionView::draw(const State& state, const Workspace& workspace, gpu::GpuBackend* gpu,
+void AttentionView::draw(const State& state, const Workspace& workspace, gpu::HeatmapPainter* gpu,
                          const plot::FontSet& fonts, float reserve_below) {
   draw(state, workspace.results(), workspace.version(), gpu, fonts, reserve_below);
 }
 
-void AttentionView::draw(const State& state, const Results* r, std::uint64_t version, gpu::GpuBackend* gpu,
+void AttentionView::draw(const State& state, const Results* r, std::uint64_t version, gpu::HeatmapPainter* gpu,
                          const plot::FontSet& fonts, float reserve_below) {
   if (!r) {
     ImGui::TextDisabled("No results yet.");

@@ -27,7 +27,7 @@ std::string describe_computation(const State& state, const Results& results);
 
 class Workspace;
 namespace gpu {
-class GpuBackend;
+class HeatmapPainter;
 }
 
 // The GUI panel: the heatmap filling the available space, with a hover tooltip. When the GPU
@@ -35,10 +35,10 @@ class GpuBackend;
 class AttentionView {
  public:
   // Fills the available space less `reserve_below` ImGui units at the bottom. `gpu` may be null.
-  void draw(const State& state, const Workspace& workspace, gpu::GpuBackend* gpu, const plot::FontSet& fonts,
+  void draw(const State& state, const Workspace& workspace, gpu::HeatmapPainter* gpu, const plot::FontSet& fonts,
             float reserve_below);
   // The same for results from elsewhere (a real model's layer); `version` changes with them.
-  void draw(const State& state, const Results* results, std::uint64_t version, gpu::GpuBackend* gpu,
+  void draw(const State& state, const Results* results, std::uint64_t version, gpu::HeatmapPainter* gpu,
             const plot::FontSet& fonts, float reserve_below);
   // Where the cells on screen came from: "GPU texture", "CPU image", or why the GPU could not.
   const std::string& cell_source() const { return cell_source_; }

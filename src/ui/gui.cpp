@@ -26,6 +26,7 @@
 #include "core/session.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
+#include "gpu/gpu_thread.hpp"
 #include "plot/draw.hpp"
 #include "plot/render.hpp"
 #include "ui/assets.hpp"
@@ -132,6 +133,15 @@ GLFWwindow* open_window(const GuiOptions& options, bool& gl43) {
     window = glfwCreateWindow(width, height, "PosLab", nullptr, nullptr);
   }
   return window;
+}
+
+// A hidden 1 × 1 window whose context shares this window's objects (same version hints), for
+// the GPU thread; null when the driver will not make one.
+GLFWwindow* open_gpu_context(GLFWwindow* window) {
+  glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+  GLFWwindow* hidden = glfwCreateWindow(1, 1, "PosLab GPU", nullptr, window);
+  glfwWindowHint(GLFW_VISIBLE, GLFW_TRUE);
+  return hidden;
 }
 
 // The style at `units_per_point` ImGui units per point (paddings, spacings, roundings).
@@ -282,12 +292,18 @@ int run_gui(const GuiOptions& options) {
   if (!fonts.warning.empty()) status.fail(fonts.warning);
   const std::string renderer = gpu::describe_context();
 
-  // The GPU path, or why there is none.
-  // The GPU path, or why there is none: the info panel shows the driver's full log.
-  std::unique_ptr<gpu::GpuBackend> gpu_backend;
+  // The GPU path, or why there is none: the info panel shows the driver's full log. It runs on a
+  // thread of its own, in a hidden window's context shared with this one (its textures are drawn
+  // here), so that a long run on it never holds a frame up.
+  GLFWwindow* gpu_window = open_gpu_context(window);
+  std::unique_ptr<gpu::GpuThread> gpu_backend;
   std::string gpu_unavailable;
-  if (auto created = gpu::GpuBackend::create()) gpu_backend = std::move(*created);
-  else gpu_unavailable = created.error();
+  if (!gpu_window)
+    gpu_unavailable = "no OpenGL context could be made for the GPU thread";
+  else if (auto created = gpu::GpuThread::start([gpu_window] { glfwMakeContextCurrent(gpu_window); }))
+    gpu_backend = std::move(*created);
+  else
+    gpu_unavailable = created.error();
   if (!gpu_unavailable.empty()) {
     std::fprintf(stderr, "poslab: GPU path unavailable: %s\n", gpu_unavailable.c_str());
     status.text = "GPU path unavailable: the CPU computes attention (details under the heatmap)";
@@ -426,7 +442,10 @@ int run_gui(const GuiOptions& options) {
                 model_run->shown().backend.c_str(), model_run->shown().milliseconds);
           } else {
             const bool on_gpu = workspace.backend_choice(state.backend).backend == Backend::Gpu;
-            attention_view.draw(state, workspace, on_gpu ? gpu_backend.get() : nullptr, fonts, info_height);
+            // The GPU paints the cells from its buffers once they hold the shown results (and never
+            // waits for a run); a software renderer would paint them slower than the CPU does.
+            const bool gpu_paints = on_gpu && !workspace.computing() && !is_software_renderer(renderer);
+            attention_view.draw(state, workspace, gpu_paints ? gpu_backend.get() : nullptr, fonts, info_height);
             text_top = ImGui::GetCursorPosY();
             draw_info_panel(state, workspace, renderer + " · " + attention_view.cell_source());
           }
@@ -660,7 +679,9 @@ int run_gui(const GuiOptions& options) {
   }
   if (!options.frame_log.empty())
     if (auto s = write_file_atomic(options.frame_log, frame_log); !s) std::fprintf(stderr, "poslab: %s\n", s.error().c_str());
+  workspace.stop();  // its runs call the GPU thread
   gpu_backend.reset();
+  if (gpu_window) glfwDestroyWindow(gpu_window);
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();
   ImGui::DestroyContext();

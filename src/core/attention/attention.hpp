@@ -137,6 +137,9 @@ class AttentionBackend {
   }
   // Time the device itself spent on the last run (GPU timer queries), when it can tell.
   virtual std::optional<double> last_device_ms() const { return std::nullopt; }
+  // Whether any thread may call it (it passes the work to a thread of its own), not only the one
+  // whose OpenGL context it was made in.
+  virtual bool callable_from_any_thread() const { return false; }
 };
 
 class CpuBackend final : public AttentionBackend {

@@ -119,6 +119,7 @@ export MONKEY_SECONDS=$seconds MONKEY_SEED=$seed XDG_DATA_HOME=$work/data XDG_CO
 ASAN_OPTIONS=detect_leaks=0:quarantine_size_mb=16:halt_on_error=1:log_path=$work/asan \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$work/ubsan \
   xvfb-run -a -s '-screen 0 1400x900x24' bash drive.sh "$poslab" --size 1280x800 --frame-log frames.csv >/dev/null 2>&1 || true
+[ -n "${POSLAB_MONKEY_KEEP:-}" ] && cp frames.csv monkey.out "$POSLAB_MONKEY_KEEP"/
 
 fail() {
   echo "FAIL: $*"
@@ -137,7 +138,7 @@ if [ "$at60" -gt 0 ]; then
   [ "$last" -le $((at60 + at60 / 10)) ] || fail "resident memory grew from $at60 kB at 60 s to $last kB"
 fi
 frames=$(($(wc -l < frames.csv) - 1))
-stats=$(awk -F, 'NR > 2 { n++; if ($2 > m) m = $2; if ($2 > 250) slow++ } END { printf "%d frames, slowest %.0f ms, %d over 250 ms", n, m, slow }' frames.csv)
+stats=$(awk -F, 'NR > 2 { n++; if ($2 > m) { m = $2; v = $7 } if ($2 > 250) slow++ } END { printf "%d frames, slowest %.0f ms (%s tab), %d over 250 ms", n, m, v, slow }' frames.csv)
 echo "monkey: $(grep '^actions' monkey.out | cut -d' ' -f2) actions in ${seconds} s (seed $seed): no crash, no sanitizer report;" \
   "memory $at60 kB at 60 s, $last kB at the end; $stats ($build_kind)"
 [ "$frames" -gt 0 ] || fail "no frames were drawn"

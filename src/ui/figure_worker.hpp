@@ -21,8 +21,9 @@ namespace poslab {
 template <class Built>
 class FigureWorker {
  public:
-  // Runs on the worker thread: it may read only what it owns (copies, shared pointers).
-  using Build = std::function<Built()>;
+  // Runs on the worker thread: it may read only what it owns (copies, shared pointers). It may
+  // return the figure or why there is none.
+  using Build = std::function<Result<Built>()>;
 
   FigureWorker() = default;
   FigureWorker(const FigureWorker&) = delete;

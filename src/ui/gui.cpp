@@ -354,7 +354,7 @@ int run_gui(const GuiOptions& options) {
   int exit_code = 0;
   // --frame-log: each frame's duration, whether a load was running, and the table's size, to
   // show that the window keeps drawing while a large file loads.
-  std::string frame_log = "frame,ms,loading,rows,computing,drawing\n";
+  std::string frame_log = "frame,ms,loading,rows,computing,drawing,view\n";
   bool view_busy = false;  // the shown view's figure is being built off the UI thread
   auto last_frame = std::chrono::steady_clock::now();
   std::signal(SIGTERM, on_stop_signal);
@@ -363,10 +363,12 @@ int run_gui(const GuiOptions& options) {
     if (g_stop) glfwSetWindowShouldClose(window, GLFW_TRUE);
     if (!options.frame_log.empty()) {
       const auto now = std::chrono::steady_clock::now();
-      char line[120];
-      std::snprintf(line, sizeof line, "%d,%.2f,%d,%d,%d,%d\n", frame,
+      char line[160];
+      const std::string_view view = to_string(active_view);
+      std::snprintf(line, sizeof line, "%d,%.2f,%d,%d,%d,%d,%.*s\n", frame,
                     std::chrono::duration<double, std::milli>(now - last_frame).count(), loader.running() ? 1 : 0,
-                    workspace.embeddings().size(), workspace.computing() ? 1 : 0, view_busy ? 1 : 0);
+                    workspace.embeddings().size(), workspace.computing() ? 1 : 0, view_busy ? 1 : 0,
+                    static_cast<int>(view.size()), view.data());
       frame_log += line;
       last_frame = now;
     }
@@ -655,7 +657,11 @@ int run_gui(const GuiOptions& options) {
                 (active_view == ExportView::Trajectory && trajectory_view.busy()) ||
                 (active_view == ExportView::Magnitude && magnitude_view.busy()) ||
                 (active_view == ExportView::Frequencies && frequencies_view.busy()) ||
-                (active_view == ExportView::Distance && distance_view.busy());
+                (active_view == ExportView::Distance && distance_view.busy()) ||
+                (active_view == ExportView::Shift && shift_view.busy()) ||
+                (active_view == ExportView::Rope2d && rope2d_view.busy()) ||
+                (active_view == ExportView::RopeImage && rope_image_view.busy()) ||
+                (active_view == ExportView::Tour && tour_view.busy());
     if (!options.screenshot.empty() && !loader.running() && !model_view.running() && !workspace.computing() &&
         !dog_view.busy() && !view_busy && ++frame >= options.frames) {
       const plot::RgbaImage shot{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)};

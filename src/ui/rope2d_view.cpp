@@ -185,11 +185,13 @@ void Rope2dView::draw(State& state, const plot::FontSet& fonts) {
   ImGui::PopItemWidth();
   const plot::Point room = figure_room(fonts);
   if (refit_.now(!built_ || !(built_for_ == state), room)) {
-    figure_ = rope2d_figure_to_fill(state, room);
+    figure_.request([state, room] { return rope2d_figure_to_fill(state, room); });
     built_for_ = state;
     built_ = true;
   }
-  show_figure(figure_, room, fonts, textures_);
+  figure_.refresh();
+  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
+  show_figure(figure_.current(), room, fonts, textures_);
 }
 
 }  // namespace poslab

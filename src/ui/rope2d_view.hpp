@@ -6,6 +6,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -22,9 +23,11 @@ std::string rope2d_csv(const State& state);
 class Rope2dView {
  public:
   void draw(State& state, const plot::FontSet& fonts);
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
 
  private:
-  plot::Figure figure_;
+  FigureWorker<plot::Figure> figure_;  // built off the UI thread
   plot::TextureCache textures_;
   State built_for_;
   bool built_ = false;

@@ -103,15 +103,17 @@ void RopeImageView::draw(State& state, const plot::FontSet& fonts) {
   ImGui::PopItemWidth();
   const plot::Point room = figure_room(fonts);
   if (refit_.now(!built_ || !(built_for_ == state), room)) {
-    figure_ = rope_image_panels_to_fill(state, room);
+    figure_.request([state, room] { return rope_image_panels_to_fill(state, room); });
     built_for_ = state;
     built_ = true;
   }
-  const ShownFigure shown = show_figure(figure_.figure, room, fonts, textures_, "patches");
+  figure_.refresh();
+  draw_figure_note(figure_.busy(), figure_.current().figure.width > 0, figure_.failure());
+  const ShownFigure shown = show_figure(figure_.current().figure, room, fonts, textures_, "patches");
   // Click (or drag over) a patch in either panel to pick it.
   if (!shown.hovered) return;
   const plot::Point at = shown.mouse;
-  for (const plot::Box& cells : figure_.grids) {
+  for (const plot::Box& cells : figure_.current().grids) {
     if (!cells.contains(at)) continue;
     const int x = static_cast<int>((at.x - cells.x0) / cells.width() * static_cast<float>(state.view.image_width));
     const int y = static_cast<int>((at.y - cells.y0) / cells.height() * static_cast<float>(state.view.image_height));

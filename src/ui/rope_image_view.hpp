@@ -7,6 +7,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -27,9 +28,11 @@ std::string rope_image_csv(const State& state);
 class RopeImageView {
  public:
   void draw(State& state, const plot::FontSet& fonts);
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
 
  private:
-  RopeImageFigure figure_;
+  FigureWorker<RopeImageFigure> figure_;  // built off the UI thread
   plot::TextureCache textures_;
   State built_for_;
   bool built_ = false;

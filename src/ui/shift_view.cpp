@@ -98,11 +98,13 @@ void ShiftView::draw(State& state, const Workspace& workspace, const plot::FontS
   if (ImGui::InputInt("shift k", &state.view.shift_k)) state.view.shift_k = std::clamp(state.view.shift_k, 0, 100000);
   const plot::Point room = figure_room(fonts);
   if (refit_.now(!(built_for_ == state) || built_width_ != width, room)) {
-    figure_ = shift_figure_to_fill(state, width, room);
+    figure_.request([state, width, room] { return shift_figure_to_fill(state, width, room); });
     built_for_ = state;
     built_width_ = width;
   }
-  show_figure(figure_, room, fonts, textures_);
+  figure_.refresh();
+  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
+  show_figure(figure_.current(), room, fonts, textures_);
 }
 
 }  // namespace poslab

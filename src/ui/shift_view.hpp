@@ -6,6 +6,7 @@
 #include "core/state.hpp"
 #include "plot/draw.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -22,9 +23,11 @@ std::string shift_csv(const State& state, int width);
 class ShiftView {
  public:
   void draw(State& state, const Workspace& workspace, const plot::FontSet& fonts);
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
 
  private:
-  plot::Figure figure_;
+  FigureWorker<plot::Figure> figure_;  // built off the UI thread
   plot::TextureCache textures_;
   State built_for_;
   int built_width_ = -1;

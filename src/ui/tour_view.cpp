@@ -354,20 +354,23 @@ void TourView::draw(State& state, const Workspace& workspace, const plot::FontSe
   const bool changed = built_step_ != step_ || built_language_ != language || built_version_ != workspace.version() ||
                        !(built_state_ == state);
   if (refit_.now(changed, room)) {
-    auto figure = tour_figure_to_fill(step_, language, state, *r, workspace.embeddings(), room);
-    error_ = figure ? "" : figure.error();
-    if (figure) figure_ = std::move(*figure);
+    figure_.request([step = step_, language = language, state, results = workspace.results_shared(),
+                     table = workspace.embeddings_shared(), room] {
+      return tour_figure_to_fill(step, language, state, *results, *table, room);
+    });
     built_step_ = step_;
     built_language_ = language;
     built_version_ = workspace.version();
     built_state_ = state;
   }
-  if (!error_.empty()) {
-    ImGui::TextWrapped("%s", error_.c_str());
+  figure_.refresh();
+  if (!figure_.failure().empty()) {
+    ImGui::TextWrapped("%s", figure_.failure().c_str());
     return;
   }
+  draw_figure_note(figure_.busy(), figure_.current().width > 0, "");
   // A slide taller than the window scrolls, as a page would; it is never wider than the panel.
-  show_figure(figure_, room, fonts, textures_, nullptr, Overflow::ScrollDown);
+  show_figure(figure_.current(), room, fonts, textures_, nullptr, Overflow::ScrollDown);
 }
 
 }  // namespace poslab

@@ -11,6 +11,7 @@
 #include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
 #include "ui/figure_fit.hpp"
+#include "ui/figure_worker.hpp"
 
 namespace poslab {
 
@@ -41,6 +42,8 @@ class TourView {
   void draw(State& state, const Workspace& workspace, const plot::FontSet& fonts);
 
   int step() const { return step_; }
+  // A slide for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
   Language language = Language::En;
 
  private:
@@ -48,14 +51,13 @@ class TourView {
   int step_ = 0;
   std::vector<std::optional<State>> visited_;
   State before_tour_;
-  plot::Figure figure_;
+  FigureWorker<plot::Figure> figure_;  // built off the UI thread
   plot::TextureCache textures_;
   std::uint64_t built_version_ = 0;
   State built_state_;
   int built_step_ = -1;
   Language built_language_ = Language::En;
   Refit refit_;  // when to lay the figure out again
-  std::string error_;
 };
 
 }  // namespace poslab

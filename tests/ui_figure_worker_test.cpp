@@ -1,14 +1,24 @@
-// The worker that builds views' figures off the UI thread: builds run elsewhere, requests made
-// while one builds coalesce to the newest, a failed build keeps the figure shown.
+// The workers that keep the UI thread free: the one that builds views' figures (builds run
+// elsewhere, requests made while one builds coalesce to the newest, a failed build keeps the
+// figure shown) and the export queue.
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "core/workspace.hpp"
+#include "gpu/headless.hpp"
+#include "ui/assets.hpp"
+#include "ui/export_queue.hpp"
 #include "ui/figure_worker.hpp"
 
 namespace poslab {
@@ -95,6 +105,78 @@ TEST(FigureWorker, DestroyingItWaitsForTheBuildInFlight) {
     while (!started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   EXPECT_TRUE(finished);
+}
+
+}  // namespace
+}  // namespace poslab
+
+// The GUI's export queue: files made on its thread, the PNG drawn where pump() runs (here, with an
+// EGL context as the window's would be); the same bytes as export_view writes in one go.
+
+namespace poslab {
+namespace {
+
+std::string file_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ExportQueue, WritesWhatExportViewWritesAndReportsEveryExportInOrder) {
+  auto context = gpu::HeadlessContext::create();
+  ASSERT_TRUE(context.ok()) << context.error();
+  Workspace workspace;
+  ASSERT_TRUE(workspace.load_embeddings(asset_path(kDefaultEmbeddingsFile)).ok());
+  State state;
+  state.model.sentence = "the dog chased another dog";
+  ASSERT_TRUE(workspace.update(state).ok());
+  const auto dir = std::filesystem::temp_directory_path() / ("poslab-export-queue-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+
+  std::vector<std::string> expected_written;
+  for (ExportView view : {ExportView::Patterns, ExportView::Attention}) {
+    ExportRequest r;
+    r.png = (dir / (std::string(to_string(view)) + "-direct.png")).string();
+    r.svg = (dir / (std::string(to_string(view)) + "-direct.svg")).string();
+    r.csv = (dir / (std::string(to_string(view)) + "-direct.csv")).string();
+    ASSERT_TRUE(export_view(view, state, *workspace.results(), workspace.embeddings(), r, expected_written).ok());
+  }
+
+  ExportQueue queue;
+  std::vector<std::string> reported;
+  int reports = 0;
+  const ExportQueue::Report report = [&](const Status& s, const std::vector<std::string>& written) {
+    EXPECT_TRUE(s.ok()) << s.error();
+    ++reports;
+    reported.insert(reported.end(), written.begin(), written.end());
+  };
+  for (ExportView view : {ExportView::Patterns, ExportView::Attention}) {
+    ExportRequest r;
+    r.png = (dir / (std::string(to_string(view)) + "-queued.png")).string();
+    r.svg = (dir / (std::string(to_string(view)) + "-queued.svg")).string();
+    r.csv = (dir / (std::string(to_string(view)) + "-queued.csv")).string();
+    queue.start(view, state, workspace.results_shared(), workspace.embeddings_shared(), r);
+  }
+  EXPECT_TRUE(queue.busy());
+  queue.finish(report);
+  EXPECT_FALSE(queue.busy());
+  EXPECT_EQ(reports, 2);
+  EXPECT_EQ(reported.size(), 6u);
+  for (const char* view : {"patterns", "attention"})
+    for (const char* ext : {".png", ".svg", ".csv"}) {
+      const std::string direct = file_bytes(dir / (std::string(view) + "-direct" + ext));
+      ASSERT_FALSE(direct.empty()) << view << ext;
+      EXPECT_EQ(file_bytes(dir / (std::string(view) + "-queued" + ext)), direct) << view << ext;
+    }
+  // A bad path is reported as an error, and nothing else is lost.
+  ExportRequest bad;
+  bad.png = (dir / "no-such-folder" / "x.png").string();
+  queue.start(ExportView::Patterns, state, workspace.results_shared(), workspace.embeddings_shared(), bad);
+  int failures = 0;
+  queue.finish([&](const Status& s, const std::vector<std::string>&) { failures += s.ok() ? 0 : 1; });
+  EXPECT_EQ(failures, 1);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

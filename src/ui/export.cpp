@@ -195,8 +195,7 @@ Status write_export(const plot::Figure* figure, const std::string* csv, const Ex
   if (figure && !request.png.empty()) {
     auto image = plot::render_figure(*figure, request.scale);
     if (!image) return Error{request.png + ": " + image.error()};
-    if (auto s = write_file_atomic(request.png, plot::encode_png(*image)); !s) return s;
-    written.push_back(request.png + " (" + std::to_string(image->width) + "×" + std::to_string(image->height) + " PNG)");
+    if (auto s = write_png_image(*image, request.png, written); !s) return s;
   }
   if (figure && !request.svg.empty()) {
     if (auto s = write_file_atomic(request.svg, plot::render_svg(*figure)); !s) return s;
@@ -209,25 +208,44 @@ Status write_export(const plot::Figure* figure, const std::string* csv, const Ex
   return Ok{};
 }
 
-Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
-                   const ExportRequest& request, std::vector<std::string>& written) {
+Result<plot::Figure> export_all_but_png(ExportView view, const State& state, const Results& results,
+                                        const EmbeddingTable& table, const ExportRequest& request,
+                                        std::vector<std::string>& written) {
   Result<plot::Figure> figure = plot::Figure{};
   if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
   if (!figure) return Error{figure.error()};
+  ExportRequest rest = request;
+  rest.png.clear();
   if (view == ExportView::Attention && !request.csv.empty()) {
     // Streamed to the file: at long lengths the CSV (T² rows per head) would not fit in memory.
-    ExportRequest images = request;
-    images.csv.clear();
-    if (auto s = write_export(&*figure, nullptr, images, written); !s) return s;
+    rest.csv.clear();
+    if (auto s = write_export(&*figure, nullptr, rest, written); !s) return Error{s.error()};
     if (auto s = write_stream_atomic(request.csv, [&](std::ostream& out) { write_attention_csv(out, results); }); !s)
-      return s;
+      return Error{s.error()};
     written.push_back(request.csv + " (CSV)");
-    return Ok{};
+    return figure;
   }
   Result<std::string> csv = std::string();
   if (!request.csv.empty()) csv = csv_of(view, state, results, table, request);
   if (!csv) return Error{csv.error()};
-  return write_export(&*figure, &*csv, request, written);
+  if (auto s = write_export(&*figure, &*csv, rest, written); !s) return Error{s.error()};
+  return figure;
+}
+
+Status write_png_image(const plot::RgbaImage& image, const std::string& path, std::vector<std::string>& written) {
+  if (auto s = write_file_atomic(path, plot::encode_png(image)); !s) return s;
+  written.push_back(path + " (" + std::to_string(image.width) + "×" + std::to_string(image.height) + " PNG)");
+  return Ok{};
+}
+
+Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
+                   const ExportRequest& request, std::vector<std::string>& written) {
+  auto figure = export_all_but_png(view, state, results, table, request, written);
+  if (!figure) return Error{figure.error()};
+  ExportRequest png_only;
+  png_only.png = request.png;
+  png_only.scale = request.scale;
+  return write_export(&*figure, nullptr, png_only, written);
 }
 
 }  // namespace poslab

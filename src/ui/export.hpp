@@ -10,6 +10,7 @@
 #include "core/state.hpp"
 #include "core/tour/tour_text.hpp"
 #include "plot/figure.hpp"
+#include "plot/render.hpp"
 
 namespace poslab {
 
@@ -47,6 +48,14 @@ Result<plot::Figure> view_figure(ExportView view, const State& state, const Resu
 // written atomically. On success, `written` lists "path (details)" for each file.
 Status export_view(ExportView view, const State& state, const Results& results, const EmbeddingTable& table,
                    const ExportRequest& request, std::vector<std::string>& written);
+
+// The parts of export_view that need no OpenGL, for a thread without a context: the SVG and CSV
+// written, and the figure returned for the PNG (an empty figure when none is asked for).
+Result<plot::Figure> export_all_but_png(ExportView view, const State& state, const Results& results,
+                                        const EmbeddingTable& table, const ExportRequest& request,
+                                        std::vector<std::string>& written);
+// Encodes a drawn figure as PNG and writes it atomically.
+Status write_png_image(const plot::RgbaImage& image, const std::string& path, std::vector<std::string>& written);
 
 // Writes the figure as PNG and SVG and the CSV text where the request names files (either may
 // be null: nothing of it is written).

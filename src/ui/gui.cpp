@@ -36,6 +36,7 @@
 #include "ui/train_view.hpp"
 #include "ui/controls_panel.hpp"
 #include "ui/export.hpp"
+#include "ui/export_queue.hpp"
 #include "ui/figure_fit.hpp"
 #include "ui/settings.hpp"
 #include "ui/bias_view.hpp"
@@ -337,6 +338,11 @@ int run_gui(const GuiOptions& options) {
   TrajectoryView trajectory_view;
   TourView tour_view;
   AnimationPanel animation_panel;
+  ExportQueue exports;  // the views' exports, off the UI thread
+  const ExportQueue::Report report_export = [&status](const Status& s, const std::vector<std::string>& written) {
+    for (const auto& w : written) status.info("wrote " + w);
+    if (!s) status.fail(s.error());
+  };
   ModelView model_view;
   TrainView train_view;
   ExportView active_view = ExportView::Attention;
@@ -513,6 +519,11 @@ int run_gui(const GuiOptions& options) {
       ImGui::ProgressBar(static_cast<float>(workspace.progress()), ImVec2(160.0f * units, 0.0f), label);
       ImGui::SameLine();
     }
+    if (exports.busy()) {
+      ImGui::AlignTextToFramePadding();
+      ImGui::TextDisabled("exporting …");
+      ImGui::SameLine();
+    }
     if (!status.text.empty()) {
       // Clipped before the menu: a long message must not run under it.
       const ImVec2 window_pos = ImGui::GetWindowPos();
@@ -636,11 +647,13 @@ int run_gui(const GuiOptions& options) {
         const std::string text = csv.str();
         s = write_export(&figure, &text, request, written);
       } else {
-        s = export_view(active_view, state, *workspace.results(), workspace.embeddings(), request, written);
+        // A view of the embeddings: made and written on the export queue's thread.
+        exports.start(active_view, state, workspace.results_shared(), workspace.embeddings_shared(), request);
       }
       if (!s) status.fail(s.error());
       else for (const auto& w : written) status.info("wrote " + w);
     }
+    exports.pump(report_export);
 
     ImGui::Render();
     int fb_w = 0, fb_h = 0;
@@ -685,6 +698,7 @@ int run_gui(const GuiOptions& options) {
   }
   if (!options.frame_log.empty())
     if (auto s = write_file_atomic(options.frame_log, frame_log); !s) std::fprintf(stderr, "poslab: %s\n", s.error().c_str());
+  exports.finish(report_export);  // every export asked for is written before the window goes
   workspace.stop();  // its runs call the GPU thread
   gpu_backend.reset();
   if (gpu_window) glfwDestroyWindow(gpu_window);

@@ -1,0 +1,68 @@
+#pragma once
+// The GUI's exports of a view, off its thread: the figure and the data are made, and the SVG, CSV
+// and PNG files written, on a worker thread. Only the PNG's drawing, which needs the window's
+// OpenGL and ImGui contexts, runs on the UI thread, with a renderer kept per scale so that its
+// fonts are baked once. Exports run in the order they were asked for; none is dropped.
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/attention/pipeline.hpp"
+#include "core/formats/embeddings.hpp"
+#include "core/state.hpp"
+#include "plot/figure_renderer.hpp"
+#include "ui/export.hpp"
+
+namespace poslab {
+
+class ExportQueue {
+ public:
+  // What a finished export says: its files ("path (details)") or why it failed.
+  using Report = std::function<void(const Status& status, const std::vector<std::string>& written)>;
+
+  ExportQueue();
+  ~ExportQueue();  // call finish() first: a PNG still to be drawn needs the window's context
+  ExportQueue(const ExportQueue&) = delete;
+  ExportQueue& operator=(const ExportQueue&) = delete;
+
+  void start(ExportView view, State state, std::shared_ptr<const Results> results,
+             std::shared_ptr<const EmbeddingTable> table, ExportRequest request);
+  // Once a frame, on the UI thread: draws the PNGs whose figures are ready and reports the
+  // exports that finished.
+  void pump(const Report& report);
+  // Pumps until every export asked for is written (at exit, so that none is lost).
+  void finish(const Report& report);
+  bool busy() const;
+
+ private:
+  struct ToDraw {
+    plot::Figure figure;
+    ExportRequest request;
+    std::vector<std::string> written;
+  };
+  struct Done {
+    Status status;
+    std::vector<std::string> written;
+  };
+  void post(std::function<void()> task);
+  void loop();
+  void complete(Status status, std::vector<std::string> written);
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> tasks_;
+  std::deque<ToDraw> to_draw_;
+  std::deque<Done> done_;
+  int outstanding_ = 0;  // exports asked for and not yet reported
+  bool stop_ = false;
+  std::map<float, std::unique_ptr<plot::FigureRenderer>> renderers_;  // UI thread only
+  std::thread thread_;
+};
+
+}  // namespace poslab

@@ -146,7 +146,7 @@ TEST(ExportQueue, WritesWhatExportViewWritesAndReportsEveryExportInOrder) {
   ExportQueue queue;
   std::vector<std::string> reported;
   int reports = 0;
-  const ExportQueue::Report report = [&](const Status& s, const std::vector<std::string>& written) {
+  const ExportQueue::Report report = [&](const Status& s, const std::vector<std::string>& written, const std::string&) {
     EXPECT_TRUE(s.ok()) << s.error();
     ++reports;
     reported.insert(reported.end(), written.begin(), written.end());
@@ -174,8 +174,39 @@ TEST(ExportQueue, WritesWhatExportViewWritesAndReportsEveryExportInOrder) {
   bad.png = (dir / "no-such-folder" / "x.png").string();
   queue.start(ExportView::Patterns, state, workspace.results_shared(), workspace.embeddings_shared(), bad);
   int failures = 0;
-  queue.finish([&](const Status& s, const std::vector<std::string>&) { failures += s.ok() ? 0 : 1; });
+  queue.finish([&](const Status& s, const std::vector<std::string>&, const std::string&) { failures += s.ok() ? 0 : 1; });
   EXPECT_EQ(failures, 1);
+
+  // Every view into a folder, one PNG drawn per pump: the files export_all_views writes.
+  std::vector<std::string> all_direct;
+  ASSERT_TRUE(export_all_views(state, *workspace.results(), workspace.embeddings(), dir / "all-direct", 1.0f, all_direct).ok());
+  std::string folder_said;
+  std::vector<std::string> all_queued;
+  queue.start_all(state, workspace.results_shared(), workspace.embeddings_shared(), dir / "all-queued", 1.0f);
+  int pumps = 0;
+  while (queue.busy()) {
+    queue.pump([&](const Status& s, const std::vector<std::string>& written, const std::string& folder) {
+      EXPECT_TRUE(s.ok()) << s.error();
+      all_queued = written;
+      folder_said = folder;
+    });
+    ++pumps;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(folder_said, (dir / "all-queued").string());
+  ASSERT_EQ(all_queued.size(), all_direct.size());
+  EXPECT_GE(pumps, static_cast<int>(all_views().size()));  // one PNG a frame
+  for (const std::string& written : all_direct) {
+    const std::string name = std::filesystem::path(written).filename().string();
+    EXPECT_EQ(file_bytes(dir / "all-queued" / name), file_bytes(written)) << name;
+  }
+  // Into a file instead of a folder: an error, and the file is left as it was.
+  { std::ofstream(dir / "a-file") << "keep"; }
+  int all_failures = 0;
+  queue.start_all(state, workspace.results_shared(), workspace.embeddings_shared(), dir / "a-file", 1.0f);
+  queue.finish([&](const Status& s, const std::vector<std::string>&, const std::string&) { all_failures += s.ok() ? 0 : 1; });
+  EXPECT_EQ(all_failures, 1);
+  EXPECT_EQ(file_bytes(dir / "a-file"), "keep");
   std::filesystem::remove_all(dir);
 }
 

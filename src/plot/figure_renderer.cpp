@@ -25,16 +25,31 @@ class CurrentImGuiContext {
 
 }  // namespace
 
+std::shared_ptr<BakedFonts> BakedFonts::bake(float scale) {
+  auto baked = std::make_shared<BakedFonts>();
+  baked->scale = scale;
+  baked->fonts = FontSet::add_to(baked->atlas, scale);  // as render_figure bakes them
+  baked->atlas.Build();
+  return baked;
+}
+
 Result<std::unique_ptr<FigureRenderer>> FigureRenderer::create(float scale) {
+  if (!(scale > 0.0f && scale <= 8.0f)) return Error{"the scale must be between 1 and 8"};
+  return create(BakedFonts::bake(scale));
+}
+
+Result<std::unique_ptr<FigureRenderer>> FigureRenderer::create(std::shared_ptr<BakedFonts> baked) {
+  const float scale = baked->scale;
   if (!(scale > 0.0f && scale <= 8.0f)) return Error{"the scale must be between 1 and 8"};
   std::unique_ptr<FigureRenderer> r(new FigureRenderer(scale));
   ImGuiContext* previous = ImGui::GetCurrentContext();
-  r->context_ = ImGui::CreateContext();  // makes it current when there was none
+  r->context_ = ImGui::CreateContext(&baked->atlas);  // makes it current when there was none
   CurrentImGuiContext current(r->context_);
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
   io.LogFilename = nullptr;
-  r->fonts_ = FontSet::add_to(*io.Fonts, scale);  // as render_figure bakes them
+  r->fonts_ = baked->fonts;
+  r->baked_ = std::move(baked);
   const bool started = ImGui_ImplOpenGL3_Init("#version 130");
   if (!started) {
     ImGui::DestroyContext(r->context_);

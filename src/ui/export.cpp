@@ -143,51 +143,78 @@ Result<std::string> csv_of(ExportView view, const State& state, const Results& r
 
 }  // namespace
 
-Status export_all_views(const State& state, const Results& results, const EmbeddingTable& table,
-                        const std::filesystem::path& dir, float scale, std::vector<std::string>& written) {
+void export_all_abort(const ExportAllPlan& plan) {
+  std::error_code ec;
+  std::filesystem::remove_all(plan.staging, ec);
+  if (!plan.existed) std::filesystem::remove(plan.dir, ec);
+}
+
+Result<ExportAllPlan> export_all_begin(const State& state, const Results& results, const EmbeddingTable& table,
+                                       const std::filesystem::path& dir, float scale) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (dir.empty()) return Error{"no folder given for the export"};
-  const bool existed = fs::exists(dir, ec);
-  if (existed && !fs::is_directory(dir, ec)) return Error{dir.string() + ": is a file, not a folder"};
-  if (!existed && !fs::create_directories(dir, ec))
+  ExportAllPlan plan;
+  plan.dir = dir;
+  plan.existed = fs::exists(dir, ec);
+  if (plan.existed && !fs::is_directory(dir, ec)) return Error{dir.string() + ": is a file, not a folder"};
+  if (!plan.existed && !fs::create_directories(dir, ec))
     return Error{dir.string() + ": cannot create the folder: " + ec.message()};
-  const fs::path staging = dir / (".poslab-export-" + std::to_string(::getpid()));
-  auto undo = [&] {
-    fs::remove_all(staging, ec);
-    if (!existed) fs::remove(dir, ec);
-  };
-  if (!fs::create_directory(staging, ec)) {
+  plan.staging = dir / (".poslab-export-" + std::to_string(::getpid()));
+  if (!fs::create_directory(plan.staging, ec)) {
     const std::string why = ec.message();
-    undo();
+    export_all_abort(plan);
     return Error{dir.string() + ": cannot write in the folder: " + why};
   }
-  std::vector<std::string> names;
   for (ExportView view : all_views()) {
     const std::string stem(to_string(view));
     ExportRequest request;
-    request.png = (staging / (stem + ".png")).string();
-    request.svg = (staging / (stem + ".svg")).string();
-    request.csv = (staging / (stem + ".csv")).string();
+    request.png = (plan.staging / (stem + ".png")).string();
+    request.svg = (plan.staging / (stem + ".svg")).string();
+    request.csv = (plan.staging / (stem + ".csv")).string();
     request.scale = scale;
     std::vector<std::string> ignored;
-    if (auto s = export_view(view, state, results, table, request, ignored); !s) {
-      undo();
-      return Error{stem + ": " + s.error()};
+    auto figure = export_all_but_png(view, state, results, table, request, ignored);
+    if (!figure) {
+      export_all_abort(plan);
+      return Error{stem + ": " + figure.error()};
     }
-    for (const char* ext : {".png", ".svg", ".csv"}) names.push_back(stem + ext);
+    plan.pngs.push_back({std::move(*figure), request.png, scale});
+    for (const char* ext : {".png", ".svg", ".csv"}) plan.names.push_back(stem + ext);
   }
-  for (const std::string& name : names) {
-    fs::rename(staging / name, dir / name, ec);
+  return plan;
+}
+
+Status export_all_commit(const ExportAllPlan& plan, std::vector<std::string>& written) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const std::string& name : plan.names) {
+    fs::rename(plan.staging / name, plan.dir / name, ec);
     if (ec) {
       const std::string why = ec.message();
-      undo();
-      return Error{(dir / name).string() + ": cannot move into place: " + why};
+      export_all_abort(plan);
+      return Error{(plan.dir / name).string() + ": cannot move into place: " + why};
     }
-    written.push_back((dir / name).string());
+    written.push_back((plan.dir / name).string());
   }
-  fs::remove(staging, ec);
+  fs::remove(plan.staging, ec);
   return Ok{};
+}
+
+Status export_all_views(const State& state, const Results& results, const EmbeddingTable& table,
+                        const std::filesystem::path& dir, float scale, std::vector<std::string>& written) {
+  auto plan = export_all_begin(state, results, table, dir, scale);
+  if (!plan) return Error{plan.error()};
+  for (const PendingPng& png : plan->pngs) {
+    auto image = plot::render_figure(png.figure, png.scale);
+    std::vector<std::string> ignored;
+    Status s = image ? write_png_image(*image, png.path, ignored) : Status(Error{png.path + ": " + image.error()});
+    if (!s) {
+      export_all_abort(*plan);
+      return s;
+    }
+  }
+  return export_all_commit(*plan, written);
 }
 
 Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,

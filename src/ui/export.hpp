@@ -62,6 +62,28 @@ Status write_png_image(const plot::RgbaImage& image, const std::string& path, st
 Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
                     std::vector<std::string>& written);
 
+// A figure still to be drawn and written as PNG.
+struct PendingPng {
+  plot::Figure figure;
+  std::string path;
+  float scale = 1.0f;
+};
+
+// export_all_views in steps, so that a GUI can make the files on a worker thread and draw the
+// PNGs on its own: begin makes the staging folder with every view's SVG and CSV and returns the
+// figures of the PNGs (to be written to their paths); commit moves everything into place; abort
+// (which begin and commit call themselves when they fail) leaves DIR as it was.
+struct ExportAllPlan {
+  std::filesystem::path dir, staging;
+  bool existed = false;             // DIR was there before
+  std::vector<std::string> names;   // the files in staging
+  std::vector<PendingPng> pngs;
+};
+Result<ExportAllPlan> export_all_begin(const State& state, const Results& results, const EmbeddingTable& table,
+                                       const std::filesystem::path& dir, float scale);
+Status export_all_commit(const ExportAllPlan& plan, std::vector<std::string>& written);
+void export_all_abort(const ExportAllPlan& plan);
+
 // Writes DIR/VIEW.png (at `scale`), DIR/VIEW.svg and DIR/VIEW.csv for every view. The files are
 // made in a staging folder inside DIR and moved into place only once all of them are written, so
 // a failure leaves DIR as it was (and removes DIR again if this call created it).

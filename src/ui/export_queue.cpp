@@ -38,9 +38,16 @@ void ExportQueue::loop() {
   }
 }
 
-void ExportQueue::complete(Status status, std::vector<std::string> written) {
+void ExportQueue::complete(Status status, std::vector<std::string> written, std::string folder) {
   std::lock_guard lock(mutex_);
-  done_.push_back({std::move(status), std::move(written)});
+  done_.push_back({std::move(status), std::move(written), std::move(folder)});
+}
+
+std::shared_ptr<plot::BakedFonts> ExportQueue::fonts_for(float scale) {
+  if (!(scale > 0.0f && scale <= 8.0f)) return nullptr;  // the renderer will say why
+  auto& fonts = baked_[scale];
+  if (!fonts) fonts = plot::BakedFonts::bake(scale);
+  return fonts;
 }
 
 void ExportQueue::start(ExportView view, State state, std::shared_ptr<const Results> results,
@@ -55,42 +62,89 @@ void ExportQueue::start(ExportView view, State state, std::shared_ptr<const Resu
     auto figure = export_all_but_png(view, state, *results, *table, request, written);
     if (!figure) return complete(Error{figure.error()}, std::move(written));
     if (request.png.empty()) return complete(Ok{}, std::move(written));
+    ToDraw d;
+    d.fonts = fonts_for(request.scale);
+    d.pngs.push_back({std::move(*figure), request.png, request.scale});
+    d.written = std::move(written);
     std::lock_guard lock(mutex_);
-    to_draw_.push_back({std::move(*figure), request, std::move(written)});
+    to_draw_.push_back(std::move(d));
   });
 }
 
+void ExportQueue::start_all(State state, std::shared_ptr<const Results> results,
+                            std::shared_ptr<const EmbeddingTable> table, std::filesystem::path dir, float scale) {
+  {
+    std::lock_guard lock(mutex_);
+    ++outstanding_;
+  }
+  post([this, state = std::move(state), results = std::move(results), table = std::move(table), dir = std::move(dir),
+        scale] {
+    auto plan = export_all_begin(state, *results, *table, dir, scale);
+    if (!plan) return complete(Error{plan.error()}, {}, dir.string());
+    ToDraw d;
+    d.fonts = fonts_for(scale);
+    d.folder = dir.string();
+    d.pngs = std::move(plan->pngs);
+    plan->pngs.clear();
+    d.commit = [plan = *plan](std::vector<std::string>& written) { return export_all_commit(plan, written); };
+    d.abort = [plan = *plan] { export_all_abort(plan); };
+    std::lock_guard lock(mutex_);
+    to_draw_.push_back(std::move(d));
+  });
+}
+
+void ExportQueue::draw_next() {
+  ToDraw& d = *drawing_;
+  const PendingPng& png = d.pngs[d.drawn.size()];
+  auto fail = [&](std::string why) {
+    if (d.abort) d.abort();
+    complete(Error{png.path + ": " + why}, d.abort ? std::vector<std::string>{} : d.written, d.folder);
+    drawing_.reset();
+  };
+  auto& renderer = renderers_[png.scale];
+  if (!renderer) {
+    // The fonts were baked on the worker; only the context and its programs are made here.
+    auto made = d.fonts && d.fonts->scale == png.scale ? plot::FigureRenderer::create(d.fonts)
+                                                        : plot::FigureRenderer::create(png.scale);
+    if (!made) return fail(made.error());
+    renderer = std::move(*made);
+  }
+  auto image = renderer->render(png.figure);
+  if (!image) return fail(image.error());
+  d.drawn.emplace_back(std::move(*image), png.path);
+  if (d.drawn.size() < d.pngs.size()) return;
+  // Encoding and writing on the worker again.
+  post([this, images = std::move(d.drawn), written = std::move(d.written), commit = std::move(d.commit),
+        abort = std::move(d.abort), folder = d.folder]() mutable {
+    for (const auto& [drawn_image, path] : images) {
+      if (Status s = write_png_image(drawn_image, path, written); !s) {
+        if (abort) abort();
+        return complete(std::move(s), abort ? std::vector<std::string>{} : written, folder);
+      }
+    }
+    if (commit) {
+      std::vector<std::string> moved;
+      if (Status s = commit(moved); !s) return complete(std::move(s), {}, folder);
+      written = std::move(moved);
+    }
+    complete(Ok{}, std::move(written), folder);
+  });
+  drawing_.reset();
+}
+
 void ExportQueue::pump(const Report& report) {
-  std::deque<ToDraw> drawing;
   std::deque<Done> done;
   {
     std::lock_guard lock(mutex_);
-    drawing.swap(to_draw_);
+    if (!drawing_ && !to_draw_.empty()) {
+      drawing_ = std::move(to_draw_.front());
+      to_draw_.pop_front();
+    }
     done.swap(done_);
   }
-  for (ToDraw& d : drawing) {
-    auto& renderer = renderers_[d.request.scale];
-    if (!renderer) {
-      auto made = plot::FigureRenderer::create(d.request.scale);
-      if (!made) {
-        complete(Error{d.request.png + ": " + made.error()}, std::move(d.written));
-        continue;
-      }
-      renderer = std::move(*made);
-    }
-    auto image = renderer->render(d.figure);
-    if (!image) {
-      complete(Error{d.request.png + ": " + image.error()}, std::move(d.written));
-      continue;
-    }
-    // Encoding and writing on the worker again.
-    post([this, image = std::move(*image), path = d.request.png, written = std::move(d.written)]() mutable {
-      Status s = write_png_image(image, path, written);
-      complete(std::move(s), std::move(written));
-    });
-  }
+  if (drawing_) draw_next();  // one PNG a frame: the window keeps drawing through an "export all"
   for (Done& d : done) {
-    report(d.status, d.written);
+    report(d.status, d.written, d.folder);
     std::lock_guard lock(mutex_);
     --outstanding_;
   }

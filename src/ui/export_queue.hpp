@@ -5,10 +5,13 @@
 // fonts are baked once. Exports run in the order they were asked for; none is dropped.
 #include <condition_variable>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,8 +26,10 @@ namespace poslab {
 
 class ExportQueue {
  public:
-  // What a finished export says: its files ("path (details)") or why it failed.
-  using Report = std::function<void(const Status& status, const std::vector<std::string>& written)>;
+  // What a finished export says: its files ("path (details)") or why it failed; `folder` is the
+  // folder of an export of every view (empty for one view's).
+  using Report =
+      std::function<void(const Status& status, const std::vector<std::string>& written, const std::string& folder)>;
 
   ExportQueue();
   ~ExportQueue();  // call finish() first: a PNG still to be drawn needs the window's context
@@ -33,6 +38,9 @@ class ExportQueue {
 
   void start(ExportView view, State state, std::shared_ptr<const Results> results,
              std::shared_ptr<const EmbeddingTable> table, ExportRequest request);
+  // Every view into `dir`, as export_all_views writes them (all or nothing).
+  void start_all(State state, std::shared_ptr<const Results> results, std::shared_ptr<const EmbeddingTable> table,
+                 std::filesystem::path dir, float scale);
   // Once a frame, on the UI thread: draws the PNGs whose figures are ready and reports the
   // exports that finished.
   void pump(const Report& report);
@@ -41,18 +49,28 @@ class ExportQueue {
   bool busy() const;
 
  private:
+  // An export whose PNGs are to be drawn; then `commit` (if any) ends it, or `abort` undoes it.
   struct ToDraw {
-    plot::Figure figure;
-    ExportRequest request;
+    std::vector<PendingPng> pngs;
     std::vector<std::string> written;
+    std::function<Status(std::vector<std::string>&)> commit;
+    std::function<void()> abort;
+    std::string folder;  // an export of every view: its folder
+    std::shared_ptr<plot::BakedFonts> fonts;  // baked on the worker when no renderer has them yet
+    std::vector<std::pair<plot::RgbaImage, std::string>> drawn;  // UI thread: one PNG a frame
   };
   struct Done {
     Status status;
     std::vector<std::string> written;
+    std::string folder;
   };
   void post(std::function<void()> task);
   void loop();
-  void complete(Status status, std::vector<std::string> written);
+  void complete(Status status, std::vector<std::string> written, std::string folder = {});
+  // Draws the next PNG of the export being drawn; once all are, the worker writes them.
+  void draw_next();
+  // Worker thread: the fonts for a scale, baked the first time it is asked for.
+  std::shared_ptr<plot::BakedFonts> fonts_for(float scale);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -61,6 +79,8 @@ class ExportQueue {
   std::deque<Done> done_;
   int outstanding_ = 0;  // exports asked for and not yet reported
   bool stop_ = false;
+  std::map<float, std::shared_ptr<plot::BakedFonts>> baked_;           // worker thread only
+  std::optional<ToDraw> drawing_;                                       // UI thread only
   std::map<float, std::unique_ptr<plot::FigureRenderer>> renderers_;  // UI thread only
   std::thread thread_;
 };

@@ -339,9 +339,11 @@ int run_gui(const GuiOptions& options) {
   TourView tour_view;
   AnimationPanel animation_panel;
   ExportQueue exports;  // the views' exports, off the UI thread
-  const ExportQueue::Report report_export = [&status](const Status& s, const std::vector<std::string>& written) {
+  const ExportQueue::Report report_export = [&status](const Status& s, const std::vector<std::string>& written,
+                                                       const std::string& folder) {
+    if (!s) return status.fail(s.error());
+    if (!folder.empty()) return status.info("wrote " + std::to_string(written.size()) + " files into " + folder);
     for (const auto& w : written) status.info("wrote " + w);
-    if (!s) status.fail(s.error());
   };
   ModelView model_view;
   TrainView train_view;
@@ -609,15 +611,9 @@ int run_gui(const GuiOptions& options) {
         status.info(note);
       }
     }
-    if (workspace.results() && requested.export_all) {
-      std::vector<std::string> written;
-      if (auto s = export_all_views(state, *workspace.results(), workspace.embeddings(), controls.export_folder,
-                                    static_cast<float>(controls.export_all_scale), written);
-          !s)
-        status.fail(s.error());
-      else
-        status.info("wrote " + std::to_string(written.size()) + " files into " + controls.export_folder);
-    }
+    if (workspace.results() && requested.export_all)  // on the export queue too, one PNG drawn a frame
+      exports.start_all(state, workspace.results_shared(), workspace.embeddings_shared(), controls.export_folder,
+                        static_cast<float>(controls.export_all_scale));
     if (workspace.results() && (requested.export_png_scale > 0 || requested.export_csv || requested.export_svg)) {
       ExportRequest request;
       std::string stem = controls.export_stem + "-" + std::string(to_string(active_view));

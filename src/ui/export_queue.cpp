@@ -43,12 +43,12 @@ void ExportQueue::complete(Status status, std::vector<std::string> written, std:
   done_.push_back({std::move(status), std::move(written), std::move(folder)});
 }
 
-std::shared_ptr<plot::BakedFonts> ExportQueue::fonts_for(float scale) {
-  if (!(scale > 0.0f && scale <= 8.0f)) return nullptr;  // the renderer will say why
-  auto& fonts = baked_[scale];
-  if (!fonts) fonts = plot::BakedFonts::bake(scale);
-  return fonts;
+namespace {
+// Baked on the worker; null for a scale out of range (the renderer then says why).
+std::shared_ptr<plot::BakedFonts> fonts_for(float scale) {
+  return scale > 0.0f && scale <= 8.0f ? plot::BakedFonts::bake(scale) : nullptr;
 }
+}  // namespace
 
 void ExportQueue::start(ExportView view, State state, std::shared_ptr<const Results> results,
                         std::shared_ptr<const EmbeddingTable> table, ExportRequest request) {
@@ -101,15 +101,15 @@ void ExportQueue::draw_next() {
     complete(Error{png.path + ": " + why}, d.abort ? std::vector<std::string>{} : d.written, d.folder);
     drawing_.reset();
   };
-  auto& renderer = renderers_[png.scale];
-  if (!renderer) {
+  if (renderer_ && renderer_->scale() != png.scale) renderer_.reset();
+  if (!renderer_) {
     // The fonts were baked on the worker; only the context and its programs are made here.
     auto made = d.fonts && d.fonts->scale == png.scale ? plot::FigureRenderer::create(d.fonts)
                                                         : plot::FigureRenderer::create(png.scale);
     if (!made) return fail(made.error());
-    renderer = std::move(*made);
+    renderer_ = std::move(*made);
   }
-  auto image = renderer->render(png.figure);
+  auto image = renderer_->render(png.figure);
   if (!image) return fail(image.error());
   d.drawn.emplace_back(std::move(*image), png.path);
   if (d.drawn.size() < d.pngs.size()) return;
@@ -143,6 +143,7 @@ void ExportQueue::pump(const Report& report) {
     done.swap(done_);
   }
   if (drawing_) draw_next();  // one PNG a frame: the window keeps drawing through an "export all"
+  else if (renderer_ && !busy()) renderer_.reset();
   for (Done& d : done) {
     report(d.status, d.written, d.folder);
     std::lock_guard lock(mutex_);
@@ -155,7 +156,7 @@ void ExportQueue::finish(const Report& report) {
     pump(report);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  renderers_.clear();  // in the context they were made in
+  renderer_.reset();  // in the context it was made in
 }
 
 bool ExportQueue::busy() const {

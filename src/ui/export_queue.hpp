@@ -1,13 +1,13 @@
 #pragma once
 // The GUI's exports of a view, off its thread: the figure and the data are made, and the SVG, CSV
 // and PNG files written, on a worker thread. Only the PNG's drawing, which needs the window's
-// OpenGL and ImGui contexts, runs on the UI thread, with a renderer kept per scale so that its
-// fonts are baked once. Exports run in the order they were asked for; none is dropped.
+// OpenGL and ImGui contexts, runs on the UI thread, with fonts the worker baked. The renderer is
+// kept while exports keep coming and let go when none waits, so that memory returns to where it
+// was. Exports run in the order they were asked for; none is dropped.
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -69,8 +69,6 @@ class ExportQueue {
   void complete(Status status, std::vector<std::string> written, std::string folder = {});
   // Draws the next PNG of the export being drawn; once all are, the worker writes them.
   void draw_next();
-  // Worker thread: the fonts for a scale, baked the first time it is asked for.
-  std::shared_ptr<plot::BakedFonts> fonts_for(float scale);
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
@@ -79,9 +77,8 @@ class ExportQueue {
   std::deque<Done> done_;
   int outstanding_ = 0;  // exports asked for and not yet reported
   bool stop_ = false;
-  std::map<float, std::shared_ptr<plot::BakedFonts>> baked_;           // worker thread only
-  std::optional<ToDraw> drawing_;                                       // UI thread only
-  std::map<float, std::unique_ptr<plot::FigureRenderer>> renderers_;  // UI thread only
+  std::optional<ToDraw> drawing_;                    // UI thread only
+  std::unique_ptr<plot::FigureRenderer> renderer_;  // UI thread only
   std::thread thread_;
 };
 

@@ -288,6 +288,20 @@ TEST_F(GpuFixture, GpuThreadServesRunsFromAnyThreadAndTheWorkspaceComputesThroug
     EXPECT_LE(d, 1e-4);
   }
 
+  // A paint names the run it shows: refused once a later run (a stale one, say) replaced it.
+  ASSERT_TRUE(thread.run(problems[0]).ok());
+  const std::uint64_t first = thread.last_run();
+  ASSERT_TRUE(thread.run(problems[1]).ok());
+  const std::uint64_t second = thread.last_run();
+  EXPECT_GT(second, first);
+  gpu::HeatmapPaint paint;
+  paint.lut = plot::colormap_lut(plot::Colormap::Viridis);
+  paint.run = first;
+  EXPECT_FALSE(thread.paint_heatmap(paint).ok());
+  paint.run = second;
+  auto painted = thread.paint_heatmap(paint);
+  EXPECT_TRUE(painted.ok()) << painted.error();
+
   // A workspace with this backend runs the GPU path on its worker: update_async returns at once.
   const std::vector<std::string> words = {"the", "dog", "chased", "another", "cat"};
   Workspace workspace;

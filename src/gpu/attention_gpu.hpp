@@ -18,6 +18,7 @@ namespace poslab::gpu {
 struct HeatmapPaint {
   int head = 0;
   bool scores = false;           // false: weights
+  std::uint64_t run = 0;         // GpuThread: the run the buffers must hold (0: any)
   float vmin = 0.0f, vmax = 1.0f;
   int texels_per_cell = 1;
   std::vector<float> lut;        // 256 RGBA colours, 0 to 1

@@ -1,5 +1,6 @@
 #include "gpu/gpu_thread.hpp"
 
+#include <tuple>
 #include <utility>
 
 namespace poslab::gpu {
@@ -7,6 +8,7 @@ namespace poslab::gpu {
 namespace {
 // The device time of each calling thread's last run: threads share the backend, not their runs.
 thread_local std::optional<double> t_last_device_ms;
+thread_local std::uint64_t t_last_run = 0;
 }  // namespace
 
 Result<std::unique_ptr<GpuThread>> GpuThread::start(std::function<void()> make_current) {
@@ -68,21 +70,31 @@ auto GpuThread::call(Work work) -> decltype(work(std::declval<GpuBackend&>())) {
 }
 
 Result<AttentionOutput> GpuThread::run(const AttentionProblem& problem) {
-  auto [out, ms] = call([&problem](GpuBackend& b) { return std::pair(b.run(problem), b.last_device_ms()); });
+  auto [out, ms, number] = call([this, &problem](GpuBackend& b) {
+    auto result = b.run(problem);
+    return std::tuple(std::move(result), b.last_device_ms(), ++runs_);
+  });
   t_last_device_ms = ms;
+  t_last_run = number;
   return std::move(out);
 }
 
 Result<AttentionOutput> GpuThread::attend(const AttentionInput& input, bool with_weights) {
-  auto [out, ms] = call([&input, with_weights](GpuBackend& b) { return std::pair(b.attend(input, with_weights), b.last_device_ms()); });
+  auto [out, ms, number] = call([this, &input, with_weights](GpuBackend& b) {
+    auto result = b.attend(input, with_weights);
+    return std::tuple(std::move(result), b.last_device_ms(), ++runs_);
+  });
   t_last_device_ms = ms;
+  t_last_run = number;
   return std::move(out);
 }
 
 std::optional<double> GpuThread::last_device_ms() const { return t_last_device_ms; }
+std::uint64_t GpuThread::last_run() const { return t_last_run; }
 
 Result<GLuint> GpuThread::paint_heatmap(const HeatmapPaint& paint) {
-  return call([&paint](GpuBackend& b) -> Result<GLuint> {
+  return call([this, &paint](GpuBackend& b) -> Result<GLuint> {
+    if (paint.run != 0 && paint.run != runs_) return Error{"a later run has replaced it on the GPU"};
     auto texture = b.paint_heatmap(paint);
     glFinish();  // another context draws it next
     return texture;

@@ -30,8 +30,11 @@ class GpuThread final : public AttentionBackend, public HeatmapPainter {
   Result<AttentionOutput> attend(const AttentionInput& input, bool with_weights) override;
   // The device time of the calling thread's last run.
   std::optional<double> last_device_ms() const override;
+  std::uint64_t last_run() const override;
   bool callable_from_any_thread() const override { return true; }
-  // Painted and finished (glFinish) before it returns, so the window's context may draw it at once.
+  // Painted and finished (glFinish) before it returns, so the window's context may draw it at once;
+  // an error when paint.run is given and a later run (a stale one, from another thread) has
+  // replaced it in the buffers.
   Result<GLuint> paint_heatmap(const HeatmapPaint& paint) override;
 
  private:
@@ -46,6 +49,7 @@ class GpuThread final : public AttentionBackend, public HeatmapPainter {
   std::deque<std::function<void()>> tasks_;
   bool stop_ = false;
   std::unique_ptr<GpuBackend> backend_;  // made, used and released on the GPU thread only
+  std::uint64_t runs_ = 0;               // GPU thread only: the number of the last run
   std::string name_;
   std::thread thread_;
 };

@@ -126,10 +126,12 @@ plot::HeatmapSpec attention_spec_to_fill(const State& state, const Results& r, p
 namespace {
 
 // Paints the spec's cells on the GPU from the last run's buffers; the texture, or why not.
-Result<std::uint32_t> paint_on_gpu(gpu::HeatmapPainter& gpu, const plot::HeatmapSpec& spec, int head, bool scores) {
+Result<std::uint32_t> paint_on_gpu(gpu::HeatmapPainter& gpu, const plot::HeatmapSpec& spec, int head, bool scores,
+                                   std::uint64_t run) {
   gpu::HeatmapPaint paint;
   paint.head = head;
   paint.scores = scores;
+  paint.run = run;
   paint.vmin = spec.vmin;
   paint.vmax = spec.vmax;
   paint.texels_per_cell = plot::heatmap_texels_per_cell(static_cast<int>(std::max(spec.values->rows(), spec.values->cols())));
@@ -264,7 +266,8 @@ void AttentionView::draw(const State& state, const Results* r, std::uint64_t ver
       }
       spec.cells_image = cells_;
     } else {
-      auto texture = paint_on_gpu(*gpu, spec, clamp_head(state, *r), state.view.value == HeatmapValue::Scores);
+      auto texture = paint_on_gpu(*gpu, spec, clamp_head(state, *r), state.view.value == HeatmapValue::Scores,
+                                  r->device_run);
       if (texture) {
         spec.cell_texture = *texture;
         cell_source_ = "cells: painted by the GPU into the texture";

@@ -137,6 +137,9 @@ class AttentionBackend {
   }
   // Time the device itself spent on the last run (GPU timer queries), when it can tell.
   virtual std::optional<double> last_device_ms() const { return std::nullopt; }
+  // A number for the calling thread's last run, where the device keeps a run's buffers (0: it
+  // does not say); a later paint from those buffers checks that they still hold that run.
+  virtual std::uint64_t last_run() const { return 0; }
   // Whether any thread may call it (it passes the work to a thread of its own), not only the one
   // whose OpenGL context it was made in.
   virtual bool callable_from_any_thread() const { return false; }

@@ -255,6 +255,7 @@ Result<Results> run_pipeline(const ModelSettings& settings, const EmbeddingTable
   if (computed) {
     r.attention = std::move(*computed);
     r.device_ms = backend.last_device_ms();
+    r.device_run = backend.last_run();
   } else {
     r.notes.push_back(backend.name() + " failed: " + computed.error() + " — computed on the CPU instead.");
     r.attention = solve_cpu(r.problem);

@@ -55,6 +55,7 @@ struct Results {
   std::string backend_brief;  // the same in a few words
   double attention_ms = 0.0;  // wall time of the attention step
   std::optional<double> device_ms;        // GPU time of the attention step, when on the GPU
+  std::uint64_t device_run = 0;           // which of the device's runs (its buffers hold the last)
   std::optional<double> cpu_check_ms;     // wall time of the CPU reference, when it ran as a check
   std::optional<double> max_diff_vs_cpu;  // when checked against the CPU reference
   std::vector<std::string> notes;         // things the user should know (a fallback, say)

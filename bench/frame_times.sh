@@ -24,11 +24,12 @@ run() {  # binary view backend [extra options]
   shift 3
   xvfb-run -a -s '-screen 0 1400x900x24' "$bin" --size 1280x800 --backend "$backend" --view "$view" \
     --sentence "$sentence" "$@" --frame-log "$out/f.csv" --frames 10 --screenshot "$out/s.png" >/dev/null 2>&1 || true
-  awk -F, -v b="$(basename "$(dirname "$bin")")" -v v="$view" -v k="$backend" '
+  awk -F, -v b="$label" -v v="$view" -v k="$backend" '
     NR > 3 { n++; if ($2 > m) m = $2; if ($2 > 250) slow++; if ($5 == 1) c++; if (NF >= 6 && $6 == 1) d++ }
     END { printf "| %s | %s | %s | %d | %.0f | %d | %d | %d |\n", b, v, k, n, m, slow, c, d }' "$out/f.csv"
 }
 for bin in "${binaries[@]}"; do
+  label=$bin  # as given
   bin=$(realpath "$bin")
   run "$bin" attention auto
   run "$bin" attention gpu

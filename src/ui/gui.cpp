@@ -280,6 +280,9 @@ int run_gui(const GuiOptions& options) {
   ImGuiIO& io = ImGui::GetIO();
   io.IniFilename = nullptr;
   plot::add_figure_glyphs(tour_japanese_text());  // the tour's Japanese, and no more of the CJK font
+  // The figures' text measure bakes its atlas on first use (about 200 ms): here, before the first
+  // frame, rather than in the frame that first lays out a heatmap.
+  plot::figure_text_measure();
   StatusLine status;
   auto loaded_settings = load_settings();
   if (!loaded_settings) status.fail(loaded_settings.error() + " — using the defaults");

@@ -363,8 +363,9 @@ int run_gui(const GuiOptions& options) {
   bool show_controls = false;  // in a narrow window: the controls instead of the views
   float info_height = -1.0f;   // the attention tab's text under the heatmap, measured each frame
   int exit_code = 0;
-  // --frame-log: each frame's duration, whether a load was running, and the table's size, to
-  // show that the window keeps drawing while a large file loads.
+  // --frame-log: each frame's duration, whether a load, the attention or the shown view's figure
+  // was in flight off the UI thread, the table's size and the tab, to show that the window keeps
+  // drawing meanwhile.
   std::string frame_log = "frame,ms,loading,rows,computing,drawing,view\n";
   bool view_busy = false;  // the shown view's figure is being built off the UI thread
   auto last_frame = std::chrono::steady_clock::now();

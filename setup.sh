@@ -16,7 +16,7 @@ shift || true
 # animations (MP4 through libx264, GIF), and
 # for the tests GoogleTest, Xvfb and xdotool.
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ccache
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk librsvg2-bin
   libgtest-dev googletest xvfb xauth xdotool
@@ -37,7 +37,11 @@ install_missing() {
 }
 
 build() {
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  # ccache keeps compiled objects between builds (and between checkouts: paths under the
+  # checkout are taken relative to it), so a rebuild after a small change takes seconds.
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
   cmake --build build -j "$(nproc)"
 }
 

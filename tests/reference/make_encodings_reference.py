@@ -3,7 +3,7 @@
 and 2-D RoPE (tests/core_{additive,rope_scaling,bias,rope_nd}_test.cpp).
 
 Written from the papers and their reference code, not from PosLab's C++:
-  - additive codes: ../shared/docs/FORMULAS.md (integer, normalized, binary);
+  - additive codes: docs/FORMULAS.md (integer, normalized, binary);
   - RoPE scaling: Hugging Face transformers' modeling_rope_utils (_compute_linear_scaling_…,
     _compute_dynamic_ntk_…, _compute_yarn_parameters, _compute_llama3_parameters) transcribed to
     NumPy in float64 (HF forms base**(arange/dim) in float32; PosLab keeps double), and the

@@ -1,6 +1,6 @@
 #pragma once
 // Additive positional encodings (added to the token embeddings before the projections), as
-// ../shared/docs/FORMULAS.md defines them. Each returns a positions × d matrix, row p = PE(p).
+// docs/FORMULAS.md defines them. Each returns a positions × d matrix, row p = PE(p).
 #include <cstdint>
 
 #include "core/matrix.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // Attention biases added to the scaled scores, A = softmax(QKᵀ/√d_h + B + M), and Shaw et al.'s
-// relative vectors (../shared/docs/FORMULAS.md). Row i is the query, column j the key.
+// relative vectors (docs/FORMULAS.md). Row i is the query, column j the key.
 #include <cstdint>
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Positional encodings, exactly as ../shared/docs/FORMULAS.md defines them. Every angle p·θᵢ is
+// Positional encodings, exactly as docs/FORMULAS.md defines them. Every angle p·θᵢ is
 // formed in double precision and rounded to float only at the end.
 #include <span>
 #include <vector>

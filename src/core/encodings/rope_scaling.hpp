@@ -1,5 +1,5 @@
 #pragma once
-// Context-length scaling of RoPE frequencies (../shared/docs/FORMULAS.md), with the names of
+// Context-length scaling of RoPE frequencies (docs/FORMULAS.md), with the names of
 // Hugging Face's `rope_scaling` config. s = factor, L = original_max_position, d = rotary_dim.
 #include <string_view>
 #include <vector>

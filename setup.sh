@@ -39,7 +39,7 @@ install_missing() {
 build() {
   # ccache keeps compiled objects between builds (and between checkouts: paths under the
   # checkout are taken relative to it), so a rebuild after a small change takes seconds.
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
   cmake --build build -j "$(nproc)"

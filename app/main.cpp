@@ -1,4 +1,5 @@
 // PosLab: a lab for transformer positional encodings and attention.
-#include "ui/cli.hpp"
+#include "cli/cli.hpp"
+#include "gui/gui.hpp"
 
-int main(int argc, char** argv) { return poslab::run_command_line(argc, argv); }
+int main(int argc, char** argv) { return poslab::run_command_line(argc, argv, poslab::run_gui); }

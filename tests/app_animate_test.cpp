@@ -28,7 +28,7 @@ extern "C" {
 #include "plot/render.hpp"
 #include "core/options.hpp"
 #include "gpu/headless.hpp"
-#include "ui/animation_panel.hpp"
+#include "gui/panels/animation_panel.hpp"
 #include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
 #include "poslab_process.hpp"
@@ -314,7 +314,7 @@ TEST(AnimateGuiExport, AModelFoldersFramesComeFromAThreadAndAreTheStills) {
   auto sink = plot::open_frame_sink(plot::AnimationFormat::FramesDir, dir / "gui", 24.0, 2);
   ASSERT_TRUE(sink) << sink.error();
   AnimationSource source;
-  source.view = ExportView::Attention;
+  source.view = ViewId::Attention;
   source.model = *checkpoint;
   AnimationExport exporter(source, std::make_unique<Workspace>(), state, *sweep, 1.0f, std::move(*sink));
   int pumps = 0;

@@ -17,7 +17,7 @@
 #include "core/train/extrapolation.hpp"
 #include "poslab_process.hpp"
 #include "core/train/model.hpp"
-#include "ui/train_view.hpp"
+#include "gui/views/train_view.hpp"
 
 namespace poslab {
 namespace {

@@ -128,3 +128,15 @@ TEST(AnimateSweep, ViewsWithANaturalParameterNameAnAnimatableOne) {
   }
   EXPECT_TRUE(view_sweeps("nonsense").empty());
 }
+
+// The play bar names the value in use: every parameter reads back what its option set.
+TEST(AnimateSweep, EveryParameterReadsBackTheValueItsOptionSet) {
+  for (const SweepParam& p : sweep_params()) {
+    State state;
+    const double value = p.name == "layer" ? 1.0 : p.name == "rope-fraction" ? 0.5 : p.name == "beta-slow" ? 2.0 : 3.0;
+    auto sweep = make_sweep(p.name, value, value + 1.0, 2);
+    ASSERT_TRUE(sweep.ok()) << sweep.error();
+    ASSERT_TRUE(apply_sweep_value(state, *sweep, value).ok()) << p.name;
+    EXPECT_DOUBLE_EQ(current_sweep_value(state, sweep->param), value) << p.name;
+  }
+}

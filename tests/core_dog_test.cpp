@@ -51,3 +51,39 @@ TEST(Permutation, WithoutPositionsTheOutputsMoveWithTheirTokens) {
     EXPECT_TRUE(check->shuffled_outputs.row(static_cast<Eigen::Index>(k))
                     .isApprox(check->outputs.row(check->order[k]), 1e-4f));
 }
+
+// One word repeated: every value vector is the same, so every output is, with RoPE or a causal
+// mask alike, and the reason given is that, not a missing position.
+TEST(DogCases, ARepeatedWordIsIdenticalWhateverThePositionsAndSaysWhy) {
+  auto table = load_text_embeddings(std::string(POSLAB_ASSETS) + "/glove-wink-100d-10k.txt");
+  ASSERT_TRUE(table.ok());
+  CpuBackend cpu;
+  ModelSettings s;
+  s.sentence = "dog dog dog";
+  for (EncodingKind e : {EncodingKind::None, EncodingKind::Rope})
+    for (bool causal : {false, true}) {
+      s.encoding = e;
+      s.causal = causal;
+      auto r = run_pipeline(s, *table, cpu, false);
+      ASSERT_TRUE(r.ok()) << r.error();
+      const auto c = compare_outputs(r->attention.output, 0, 2);
+      EXPECT_TRUE(c.identical()) << static_cast<int>(e) << causal;
+      EXPECT_NE(explain_outputs(c, r->tokens, e, causal).find("every token is the same word"), std::string::npos);
+    }
+  // Added positions make the values differ.
+  s.encoding = EncodingKind::Sinusoidal;
+  s.causal = false;
+  auto r = run_pipeline(s, *table, cpu, false);
+  ASSERT_TRUE(r.ok()) << r.error();
+  const auto c = compare_outputs(r->attention.output, 0, 2);
+  EXPECT_FALSE(c.identical());
+  EXPECT_EQ(explain_outputs(c, r->tokens, s.encoding, false), "different: positions make the two occurrences distinguishable");
+  // Two different words around the repeat: without positions and mask the classic reason.
+  s.sentence = "The dog chased another dog";
+  s.encoding = EncodingKind::None;
+  r = run_pipeline(s, *table, cpu, false);
+  ASSERT_TRUE(r.ok()) << r.error();
+  const auto d = compare_outputs(r->attention.output, 1, 4);
+  EXPECT_NE(explain_outputs(d, r->tokens, s.encoding, false).find("without positions and without a causal mask"),
+            std::string::npos);
+}

@@ -88,3 +88,11 @@ TEST(Session, ANumberTooLargeForADoubleIsAnError) {
   EXPECT_FALSE(apply_model_config(m, R"({"rope_theta": 4E444})", "config.json").ok());
   EXPECT_EQ(m.base, ModelSettings{}.base);
 }
+
+// A broken file's message says where and what, in words: not the JSON library's exception name.
+TEST(Session, ABrokenFileSaysWhereWithoutTheLibrarysJargon) {
+  auto s = parse_session("{\n  \"poslab_session\": 1,\n  \"state\": {\n}", "broken.json");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().find("[json.exception"), std::string::npos) << s.error();
+  EXPECT_NE(s.error().find("broken.json: not valid JSON: line 4"), std::string::npos) << s.error();
+}

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "core/session.hpp"
-#include "ui/figure_fit.hpp"
-#include "ui/settings.hpp"
+#include "gui/show_figure.hpp"
+#include "gui/settings.hpp"
 
 namespace fs = std::filesystem;
 using namespace poslab;

@@ -39,7 +39,7 @@ window = subprocess.run(["xdotool", "search", "--sync", "--limit", "1", "--name"
                         capture_output=True, text=True, timeout=60).stdout.split()[0]
 W, H = 1280, 800
 KEYS = ["Tab", "Return", "BackSpace", "Delete", "Left", "Right", "Up", "Down", "Home", "End", "space",
-        "a", "e", "r", "7", "0", "minus", "period", "comma", "ctrl+a", "ctrl+z", "ctrl+d", "ctrl+e"]
+        "a", "e", "r", "7", "0", "minus", "period", "comma", "ctrl+a", "ctrl+z", "ctrl+d", "ctrl+e", "F1"]
 WORDS = ["the", "dog", "chased", "another", "cat", "rope", "7", "1e9", "-3", "nan", "|", "0.5", "",
          "abcabc", "May the force be with you.", "x" * 40]
 

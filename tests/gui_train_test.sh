@@ -3,7 +3,7 @@
 # set 40 steps, press Train; the model is trained off the UI thread (the window keeps drawing
 # frames meanwhile), saved under $XDG_DATA_HOME/poslab/trained, measured, and Ctrl+D exports the
 # extrapolation table the tab shows: RoPE as trained and with PI, NTK, dynamic and YaRN; then
-# "Open in the attention view" shows a trained model's heads in the Model tab.
+# "Open in the attention view" shows a trained model's last layer in the Attention tab.
 set -euo pipefail
 poslab=$(realpath "$1")
 work=$(mktemp -d)
@@ -40,12 +40,12 @@ for _ in $(seq 1 90); do
   sleep 1
   [ -s poslab-extrapolation.csv ] && ! grep -q '^alibi' poslab-extrapolation.csv && break
 done
-# Open in the attention view: the first trained model (the shipped copy-none) in the Model tab.
+# Open in the attention view: the first trained model (the shipped copy-none) in the Attention tab.
 click 981 227
 for _ in $(seq 1 30); do
   xdotool key --window "$window" ctrl+d
   sleep 1
-  [ -s poslab-heads.csv ] && break
+  [ -s poslab-attention.csv ] && break
 done
 kill "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
@@ -61,9 +61,11 @@ head -1 poslab-extrapolation.csv | grep -qx 'model,encoding,scaling,train_length
   fail "the table's header is $(head -1 poslab-extrapolation.csv)"
 curves=$(awk -F, 'NR > 1 { print $1 "/" $3 }' poslab-extrapolation.csv | sort -u | tr '\n' ' ')
 [ "$curves" = "rope/dynamic rope/linear rope/none rope/ntk rope/yarn " ] || fail "the tab measured: $curves"
-[ -s poslab-heads.csv ] || fail "Open in the attention view showed no model's heads (no heads CSV)"
-head -1 poslab-heads.csv | grep -qx 'head,sink,mean_distance,previous_token,induction' || fail "heads CSV: $(head -1 poslab-heads.csv)"
-[ "$(($(wc -l < poslab-heads.csv) - 1))" -eq 4 ] || fail "the opened model should show its 4 heads"
+[ -s poslab-attention.csv ] || fail "Open in the attention view showed no model's attention (no attention CSV)"
+head -1 poslab-attention.csv | grep -qx 'head,query,key,query_token,key_token,score,weight' ||
+  fail "attention CSV: $(head -1 poslab-attention.csv)"
+heads=$(awk -F, 'NR > 1 { print $1 }' poslab-attention.csv | sort -u | wc -l)
+[ "$heads" -eq 4 ] || fail "the opened model should show its 4 heads, not $heads"
 frames=$(($(wc -l < frames.csv) - 1))
 [ "$frames" -gt 100 ] || fail "only $frames frames were drawn while it trained and measured"
 echo "trained RoPE from the Train tab, measured 5 curves, $frames frames drawn meanwhile"

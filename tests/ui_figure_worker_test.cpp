@@ -17,9 +17,9 @@
 
 #include "core/workspace.hpp"
 #include "gpu/headless.hpp"
-#include "ui/assets.hpp"
-#include "ui/export_queue.hpp"
-#include "ui/figure_worker.hpp"
+#include "figures/assets.hpp"
+#include "gui/export_queue.hpp"
+#include "gui/figure_worker.hpp"
 
 namespace poslab {
 namespace {
@@ -123,7 +123,7 @@ std::string file_bytes(const std::filesystem::path& p) {
   return s.str();
 }
 
-TEST(ExportQueue, WritesWhatExportViewWritesAndReportsEveryExportInOrder) {
+TEST(ExportQueue, WritesWhatViewIdWritesAndReportsEveryExportInOrder) {
   auto context = gpu::HeadlessContext::create();
   ASSERT_TRUE(context.ok()) << context.error();
   Workspace workspace;
@@ -135,7 +135,7 @@ TEST(ExportQueue, WritesWhatExportViewWritesAndReportsEveryExportInOrder) {
   std::filesystem::create_directories(dir);
 
   std::vector<std::string> expected_written;
-  for (ExportView view : {ExportView::Patterns, ExportView::Attention}) {
+  for (ViewId view : {ViewId::Patterns, ViewId::Attention}) {
     ExportRequest r;
     r.png = (dir / (std::string(to_string(view)) + "-direct.png")).string();
     r.svg = (dir / (std::string(to_string(view)) + "-direct.svg")).string();
@@ -151,7 +151,7 @@ TEST(ExportQueue, WritesWhatExportViewWritesAndReportsEveryExportInOrder) {
     ++reports;
     reported.insert(reported.end(), written.begin(), written.end());
   };
-  for (ExportView view : {ExportView::Patterns, ExportView::Attention}) {
+  for (ViewId view : {ViewId::Patterns, ViewId::Attention}) {
     ExportRequest r;
     r.png = (dir / (std::string(to_string(view)) + "-queued.png")).string();
     r.svg = (dir / (std::string(to_string(view)) + "-queued.svg")).string();
@@ -172,7 +172,7 @@ TEST(ExportQueue, WritesWhatExportViewWritesAndReportsEveryExportInOrder) {
   // A bad path is reported as an error, and nothing else is lost.
   ExportRequest bad;
   bad.png = (dir / "no-such-folder" / "x.png").string();
-  queue.start(ExportView::Patterns, state, workspace.results_shared(), workspace.embeddings_shared(), bad);
+  queue.start(ViewId::Patterns, state, workspace.results_shared(), workspace.embeddings_shared(), bad);
   int failures = 0;
   queue.finish([&](const Status& s, const std::vector<std::string>&, const std::string&) { failures += s.ok() ? 0 : 1; });
   EXPECT_EQ(failures, 1);

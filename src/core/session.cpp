@@ -111,7 +111,7 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
   try {
     doc = Json::parse(text);
   } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
-    return Error{name + ": not valid JSON: " + e.what()};
+    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
   }
   if (!doc.is_object() || !doc.contains("poslab_session") || !doc["poslab_session"].is_number_integer())
     return Error{name + ": not a PosLab session (no \"poslab_session\" version)"};

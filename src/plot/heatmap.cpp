@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plot/axis.hpp"
+#include "plot/wrap.hpp"
 
 namespace poslab::plot {
 
@@ -161,7 +162,17 @@ std::vector<std::string> wrap_at_separators(const std::string& text, const std::
     start = end + separator.size();
   }
   lines.push_back(line);
-  return lines;
+  // A piece with no separator that is still too wide (a sentence) wraps between its words, so
+  // that no subtitle runs past the figure into whatever is drawn beside it.
+  std::vector<std::string> wrapped;
+  for (const std::string& l : lines) {
+    if (measure.width(l, size) <= width) {
+      wrapped.push_back(l);
+      continue;
+    }
+    for (std::string& part : wrap_text(l, width, size, measure)) wrapped.push_back(std::move(part));
+  }
+  return wrapped;
 }
 
 float luminance(Color c) { return 0.2126f * c.r + 0.7152f * c.g + 0.0722f * c.b; }

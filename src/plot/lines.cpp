@@ -1,5 +1,7 @@
 #include "plot/lines.hpp"
 
+#include "plot/wrap.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -140,10 +142,7 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   float y_tick_w = 0;
   for (const auto& [v, label] : y_ticks) y_tick_w = std::max(y_tick_w, measure.width(label, kTickSize));
 
-  const float top = kMargin + kTitleSize + kGap + (s.subtitle.empty() ? 0.0f : kTickSize + kGap) + 10.0f;
   const float left = kMargin + kLabelSize + kGap + y_tick_w + kGap + 4.0f;
-  out.area = {left, top, left + s.width, top + s.height};
-  const Box& a = out.area;
   // Series without a label stay out of the legend; with no entries at all there is no legend.
   float legend_w = 0;
   bool any_entry = !s.references.empty() || !s.marks.empty();
@@ -154,15 +153,24 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   for (const ReferenceLine& r : s.references) legend_w = std::max(legend_w, measure.width(r.label, kTickSize));
   for (const VerticalMark& m : s.marks) legend_w = std::max(legend_w, measure.width(m.label, kTickSize));
   const float legend_space = any_entry ? kGap * 3 + 22.0f + legend_w : 0.0f;
-  fig.width = std::max({a.x1 + legend_space + kMargin, kMargin * 2 + measure.width(s.title, kTitleSize),
-                        kMargin * 2 + measure.width(s.subtitle, kTickSize)});
+  // The subtitle wraps to the width the plot and its legend need, never widening the figure.
+  const float width =
+      std::max(left + s.width + legend_space + kMargin, kMargin * 2 + measure.width(s.title, kTitleSize));
+  const std::vector<std::string> subtitle =
+      s.subtitle.empty() ? std::vector<std::string>{} : wrap_text(s.subtitle, width - 2 * kMargin, kTickSize, measure);
+  const float top = kMargin + kTitleSize + kGap + static_cast<float>(subtitle.size()) * (kTickSize + kGap) + 10.0f;
+  out.area = {left, top, left + s.width, top + s.height};
+  const Box& a = out.area;
+  fig.width = width;
   fig.height = a.y1 + 4.0f + kGap + kTickSize + kGap + kLabelSize + kMargin;
 
   auto px = [&](double x) { return a.x0 + static_cast<float>((x - x_min) / (x_max - x_min)) * a.width(); };
   auto py = [&](double yt) { return a.y1 - static_cast<float>((yt - y_min) / (y_max - y_min)) * a.height(); };
 
   fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk);
-  if (!s.subtitle.empty()) fig.text({kMargin, kMargin + kTitleSize + kGap}, s.subtitle, kTickSize, kMuted);
+  for (std::size_t line = 0; line < subtitle.size(); ++line)
+    fig.text({kMargin, kMargin + kTitleSize + kGap + static_cast<float>(line) * (kTickSize + kGap)}, subtitle[line],
+             kTickSize, kMuted);
 
   // Grid and ticks.
   for (const auto& [v, label] : y_ticks) {

@@ -11,36 +11,36 @@ namespace poslab {
 const std::vector<SweepParam>& sweep_params() {
   // The numeric state options (core/options.cpp); the others take names, files, text or pairs.
   static const std::vector<SweepParam> params = {
-      {"learned-max", true},
-      {"base", false},
-      {"rotary-dim", true},
-      {"rope-fraction", false},
-      {"factor", false},
-      {"original-max-position", true},
-      {"low-freq-factor", false},
-      {"high-freq-factor", false},
-      {"beta-fast", false},
-      {"beta-slow", false},
-      {"buckets", true},
-      {"max-distance", true},
-      {"clip", true},
-      {"heads", true},
-      {"kv-heads", true},
-      {"sigma", false},
-      {"seed", true},
-      {"pad-to", true},
-      {"head", true},
-      {"permute", true},
-      {"layer", true},
-      {"position-shift", true},
-      {"shift-k", true},
-      {"rope-m", true},
-      {"rope-n", true},
-      {"rope-pair", true},
-      {"token", true},
-      {"positions", true},
-      {"patch-x", true},
-      {"patch-y", true},
+      {"learned-max", true, [](const State& s) { return static_cast<double>(s.model.learned_max); }},
+      {"base", false, [](const State& s) { return static_cast<double>(s.model.base); }},
+      {"rotary-dim", true, [](const State& s) { return static_cast<double>(s.model.rotary_dim); }},
+      {"rope-fraction", false, [](const State& s) { return static_cast<double>(s.model.rope_fraction); }},
+      {"factor", false, [](const State& s) { return static_cast<double>(s.model.scaling.factor); }},
+      {"original-max-position", true, [](const State& s) { return static_cast<double>(s.model.scaling.original_max_position); }},
+      {"low-freq-factor", false, [](const State& s) { return static_cast<double>(s.model.scaling.low_freq_factor); }},
+      {"high-freq-factor", false, [](const State& s) { return static_cast<double>(s.model.scaling.high_freq_factor); }},
+      {"beta-fast", false, [](const State& s) { return static_cast<double>(s.model.scaling.beta_fast); }},
+      {"beta-slow", false, [](const State& s) { return static_cast<double>(s.model.scaling.beta_slow); }},
+      {"buckets", true, [](const State& s) { return static_cast<double>(s.model.buckets); }},
+      {"max-distance", true, [](const State& s) { return static_cast<double>(s.model.max_distance); }},
+      {"clip", true, [](const State& s) { return static_cast<double>(s.model.clip); }},
+      {"heads", true, [](const State& s) { return static_cast<double>(s.model.heads); }},
+      {"kv-heads", true, [](const State& s) { return static_cast<double>(s.model.kv_heads); }},
+      {"sigma", false, [](const State& s) { return static_cast<double>(s.model.sigma); }},
+      {"seed", true, [](const State& s) { return static_cast<double>(s.model.seed); }},
+      {"pad-to", true, [](const State& s) { return static_cast<double>(s.model.pad_to); }},
+      {"head", true, [](const State& s) { return static_cast<double>(s.view.head); }},
+      {"permute", true, [](const State& s) { return static_cast<double>(s.view.permutation); }},
+      {"layer", true, [](const State& s) { return static_cast<double>(s.view.layer); }},
+      {"position-shift", true, [](const State& s) { return static_cast<double>(s.model.position_shift); }},
+      {"shift-k", true, [](const State& s) { return static_cast<double>(s.view.shift_k); }},
+      {"rope-m", true, [](const State& s) { return static_cast<double>(s.view.rope_m); }},
+      {"rope-n", true, [](const State& s) { return static_cast<double>(s.view.rope_n); }},
+      {"rope-pair", true, [](const State& s) { return static_cast<double>(s.view.rope_pair); }},
+      {"token", true, [](const State& s) { return static_cast<double>(s.view.trajectory_token); }},
+      {"positions", true, [](const State& s) { return static_cast<double>(s.view.trajectory_positions); }},
+      {"patch-x", true, [](const State& s) { return static_cast<double>(s.view.patch_x); }},
+      {"patch-y", true, [](const State& s) { return static_cast<double>(s.view.patch_y); }},
   };
   return params;
 }
@@ -64,6 +64,8 @@ Result<SweepParam> find_sweep_param(std::string_view name) {
   return Error{"--animate: unknown option \"" + std::string(name) + "\" (numeric options: " + sweep_param_names() +
                ")"};
 }
+
+double current_sweep_value(const State& state, const SweepParam& param) { return param.read(state); }
 
 Result<Sweep> make_sweep(std::string_view param, double from, double to, int frames) {
   auto p = find_sweep_param(param);

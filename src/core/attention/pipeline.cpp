@@ -299,4 +299,29 @@ std::optional<std::pair<int, int>> first_repeated_token(const std::vector<Token>
   return std::nullopt;
 }
 
+std::string explain_outputs(const OutputComparison& c, const std::vector<Token>& tokens, EncodingKind encoding,
+                            bool causal) {
+  const auto lower = [](std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return s;
+  };
+  std::optional<std::string> only;
+  bool one_word = true;
+  for (const Token& t : tokens) {
+    if (t.padding) continue;
+    if (!only) only = lower(t.text);
+    else one_word = one_word && lower(t.text) == *only;
+  }
+  const bool added = encoding != EncodingKind::None && encoding != EncodingKind::Rope;
+  if (c.identical() && one_word && !added)
+    return "identical (to float precision): every token is the same word, so every value vector is the same and any "
+           "weighting of them gives the same output, whatever the positions or the mask";
+  if (c.identical() && encoding == EncodingKind::None && !causal)
+    return "identical (to float precision): without positions and without a causal mask, attention cannot tell the "
+           "two apart";
+  if (c.identical()) return "identical (to float precision)";
+  if (encoding == EncodingKind::None && causal) return "different: the causal mask shows each a different prefix";
+  return "different: positions make the two occurrences distinguishable";
+}
+
 }  // namespace poslab

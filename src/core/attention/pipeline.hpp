@@ -98,4 +98,10 @@ OutputComparison compare_outputs(const Matrix& output, int a, int b);
 // The first two positions holding the same token text (case-insensitive), e.g. the two "dog"s.
 std::optional<std::pair<int, int>> first_repeated_token(const std::vector<Token>& tokens);
 
+// Why two occurrences' outputs came out identical or different, in a sentence for a reader. When
+// every token is the same word and no position is added to the embeddings, every value vector is
+// the same, so any weighting of them is too: that, not a missing position or mask, is the reason.
+std::string explain_outputs(const OutputComparison& c, const std::vector<Token>& tokens, EncodingKind encoding,
+                            bool causal);
+
 }  // namespace poslab

@@ -93,7 +93,7 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
   try {
     root = json::parse(tokenizer_json);
   } catch (const json::exception& e) {
-    return Error{name + ": not valid JSON: " + e.what()};
+    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
   }
   try {
     BpeTokenizer t;
@@ -245,7 +245,7 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
     }
     return t;
   } catch (const json::exception& e) {
-    return Error{name + ": unexpected structure: " + e.what()};
+    return Error{name + ": unexpected structure: " + json_error_text(e.what())};
   }
 }
 

@@ -40,6 +40,16 @@ Result<std::string> read_whole_file(const std::filesystem::path& path) {
   return bytes + rest.str();
 }
 
+std::string json_error_text(std::string_view what) {
+  if (what.starts_with("[json.exception.")) {
+    const auto end = what.find("] ");
+    if (end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  for (std::string_view prefix : {"parse error at ", "parse error: "})
+    if (what.starts_with(prefix)) what.remove_prefix(prefix.size());
+  return std::string(what);
+}
+
 Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes) {
   // One write through the streaming version: the same checks, temporary name and rename.
   return write_stream_atomic(path, [&](std::ostream& out) { out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); });

@@ -12,6 +12,10 @@ namespace poslab {
 // The bytes of a file; a missing file, a folder or a read error is a message naming the path.
 Result<std::string> read_whole_file(const std::filesystem::path& path);
 
+// A JSON library's error as a reader would say it: "[json.exception.parse_error.101] parse error at
+// line 3, column 5: syntax error …" becomes "line 3, column 5: syntax error …".
+std::string json_error_text(std::string_view what);
+
 // Writes to a temporary file beside `path`, then renames it over `path`: never half-written.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 

@@ -78,7 +78,7 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
   try {
     config = Json::parse(text);
   } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
-    return Error{name + ": not valid JSON: " + e.what()};
+    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
   }
   if (!config.is_object()) return Error{name + ": a config.json holds an object"};
   ModelSettings next = settings;
@@ -141,7 +141,7 @@ Result<RopeConfig> read_rope_config(std::string_view text, const std::string& na
   try {
     config = Json::parse(text);
   } catch (const Json::exception& e) {
-    return Error{name + ": not valid JSON: " + e.what()};
+    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
   }
   if (!config.is_object()) return Error{name + ": a config.json holds an object"};
   return rope_config_of(config, name);

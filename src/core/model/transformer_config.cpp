@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/formats/model_config.hpp"
+#include "core/formats/files.hpp"
 
 namespace poslab {
 
@@ -66,7 +67,7 @@ Result<TransformerConfig> parse_transformer_config(std::string_view text, const 
   try {
     c = Json::parse(text);
   } catch (const Json::exception& e) {
-    return Error{name + ": not valid JSON: " + e.what()};
+    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
   }
   if (!c.is_object()) return Error{name + ": a config.json holds an object"};
   std::vector<std::string> classes;

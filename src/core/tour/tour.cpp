@@ -439,9 +439,11 @@ const std::string& tour_property_test(Language language, int n) {
 
 const std::string& tour_word(Language language, int index) {
   static const std::vector<std::string> en{"◀ Previous", "Next ▶", "Step", "Live check", "pass", "fail",
-                                           "Leave the tour", "English", "yes", "no"};
+                                           "Leave the tour", "English", "yes", "no",
+                                           "(← → keys)", "Play the article's animation"};
   static const std::vector<std::string> ja{"◀ 前へ", "次へ ▶", "ステップ", "ライブチェック", "合格", "不合格",
-                                           "ツアーを終える", "日本語", "はい", "いいえ"};
+                                           "ツアーを終える", "日本語", "はい", "いいえ",
+                                           "(← → キー)", "記事のアニメーションを再生"};
   const auto& words = language == Language::Ja ? ja : en;
   return words[static_cast<std::size_t>(std::clamp(index, 0, static_cast<int>(words.size()) - 1))];
 }
@@ -452,7 +454,7 @@ std::string tour_japanese_text() {
     text += t.title + t.body + t.check;
     for (const auto& f : t.formulas) text += f;
   }
-  for (int i = 0; i < 10; ++i) text += tour_word(Language::Ja, i);
+  for (int i = 0; i < 12; ++i) text += tour_word(Language::Ja, i);
   for (const std::string& f : tour_measured_formats(Language::Ja)) text += f;
   const TourFigureWords& w = tour_figure_words(Language::Ja);
   for (const std::string* words : {&w.position_axis, &w.normalized_title, &w.normalized_subtitle, &w.absolute_position,

@@ -48,7 +48,8 @@ Result<NormCurves> added_and_rotated_norms(const ModelSettings& settings, const 
 std::string tour_japanese_text();
 
 // The words of the controls: index 0 previous, 1 next, 2 "Step", 3 "Live check", 4 pass, 5 fail,
-// 6 "Leave the tour", 7 the language's own name, 8 "yes", 9 "no".
+// 6 "Leave the tour", 7 the language's own name, 8 "yes", 9 "no", 10 the arrow keys' hint,
+// 11 "Play the article's animation".
 const std::string& tour_word(Language language, int index);
 
 }  // namespace poslab

@@ -1,0 +1,313 @@
+#include "cli/animate_cli.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "cli/args.hpp"
+#include "core/animate/sweep.hpp"
+#include "core/attention/backend_choice.hpp"
+#include "core/formats/formats.hpp"
+#include "core/options.hpp"
+#include "core/session.hpp"
+#include "core/workspace.hpp"
+#include "gpu/attention_gpu.hpp"
+#include "gpu/headless.hpp"
+#include "plot/video.hpp"
+#include "figures/animation.hpp"
+#include "figures/assets.hpp"
+#include "figures/export.hpp"
+
+namespace poslab {
+
+namespace {
+
+// Ctrl+C or SIGTERM stops after the current frame, so the partial file is removed.
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_interrupt(int) { g_interrupted = 1; }
+
+struct AnimationArgs {
+  std::string param;
+  std::optional<double> from, to;
+  std::optional<int> frames;
+  double fps = 24.0;
+  float scale = 1.0f;
+  int width = 0, height = 0;  // --size: the video's frame size (0: the largest figure's)
+  std::optional<plot::AnimationFormat> format;
+  std::string output;
+};
+
+std::string_view format_name(plot::AnimationFormat f) {
+  switch (f) {
+    case plot::AnimationFormat::Mp4:
+      return "MP4 H.264";
+    case plot::AnimationFormat::Gif:
+      return "GIF";
+    case plot::AnimationFormat::FramesDir:
+      return "PNG frames";
+  }
+  return "?";
+}
+
+}  // namespace
+
+bool is_animation_request(const std::vector<std::string_view>& args) {
+  for (std::string_view a : args)
+    if (a == "--animate" || a.starts_with("--animate=")) return true;
+  return false;
+}
+
+std::string animation_help() {
+  std::string text =
+      "  poslab export VIEW [state options] --animate PARAM --from A --to B --frames N [--fps F]\n"
+      "         (--mp4 FILE | --gif FILE | --frames-dir DIR) [--scale N] [--size WxH]\n"
+      "      an animation: frame k of N shows PARAM = A + k·(B − A)/(N − 1) (rounded for a whole-\n"
+      "      number option), each frame the still that export VIEW --PARAM v --png writes; MP4 is\n"
+      "      H.264 yuv420p, GIF has one palette for all frames, DIR gets frame-0000.png, … .\n"
+      "      --fps: frames per second (24); --size: a video's frame size, the figures in its\n"
+      "      middle (default: the largest figure's). PARAM, a numeric state option's name:\n";
+  // The names, wrapped like the lines above.
+  std::string line = "       ";
+  for (const SweepParam& p : sweep_params()) {
+    const std::string word = " " + std::string(p.name) + ",";
+    if (line.size() + word.size() > 92) {
+      text += line + "\n";
+      line = "       ";
+    }
+    line += word;
+  }
+  line.pop_back();  // the last comma
+  return text + line + "\n";
+}
+
+namespace {
+
+// One option of `export VIEW --animate …` that takes a value: a state option, --session, or the
+// animation's own.
+Status apply_animation_option(std::string_view name, std::string_view v, const StateOption* option, State& state,
+                              AnimationArgs& a) {
+  if (option) {
+    if (auto s = option->apply(state, v); !s) return Error{s.error()};
+  } else if (name == "--session") {
+    auto loaded = load_session(std::string(v));
+    if (!loaded) return Error{loaded.error()};
+    for (const auto& key : loaded->unknown_keys)
+      std::fprintf(stderr, "poslab: %s: ignoring unknown key \"%s\"\n", std::string(v).c_str(), key.c_str());
+    state = loaded->state;
+  } else if (name == "--animate") {
+    a.param = std::string(v);
+  } else if (name == "--from" || name == "--to" || name == "--fps") {
+    auto number = parse_number(v, name);
+    if (!number) return Error{number.error()};
+    if (name == "--from")
+      a.from = *number;
+    else if (name == "--to")
+      a.to = *number;
+    else if (!(*number >= 0.1 && *number <= 240.0))
+      return Error{"--fps must be between 0.1 and 240, got " + std::string(v)};
+    else
+      a.fps = *number;
+  } else if (name == "--frames") {
+    auto n = parse_integer(v, "--frames", 2, kMaxSweepFrames);
+    if (!n) return Error{n.error() + " (an animation has at least 2 frames)"};
+    a.frames = static_cast<int>(*n);
+  } else if (name == "--size") {
+    const std::string text(v);
+    const auto x = text.find_first_of("xX");
+    auto w = parse_integer(text.substr(0, x), "--size width", 16, 8192);
+    auto h = parse_integer(x == std::string::npos ? "" : text.substr(x + 1), "--size height", 16, 8192);
+    if (!w || !h)
+      return Error{"--size expects WxH with sides from 16 to 8192, e.g. 1280x720, got \"" + text + "\""};
+    a.width = static_cast<int>(*w);
+    a.height = static_cast<int>(*h);
+  } else if (name == "--scale") {
+    auto n = parse_integer(v, "--scale", 1, 8);
+    if (!n) return Error{n.error()};
+    a.scale = static_cast<float>(*n);
+  } else {
+    if (a.format) return Error{"give only one of --mp4 FILE, --gif FILE and --frames-dir DIR"};
+    a.format = name == "--mp4"   ? plot::AnimationFormat::Mp4
+               : name == "--gif" ? plot::AnimationFormat::Gif
+                                 : plot::AnimationFormat::FramesDir;
+    a.output = std::string(v);
+    if (a.output.empty()) return Error{std::string(name) + " needs a file name"};
+  }
+  return Ok{};
+}
+
+// The options after VIEW, into `state` and `a`; an error is the user's (a usage error).
+Status parse_animation_options(const std::vector<std::string_view>& args, State& state, AnimationArgs& a) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string_view name = args[i], inline_value;
+    bool has_inline = false;
+    if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string_view::npos) {
+      inline_value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_inline = true;
+    }
+    const StateOption* option = find_state_option(name);
+    if (option && option->value.empty()) {
+      if (has_inline) return Error{std::string(name) + " takes no value"};
+      if (auto s = option->apply(state, ""); !s) return s;
+      continue;
+    }
+    const bool known = option || name == "--session" || name == "--animate" || name == "--from" || name == "--to" ||
+                       name == "--frames" || name == "--fps" || name == "--scale" || name == "--mp4" ||
+                       name == "--gif" || name == "--frames-dir" || name == "--size";
+    if (!known) {
+      if (name == "--png" || name == "--svg" || name == "--csv" || name == "--dir" || name == "--step")
+        return Error{std::string(name) + " cannot be combined with --animate: give --mp4 FILE, --gif FILE or --frames-dir DIR"};
+      return Error{"unknown option \"" + std::string(name) + "\" for export --animate"};
+    }
+    if (!has_inline && i + 1 >= args.size()) return Error{std::string(name) + " needs a value"};
+    const std::string_view v = has_inline ? inline_value : args[++i];
+    if (auto s = apply_animation_option(name, v, option, state, a); !s) return s;
+  }
+  if (a.param.empty()) return Error{"--animate needs a parameter, e.g. --animate base"};
+  if (!a.from || !a.to) return Error{"--animate " + a.param + " needs --from A and --to B"};
+  if (!a.frames) return Error{"--animate " + a.param + " needs --frames N (at least 2)"};
+  if (!a.format) return Error{"nothing to write: give --mp4 FILE, --gif FILE or --frames-dir DIR"};
+  if (a.width > 0 && *a.format == plot::AnimationFormat::FramesDir)
+    return Error{"--size is for --mp4 and --gif; --frames-dir writes each frame as its still"};
+  return Ok{};
+}
+
+// What the frames are drawn from: the embeddings, a model folder, or both across the sweep; and
+// the attention's path as `poslab export` picks it (--backend, the renderer).
+struct AnimationInputs {
+  Workspace workspace;
+  AnimationSource source;
+  std::unique_ptr<gpu::HeadlessContext> context;
+  std::unique_ptr<gpu::GpuBackend> gpu_backend;
+};
+
+Status open_animation_inputs(ViewId view, const State& state, const Sweep& sweep, AnimationInputs& in) {
+  bool needs_model = false, needs_embeddings = false;
+  for (int k = 0; k < sweep.frames; ++k) {
+    const bool m = view_needs_model(view, *sweep_state(state, sweep, k));
+    needs_model = needs_model || m;
+    needs_embeddings = needs_embeddings || !m;
+  }
+  in.source.view = view;
+  in.source.workspace = &in.workspace;
+  if (needs_model) {
+    std::error_code ec;
+    if (state.embeddings_path.empty() || !std::filesystem::is_directory(state.embeddings_path, ec))
+      return Error{"export " + std::string(to_string(view)) + " needs a model folder: --model DIR"};
+    auto model = Checkpoint::open(state.embeddings_path);
+    if (!model) return Error{model.error()};
+    in.source.model = *model;
+  }
+  if (needs_embeddings) {
+    const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
+    if (auto s = in.workspace.load_embeddings(path, state.vocab_path, state.tensor_name); !s) return s;
+  }
+  auto context = gpu::HeadlessContext::create();
+  if (!context) return Error{"an animation needs OpenGL to draw its frames: " + context.error()};
+  in.context = std::move(*context);
+  const std::string renderer = in.context->description();
+  std::string gpu_unavailable;
+  if (wants_gpu(state.backend, renderer)) {
+    if (auto b = gpu::GpuBackend::create())
+      in.gpu_backend = std::move(*b);
+    else
+      gpu_unavailable = b.error();
+  }
+  in.workspace.set_gpu_backend(in.gpu_backend.get(), gpu_unavailable, renderer);
+  std::fprintf(stderr, "poslab: attention: %s\n",
+               choose_backend(state.backend, renderer, in.gpu_backend != nullptr, gpu_unavailable).reason.c_str());
+  in.source.gpu = in.gpu_backend.get();
+  return Ok{};
+}
+
+// A video's frames share one size. With --size it is given, and the figures sit where the first
+// one is centred; else it is the largest figure's (they can differ by a few pixels as tick labels
+// change), measured first.
+Result<std::pair<int, int>> canvas_size(const AnimationInputs& in, const State& state, const Sweep& sweep,
+                                        const AnimationArgs& a) {
+  int width = a.width, height = a.height;
+  if (*a.format == plot::AnimationFormat::FramesDir || a.width > 0) return std::pair{width, height};
+  for (int k = 0; k < sweep.frames; ++k) {
+    auto figure = animation_frame_figure(in.source, state, sweep, k);
+    if (!figure) return Error{figure.error()};
+    const auto [w, h] = frame_size(*figure, a.scale);
+    width = std::max(width, w);
+    height = std::max(height, h);
+  }
+  return std::pair{width, height};
+}
+
+// Renders and encodes every frame; on any failure (or Ctrl+C) nothing is left behind.
+Status write_frames(AnimationInputs& in, const State& state, const Sweep& sweep, const AnimationArgs& a,
+                    std::pair<int, int>& canvas) {
+  auto figure_renderer = plot::FigureRenderer::create(a.scale);
+  if (!figure_renderer) return Error{figure_renderer.error()};
+  auto sink = plot::open_frame_sink(*a.format, a.output, a.fps, sweep.frames);
+  if (!sink) return Error{sink.error()};
+  g_interrupted = 0;
+  auto previous_int = std::signal(SIGINT, on_interrupt);
+  auto previous_term = std::signal(SIGTERM, on_interrupt);
+  // The sink's destructor removes what was written unless it finished.
+  const auto done = [&](Status s) {
+    sink->reset();
+    std::signal(SIGINT, previous_int);
+    std::signal(SIGTERM, previous_term);
+    return s;
+  };
+  int offset_x = 0, offset_y = 0;
+  for (int k = 0; k < sweep.frames; ++k) {
+    if (g_interrupted) return done(Error{"interrupted; nothing was written"});
+    auto image = render_animation_frame(in.source, state, sweep, k, **figure_renderer);
+    if (!image) return done(Error{image.error()});
+    if (k == 0) {
+      if (in.workspace.results() && !view_needs_model(in.source.view, *sweep_state(state, sweep, 0)))
+        for (const auto& note : in.workspace.results()->notes) std::fprintf(stderr, "poslab: %s\n", note.c_str());
+      if (a.width > 0) {
+        offset_x = (a.width - image->width) / 2;
+        offset_y = (a.height - image->height) / 2;
+      }
+      if (*a.format == plot::AnimationFormat::FramesDir) canvas = {image->width, image->height};
+      else (*sink)->set_canvas(canvas.first, canvas.second, offset_x, offset_y);
+    }
+    if (a.width > 0 &&
+        (offset_x < 0 || offset_y < 0 || image->width + offset_x > a.width || image->height + offset_y > a.height))
+      return done(Error{"frame " + std::to_string(k) + " is " + std::to_string(image->width) + "×" +
+                        std::to_string(image->height) + " pixels, larger than --size " + std::to_string(a.width) + "x" +
+                        std::to_string(a.height) + " leaves room for: give a larger --size or a smaller --scale"});
+    if (auto s = (*sink)->add(*image); !s) return done(Error{a.output + ": " + s.error()});
+  }
+  if (const Status finished = (*sink)->finish(); !finished) return done(Error{a.output + ": " + finished.error()});
+  return done(Ok{});
+}
+
+}  // namespace
+
+int run_animation_export(const std::vector<std::string_view>& args) {
+  if (args.empty()) return usage_error("export needs a view: poslab export patterns --animate base …");
+  const std::string_view view_name = args[0];
+  const auto view = view_named(view_name);
+  if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() + ")");
+  if (*view == ViewId::Tour) return usage_error("the tour cannot be animated; animate the view of a step instead");
+  State state;
+  AnimationArgs a;
+  if (auto s = parse_animation_options(args, state, a); !s) return usage_error(s.error());
+  auto sweep = make_sweep(a.param, *a.from, *a.to, *a.frames);
+  if (!sweep) return usage_error(sweep.error());
+  if (auto s = check_sweep(state, *sweep); !s) return usage_error(s.error());
+
+  AnimationInputs inputs;
+  if (auto s = open_animation_inputs(*view, state, *sweep, inputs); !s) return runtime_error(s.error());
+  auto canvas = canvas_size(inputs, state, *sweep, a);
+  if (!canvas) return runtime_error(canvas.error());
+  if (auto s = write_frames(inputs, state, *sweep, a, *canvas); !s) return runtime_error(s.error());
+  std::printf("wrote %s (%d frames of %s from %s to %s, %d×%d, %s, %g fps)\n", a.output.c_str(), sweep->frames,
+              std::string(sweep->param.name).c_str(), sweep_value_text(*sweep, 0).c_str(),
+              sweep_value_text(*sweep, sweep->frames - 1).c_str(), canvas->first, canvas->second,
+              std::string(format_name(*a.format)).c_str(), a.fps);
+  return 0;
+}
+
+}  // namespace poslab

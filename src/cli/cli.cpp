@@ -1,0 +1,216 @@
+#include "cli/cli.hpp"
+#include "cli/commands.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/attention/backend_choice.hpp"
+#include "core/export_data.hpp"
+#include "core/formats/formats.hpp"
+#include "core/options.hpp"
+#include "core/session.hpp"
+#include "core/workspace.hpp"
+#include "gpu/attention_gpu.hpp"
+#include "gpu/headless.hpp"
+#include "figures/assets.hpp"
+#include "core/formats/bpe.hpp"
+#include "core/tour/tour.hpp"
+#include "plot/draw.hpp"
+#include "figures/export.hpp"
+#include "figures/launch.hpp"
+#include "figures/model.hpp"
+#include "core/model/model_run.hpp"
+#include "figures/attention.hpp"
+#include "cli/args.hpp"
+#include "cli/train_cli.hpp"
+#include "cli/animate_cli.hpp"
+
+namespace poslab {
+
+namespace {
+
+void print_help() {
+  std::printf(
+      "PosLab %s — a lab for transformer positional encodings and attention\n\n"
+      "usage:\n"
+      "  poslab [state options] [--view VIEW] [--step N] [--lang en|ja] [--screenshot FILE.png]\n"
+      "         [--frames N] [--size WxH] [--load FILE] [--load-rate MB/s] [--frame-log FILE.csv]\n"
+      "         [--ui-scale S] [--probe FILE]\n"
+      "      the GUI, showing VIEW's tab first (the tour at step N, in English or Japanese);\n"
+      "      with --screenshot it saves the window after N frames (default 5; counted once a\n"
+      "      --load has finished) and quits; --load starts loading FILE as the Load button does\n"
+      "      (on its own thread); --load-rate parses text files no faster than a drive of that\n"
+      "      speed would deliver them (to watch progress and Cancel); --frame-log writes\n"
+      "      frame,ms,loading,rows,computing,drawing,view per frame (computing: the attention\n"
+      "      runs; drawing: the view's figure is built, both off the UI thread; view: the tab\n"
+      "      shown); --ui-scale draws the interface and its figures at S pixels per point (0.5\n"
+      "      to 4; default: the UI scale menu's setting, else the monitor's); --probe keeps FILE\n"
+      "      up to date with where the window's controls are and what it shows (tab-separated\n"
+      "      lines, for scripted tests: tests/gui_kit.sh)\n"
+      "  poslab export VIEW [state options] [--png FILE] [--svg FILE] [--csv FILE] [--scale N]\n"
+      "      headless (no window, no X server): the view as PNG (scale 1 to 8) or SVG, its data\n"
+      "      as CSV (columns in README.md). VIEW: %s\n"
+      "  poslab export all --dir DIR [state options] [--scale N]\n"
+      "      every view as DIR/VIEW.png, .svg and .csv\n"
+      "%s"
+      "  poslab export tour --step N [--lang en|ja] [--png F] [--svg F] [--csv F] [--scale N]\n"
+      "      a step of the tour as one slide: words, formulas, live check and plot\n"
+      "  poslab export attention --model DIR --layer L [state options] [--png F] [--svg F] [--csv F]\n"
+      "  poslab export heads --model DIR --layer L [--png F] [--svg F] [--csv F]\n"
+      "  poslab export frequency-usage --model DIR --layer L [--png F] [--csv F]\n"
+      "      a model folder's own forward pass: layer L's heads (attention, small multiples with\n"
+      "      sink, distance and previous-token scores; RoPE frequency usage per head and pair).\n"
+      "      --base, --rope-scaling, --rope-style, --encoding none, --position-shift and --permute\n"
+      "      change its positions, drawn beside the unchanged model\n"
+      "  poslab predict --model DIR --sentence S [--top K] [state options]\n"
+      "      the model's top-K next tokens at every position, the loss and perplexity, as JSON\n"
+      "  poslab train [--task copy|recall] [--encoding none|sinusoidal|learned|rope|alibi|t5] --out DIR\n"
+      "         [--layers N] [--width N] [--heads N] [--mlp N] [--train-length N] [--steps N] [--batch N]\n"
+      "         [--lr X] [--warmup N] [--seed N] [--vocab N] [--rope-theta B] [--partial-rotary P]\n"
+      "         [--rope-fraction P] [--log F.csv]\n"
+      "      trains a tiny decoder (defaults: copy, rope, 2 layers, width 64, 4 heads, length 32,\n"
+      "      1500 steps of 32, lr 3e-3, 16 symbols) and writes DIR as a model folder for --model;\n"
+      "      the log CSV has step,loss,lr,tokens_per_s\n"
+      "  poslab eval --model DIR [--task copy|recall] [--lengths 32,64,128] [--rope-scaling KIND]\n"
+      "         [--sequences N] [--seed N] [--csv F]\n"
+      "      a trained model's loss and exact-match accuracy per length (default 1x to 16x its\n"
+      "      training length); KIND: none, linear, ntk, dynamic, yarn (factor from the length)\n"
+      "  poslab export extrapolation --models DIR,DIR,... [--task copy] [--lengths ...] [--png F]\n"
+      "         [--svg F] [--csv F] [--scale N] [--sequences N] [--rope-scalings yes|no]\n"
+      "      accuracy and loss against length, one line per model, RoPE also with each scaling;\n"
+      "      CSV model,encoding,scaling,train_length,length,tokens,loss,accuracy\n"
+      "  poslab info [--embeddings F | --model DIR] [--vocab F] [--tensor NAME]\n"
+      "      vocabulary size, dimension, dtype, tokenizer and load time of an embeddings file; the\n"
+      "      OpenGL renderer and where --backend (auto unless given) computes attention, and why\n"
+      "  poslab tokens --tokenizer tokenizer.json --sentence TEXT [--sentence TEXT …]\n"
+      "      byte-level BPE token ids (Hugging Face tokenizer.json) as a JSON array per sentence\n"
+      "  poslab tour --list [--lang en|ja]\n"
+      "      one line per tour step: N, title, pass|fail of its live check\n"
+      "  poslab --help | --version\n\n"
+      "sessions: --session FILE starts from a saved state (options after it refine it);\n"
+      "          export's --save-session FILE writes the state it used\n\n"
+      "state options:\n%s",
+      POSLAB_VERSION, view_names().c_str(), animation_help().c_str(), state_options_help().c_str());
+}
+
+int run_gui_from_args(ArgParser& p, const GuiLauncher& run_gui) {
+  GuiOptions options;
+  options.remember_session = p.done();  // a plain `poslab` picks up where the last one left off
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(options.state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size" || opt.name == "--view" ||
+        opt.name == "--load" || opt.name == "--load-rate" || opt.name == "--frame-log" || opt.name == "--ui-scale" ||
+        opt.name == "--probe" || opt.name == "--step" || opt.name == "--lang") {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      if (opt.name == "--load") {
+        options.load = std::string(*v);
+      } else if (opt.name == "--load-rate") {
+        auto rate = parse_number(*v, "--load-rate");
+        if (!rate) return usage_error(rate.error());
+        if (!(*rate > 0.0)) return usage_error("--load-rate expects a positive number of MB/s, got " + std::string(*v));
+        options.load_rate = *rate;
+      } else if (opt.name == "--frame-log") {
+        options.frame_log = std::string(*v);
+      } else if (opt.name == "--probe") {
+        options.probe = std::string(*v);
+      } else if (opt.name == "--step") {
+        auto step = parse_integer(*v, "--step", 1, static_cast<long long>(tour_steps().size()));
+        if (!step) return usage_error(step.error());
+        options.tour_step = static_cast<int>(*step) - 1;
+      } else if (opt.name == "--lang") {
+        auto language = parse_language(*v);
+        if (!language) return usage_error(language.error());
+        options.tour_language = *language;
+      } else if (opt.name == "--ui-scale") {
+        auto scale = parse_number(*v, "--ui-scale");
+        if (!scale) return usage_error(scale.error());
+        if (!(*scale >= kMinUiScale && *scale <= kMaxUiScale))
+          return usage_error("--ui-scale expects pixels per point from 0.5 to 4, got " + std::string(*v));
+        options.ui_scale = static_cast<float>(*scale);
+      } else if (opt.name == "--view") {
+        const auto view = view_named(*v);
+        if (!view)
+          return usage_error("unknown view \"" + std::string(*v) + "\" (available: " +
+                             view_names_where([](const ViewInfo&) { return true; }) + ")");
+        options.initial_view = *view;
+      } else if (opt.name == "--screenshot") {
+        options.screenshot = std::string(*v);
+      } else if (opt.name == "--frames") {
+        auto frames = parse_integer(*v, "--frames", 1, 100000);
+        if (!frames) return usage_error(frames.error());
+        options.frames = static_cast<int>(*frames);
+      } else {
+        const std::string text(*v);
+        const auto x = text.find('x');
+        auto w = parse_integer(text.substr(0, x), "--size width", 200, 8192);
+        auto h = parse_integer(x == std::string::npos ? "" : text.substr(x + 1), "--size height", 200, 8192);
+        if (!w || !h) return usage_error("--size expects WxH, e.g. 1440x900, got \"" + text + "\"");
+        options.width = static_cast<int>(*w);
+        options.height = static_cast<int>(*h);
+      }
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\"");
+  }
+  return run_gui(options);
+}
+
+}  // namespace
+
+int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
+  // Every figure of every command bakes the same glyphs, so the GUI and `poslab export` agree
+  // to the pixel whichever view or language was drawn first.
+  plot::add_figure_glyphs(tour_japanese_text());
+  ArgParser p;
+  for (int k = 1; k < argc; ++k) p.args.emplace_back(argv[k]);
+  if (!p.done() && (p.args[0] == "--help" || p.args[0] == "-h")) {
+    print_help();
+    return 0;
+  }
+  if (!p.done() && p.args[0] == "--version") {
+    std::printf("poslab %s\n", POSLAB_VERSION);
+    return 0;
+  }
+  if (!p.done() && p.args[0] == "info") {
+    p.next();
+    return run_info(p);
+  }
+  if (!p.done() && p.args[0] == "tokens") {
+    p.next();
+    return run_tokens(p);
+  }
+  if (!p.done() && p.args[0] == "tour") {
+    p.next();
+    return run_tour(p);
+  }
+  if (!p.done() && p.args[0] == "predict") {
+    p.next();
+    return run_predict(p);
+  }
+  if (!p.done() && (p.args[0] == "train" || p.args[0] == "eval")) {
+    const std::vector<std::string_view> rest(p.args.begin() + 1, p.args.end());
+    return p.args[0] == "train" ? run_train(rest) : run_eval(rest);
+  }
+  if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "extrapolation")
+    return run_export_extrapolation(std::vector<std::string_view>(p.args.begin() + 2, p.args.end()));
+  if (!p.done() && p.args[0] == "export") {
+    p.next();
+    if (is_animation_request(p.args)) return run_animation_export({p.args.begin() + 1, p.args.end()});
+    return run_export(p);
+  }
+  return run_gui_from_args(p, run_gui);
+}
+
+}  // namespace poslab

@@ -1,0 +1,161 @@
+// `poslab tokens`, `poslab info` and `poslab tour --list`: what a file, the machine and the tour hold.
+#include "cli/commands.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/attention/backend_choice.hpp"
+#include "core/export_data.hpp"
+#include "core/formats/formats.hpp"
+#include "core/options.hpp"
+#include "core/session.hpp"
+#include "core/workspace.hpp"
+#include "gpu/attention_gpu.hpp"
+#include "gpu/headless.hpp"
+#include "figures/assets.hpp"
+#include "core/formats/bpe.hpp"
+#include "core/tour/tour.hpp"
+#include "plot/draw.hpp"
+#include "figures/export.hpp"
+#include "figures/launch.hpp"
+#include "figures/model.hpp"
+#include "core/model/model_run.hpp"
+#include "figures/attention.hpp"
+#include "cli/args.hpp"
+#include "cli/train_cli.hpp"
+#include "cli/animate_cli.hpp"
+
+namespace poslab {
+
+// `poslab tokens --tokenizer F --sentence S …`: the ids of each sentence as a JSON array, one
+// line per sentence.
+int run_tokens(ArgParser& p) {
+  std::string path;
+  std::vector<std::string> sentences;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (opt.name != "--tokenizer" && opt.name != "--sentence")
+      return usage_error("unknown option \"" + std::string(opt.name) + "\" for tokens (--tokenizer F --sentence S)");
+    auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+    if (!v) return usage_error(v.error());
+    if (opt.name == "--tokenizer") path = std::string(*v);
+    else sentences.emplace_back(*v);
+  }
+  if (path.empty() || sentences.empty())
+    return usage_error("tokens needs --tokenizer tokenizer.json and at least one --sentence TEXT");
+  auto tokenizer = BpeTokenizer::load(path);
+  if (!tokenizer) {
+    return runtime_error(tokenizer.error());
+  }
+  for (const std::string& sentence : sentences) {
+    auto ids = tokenizer->encode(sentence);
+    if (!ids) {
+      return runtime_error(ids.error());
+    }
+    std::string line = "[";
+    for (std::size_t k = 0; k < ids->size(); ++k) line += (k ? ", " : "") + std::to_string((*ids)[k]);
+    std::printf("%s]\n", line.c_str());
+  }
+  return 0;
+}
+
+// `poslab info --embeddings F | --model DIR`: what the file holds and how long it took to open.
+int run_info(ArgParser& p) {
+  State state;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\" for info (--embeddings F or --model DIR)");
+  }
+  const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
+  const auto start = std::chrono::steady_clock::now();
+  auto table = load_embeddings_file(path, state.vocab_path, state.tensor_name);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (!table) {
+    return runtime_error(table.error());
+  }
+  std::printf("source      %s\n", table->source().c_str());
+  std::printf("vocabulary  %d\n", table->size());
+  std::printf("dimension   %d\n", table->dim());
+  std::printf("dtype       %s\n", table->dtype().c_str());
+  std::printf("tokenizer   %s\n", table->tokenizer() ? "byte-level BPE (tokenizer.json)" : "words (PosLab's word splitter)");
+  if (table->duplicates_ignored() > 0) std::printf("duplicates  %d ignored (the first wins)\n", table->duplicates_ignored());
+  std::error_code ec;
+  const auto folder = resolve_model_folder(path);
+  if (folder && std::filesystem::is_regular_file(*folder / "config.json", ec)) {
+    // What the model folder's config.json set: the heads and the positions PosLab will use.
+    const ModelSettings& m = state.model;
+    const int kv = key_value_heads(m);
+    std::printf("heads       %d query, %d key/value%s, head_dim %d\n", m.heads, kv,
+                kv == m.heads ? "" : " (grouped-query attention)", table->dim() / std::max(1, m.heads));
+    std::printf("positions   %s\n", describe_encoding(m).c_str());
+  }
+  // A model folder that runs: its architecture, as the forward pass reads it.
+  if (std::filesystem::is_directory(path, ec)) {
+    if (auto model = Checkpoint::open(path))
+      std::printf("model       %s · %s, %.4g MB memory-mapped\n", describe_model((*model)->config()).c_str(),
+                  (*model)->dtype().c_str(), static_cast<double>((*model)->weight_bytes()) / 1e6);
+    else
+      std::printf("model       cannot run: %s\n", model.error().c_str());
+  }
+  std::printf("load time   %.1f ms\n", ms);
+  // Where attention would run with these options, and why (--backend, the renderer).
+  const HeadlessGpu g = open_headless_gpu(state.backend);
+  std::printf("renderer    %s\n", g.renderer.empty() ? ("none: " + g.unavailable).c_str() : g.renderer.c_str());
+  std::printf("backend     %s\n", g.choice.reason.c_str());
+  return 0;
+}
+
+// `poslab tour --list`: one line per step, N<TAB>title<TAB>pass|fail, the checks computed now.
+int run_tour(ArgParser& p) {
+  State state;
+  Language language = Language::En;
+  bool list = false;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    if (opt.name == "--list") {
+      list = true;
+      continue;
+    }
+    if (opt.name == "--lang") {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      auto parsed = parse_language(*v);
+      if (!parsed) return usage_error(parsed.error());
+      language = *parsed;
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\" for tour");
+  }
+  if (!list) return usage_error("tour needs --list (or open the Tour tab in the GUI; export a step with poslab export tour --step N)");
+  Workspace workspace;
+  const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
+  if (auto s = workspace.load_embeddings(path, state.vocab_path, state.tensor_name); !s) {
+    return runtime_error(s.error());
+  }
+  const auto& steps = tour_steps();
+  const auto& texts = tour_texts(language);
+  int failed = 0;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const TourCheck check = steps[k].check(tour_state(static_cast<int>(k), state), workspace.embeddings(), language);
+    failed += check.pass ? 0 : 1;
+    std::printf("%zu\t%s\t%s\n", k + 1, texts[k].title.c_str(), check.pass ? "pass" : "fail");
+  }
+  return failed == 0 ? 0 : kRuntimeError;
+}
+
+}  // namespace poslab

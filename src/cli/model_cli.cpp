@@ -1,0 +1,130 @@
+// A model folder's own forward pass on the command line: `export attention|heads|frequency-usage --model DIR` and `predict`.
+#include "cli/commands.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/attention/backend_choice.hpp"
+#include "core/export_data.hpp"
+#include "core/formats/formats.hpp"
+#include "core/options.hpp"
+#include "core/session.hpp"
+#include "core/workspace.hpp"
+#include "gpu/attention_gpu.hpp"
+#include "gpu/headless.hpp"
+#include "figures/assets.hpp"
+#include "core/formats/bpe.hpp"
+#include "core/tour/tour.hpp"
+#include "plot/draw.hpp"
+#include "figures/export.hpp"
+#include "figures/launch.hpp"
+#include "figures/model.hpp"
+#include "core/model/model_run.hpp"
+#include "figures/attention.hpp"
+#include "cli/args.hpp"
+#include "cli/train_cli.hpp"
+#include "cli/animate_cli.hpp"
+
+namespace poslab {
+
+namespace {
+
+// The state's model folder, opened; the error says what to give when there is none.
+Result<std::shared_ptr<const Checkpoint>> state_model(const State& state, std::string_view command) {
+  std::error_code ec;
+  if (state.embeddings_path.empty() || !std::filesystem::is_directory(state.embeddings_path, ec))
+    return Error{std::string(command) + " needs a model folder: --model DIR"};
+  return Checkpoint::open(state.embeddings_path);
+}
+
+// A model folder's run for the state: its layer, with the state's changes to the positions.
+Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, int top_k, AttentionBackend* backend) {
+  ModelRequest request = model_request(state, model.config());
+  request.top_k = top_k;
+  RunControl control;
+  control.backend = backend;
+  control.check_against_cpu = backend && state.check_against_cpu;
+  return run_model(model, request, control);
+}
+
+void print_run_notes(const ModelRun& run, const HeadlessGpu& g) {
+  const std::string& unavailable = g.unavailable;
+  std::fprintf(stderr, "poslab: attention: %s\n", g.choice.reason.c_str());
+  const ForwardResult& f = run.shown();
+  std::fprintf(stderr, "poslab: attention on %s%s, %.0f ms\n", f.backend.c_str(),
+               unavailable.empty() ? "" : (" (GPU path unavailable: " + unavailable + ")").c_str(), f.milliseconds);
+  if (f.max_diff_vs_cpu) std::fprintf(stderr, "poslab: max |GPU − CPU| %.3g\n", *f.max_diff_vs_cpu);
+}
+
+}  // namespace
+
+// export attention --layer L, export heads, export frequency-usage: the model's own forward pass.
+int run_model_export(ViewId view, State state, const ExportRequest& request) {
+  const std::string name(to_string(view));
+  auto model = state_model(state, "export " + name);
+  if (!model) {
+    return runtime_error(model.error());
+  }
+  const TransformerConfig& c = (*model)->config();
+  if (auto s = check_model_view(view, state, c); !s) return usage_error(s.error());
+  HeadlessGpu g = open_headless_gpu(state.backend);
+  if (!g.context && (!request.png.empty() || !request.svg.empty())) {
+    std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", g.unavailable.c_str());
+    return kRuntimeError;
+  }
+  auto run = run_state_model(**model, state, 5, g.backend.get());
+  if (!run) {
+    return runtime_error(run.error());
+  }
+  print_run_notes(*run, g);
+  const auto [figure, csv] = model_view_output(view, state, *run, c);
+  std::vector<std::string> written;
+  if (auto s = write_export(&figure, &csv, request, written); !s) {
+    return runtime_error(s.error());
+  }
+  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  return 0;
+}
+
+// poslab predict --model DIR --sentence S [--top K] [state options]: one JSON object.
+int run_predict(ArgParser& p) {
+  State state;
+  int top = 5;
+  while (!p.done()) {
+    const ParsedOption opt = split_option(p.next());
+    if (auto applied = try_state_option(state, p, opt)) {
+      if (!*applied) return usage_error(applied->error());
+      continue;
+    }
+    if (opt.name == "--top") {
+      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+      if (!v) return usage_error(v.error());
+      auto k = parse_integer(*v, "--top", 1, 1000);
+      if (!k) return usage_error(k.error());
+      top = static_cast<int>(*k);
+      continue;
+    }
+    return usage_error("unknown option \"" + std::string(opt.name) + "\" for predict");
+  }
+  auto model = state_model(state, "predict");
+  if (!model) {
+    return runtime_error(model.error());
+  }
+  HeadlessGpu g = open_headless_gpu(state.backend);
+  auto run = run_state_model(**model, state, top, g.backend.get());
+  if (!run) {
+    return runtime_error(run.error());
+  }
+  print_run_notes(*run, g);
+  std::printf("%s\n", predictions_json(run->shown()).c_str());
+  return 0;
+}
+
+}  // namespace poslab

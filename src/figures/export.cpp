@@ -1,0 +1,190 @@
+#include "figures/export.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "core/atomic_stream.hpp"
+#include "core/export_data.hpp"
+#include "plot/render.hpp"
+#include "plot/svg.hpp"
+#include "figures/views.hpp"
+
+namespace poslab {
+
+const std::vector<ViewId>& all_views() {
+  static const std::vector<ViewId> views = [] {
+    std::vector<ViewId> v;
+    for (const ViewInfo& info : view_registry())
+      if (info.in_all_views) v.push_back(info.id);
+    return v;
+  }();
+  return views;
+}
+
+std::string view_names() {
+  return view_names_where([](const ViewInfo& v) { return v.in_all_views; });
+}
+
+std::string_view to_string(ViewId view) { return view_info(view).name; }
+
+namespace {
+
+ViewInputs inputs_of(const State& state, const Results& results, const EmbeddingTable& table, const ExportRequest& request) {
+  return {state, results, table, request.head_dim, request.scale, request.tour_step, request.language};
+}
+
+}  // namespace
+
+Result<plot::Figure> view_figure(ViewId view, const State& state, const Results& results,
+                                 const EmbeddingTable& table, const ExportRequest& request) {
+  const ViewInfo& info = view_info(view);
+  if (!info.figure) return Error{needs_message(info)};
+  return info.figure(inputs_of(state, results, table, request));
+}
+
+namespace {
+
+Result<std::string> csv_of(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
+                           const ExportRequest& request) {
+  const ViewInfo& info = view_info(view);
+  if (!info.csv) return Error{needs_message(info)};
+  return info.csv(inputs_of(state, results, table, request));
+}
+
+}  // namespace
+
+void export_all_abort(const ExportAllPlan& plan) {
+  std::error_code ec;
+  std::filesystem::remove_all(plan.staging, ec);
+  if (!plan.existed) std::filesystem::remove(plan.dir, ec);
+}
+
+Result<ExportAllPlan> export_all_begin(const State& state, const Results& results, const EmbeddingTable& table,
+                                       const std::filesystem::path& dir, float scale) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (dir.empty()) return Error{"no folder given for the export"};
+  ExportAllPlan plan;
+  plan.dir = dir;
+  plan.existed = fs::exists(dir, ec);
+  if (plan.existed && !fs::is_directory(dir, ec)) return Error{dir.string() + ": is a file, not a folder"};
+  if (!plan.existed && !fs::create_directories(dir, ec))
+    return Error{dir.string() + ": cannot create the folder: " + ec.message()};
+  plan.staging = dir / (".poslab-export-" + std::to_string(::getpid()));
+  if (!fs::create_directory(plan.staging, ec)) {
+    const std::string why = ec.message();
+    export_all_abort(plan);
+    return Error{dir.string() + ": cannot write in the folder: " + why};
+  }
+  for (ViewId view : all_views()) {
+    const std::string stem(to_string(view));
+    ExportRequest request;
+    request.png = (plan.staging / (stem + ".png")).string();
+    request.svg = (plan.staging / (stem + ".svg")).string();
+    request.csv = (plan.staging / (stem + ".csv")).string();
+    request.scale = scale;
+    std::vector<std::string> ignored;
+    auto figure = export_all_but_png(view, state, results, table, request, ignored);
+    if (!figure) {
+      export_all_abort(plan);
+      return Error{stem + ": " + figure.error()};
+    }
+    plan.pngs.push_back({std::move(*figure), request.png, scale});
+    for (const char* ext : {".png", ".svg", ".csv"}) plan.names.push_back(stem + ext);
+  }
+  return plan;
+}
+
+Status export_all_commit(const ExportAllPlan& plan, std::vector<std::string>& written) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const std::string& name : plan.names) {
+    fs::rename(plan.staging / name, plan.dir / name, ec);
+    if (ec) {
+      const std::string why = ec.message();
+      export_all_abort(plan);
+      return Error{(plan.dir / name).string() + ": cannot move into place: " + why};
+    }
+    written.push_back((plan.dir / name).string());
+  }
+  fs::remove(plan.staging, ec);
+  return Ok{};
+}
+
+Status export_all_views(const State& state, const Results& results, const EmbeddingTable& table,
+                        const std::filesystem::path& dir, float scale, std::vector<std::string>& written) {
+  auto plan = export_all_begin(state, results, table, dir, scale);
+  if (!plan) return Error{plan.error()};
+  for (const PendingPng& png : plan->pngs) {
+    auto image = plot::render_figure(png.figure, png.scale);
+    std::vector<std::string> ignored;
+    Status s = image ? write_png_image(*image, png.path, ignored) : Status(Error{png.path + ": " + image.error()});
+    if (!s) {
+      export_all_abort(*plan);
+      return s;
+    }
+  }
+  return export_all_commit(*plan, written);
+}
+
+Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
+                    std::vector<std::string>& written) {
+  if (figure && !request.png.empty()) {
+    auto image = plot::render_figure(*figure, request.scale);
+    if (!image) return Error{request.png + ": " + image.error()};
+    if (auto s = write_png_image(*image, request.png, written); !s) return s;
+  }
+  if (figure && !request.svg.empty()) {
+    if (auto s = write_file_atomic(request.svg, plot::render_svg(*figure)); !s) return s;
+    written.push_back(request.svg + " (SVG)");
+  }
+  if (csv && !request.csv.empty()) {
+    if (auto s = write_file_atomic(request.csv, *csv); !s) return s;
+    written.push_back(request.csv + " (CSV)");
+  }
+  return Ok{};
+}
+
+Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const Results& results,
+                                        const EmbeddingTable& table, const ExportRequest& request,
+                                        std::vector<std::string>& written) {
+  Result<plot::Figure> figure = plot::Figure{};
+  if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
+  if (!figure) return Error{figure.error()};
+  ExportRequest rest = request;
+  rest.png.clear();
+  if (view == ViewId::Attention && !request.csv.empty()) {
+    // Streamed to the file: at long lengths the CSV (T² rows per head) would not fit in memory.
+    rest.csv.clear();
+    if (auto s = write_export(&*figure, nullptr, rest, written); !s) return Error{s.error()};
+    if (auto s = write_stream_atomic(request.csv, [&](std::ostream& out) { write_attention_csv(out, results); }); !s)
+      return Error{s.error()};
+    written.push_back(request.csv + " (CSV)");
+    return figure;
+  }
+  Result<std::string> csv = std::string();
+  if (!request.csv.empty()) csv = csv_of(view, state, results, table, request);
+  if (!csv) return Error{csv.error()};
+  if (auto s = write_export(&*figure, &*csv, rest, written); !s) return Error{s.error()};
+  return figure;
+}
+
+Status write_png_image(const plot::RgbaImage& image, const std::string& path, std::vector<std::string>& written) {
+  if (auto s = write_file_atomic(path, plot::encode_png(image)); !s) return s;
+  written.push_back(path + " (" + std::to_string(image.width) + "×" + std::to_string(image.height) + " PNG)");
+  return Ok{};
+}
+
+Status export_view(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
+                   const ExportRequest& request, std::vector<std::string>& written) {
+  auto figure = export_all_but_png(view, state, results, table, request, written);
+  if (!figure) return Error{figure.error()};
+  ExportRequest png_only;
+  png_only.png = request.png;
+  png_only.scale = request.scale;
+  return write_export(&*figure, nullptr, png_only, written);
+}
+
+}  // namespace poslab

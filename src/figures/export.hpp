@@ -1,0 +1,85 @@
+#pragma once
+// Writing a view to files: the single path used by the GUI's Export buttons and `poslab export`.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/attention/pipeline.hpp"
+#include "core/state.hpp"
+#include "core/tour/tour_text.hpp"
+#include "plot/figure.hpp"
+#include "plot/render.hpp"
+#include "figures/views.hpp"
+
+namespace poslab {
+
+// The eleven views, in the order of the GUI's tabs (the tour is not one of them: it is a walk
+// through them), and their names joined by ", ".
+const std::vector<ViewId>& all_views();
+std::string view_names();
+
+std::string_view to_string(ViewId view);
+
+struct ExportRequest {
+  std::string png;  // empty: no image
+  std::string svg;  // empty: no vector image
+  std::string csv;  // empty: no data
+  float scale = 1.0f;
+  int head_dim = 0;  // frequencies: the head width (0: the state's d_h)
+  int tour_step = 0;  // tour: the step (0-based); the state must already be that step's
+  Language language = Language::En;  // tour: the words' language
+};
+
+// The figure of a view as exported (the export sizes), or why there is none.
+Result<plot::Figure> view_figure(ViewId view, const State& state, const Results& results,
+                                 const EmbeddingTable& table, const ExportRequest& request = {});
+
+// Writes what the request asks for; needs a current OpenGL context for a PNG. Each file is
+// written atomically. On success, `written` lists "path (details)" for each file.
+Status export_view(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
+                   const ExportRequest& request, std::vector<std::string>& written);
+
+// The parts of export_view that need no OpenGL, for a thread without a context: the SVG and CSV
+// written, and the figure returned for the PNG (an empty figure when none is asked for).
+Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const Results& results,
+                                        const EmbeddingTable& table, const ExportRequest& request,
+                                        std::vector<std::string>& written);
+// Encodes a drawn figure as PNG and writes it atomically.
+Status write_png_image(const plot::RgbaImage& image, const std::string& path, std::vector<std::string>& written);
+
+// Writes the figure as PNG and SVG and the CSV text where the request names files (either may
+// be null: nothing of it is written).
+Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
+                    std::vector<std::string>& written);
+
+// A figure still to be drawn and written as PNG.
+struct PendingPng {
+  plot::Figure figure;
+  std::string path;
+  float scale = 1.0f;
+};
+
+// export_all_views in steps, so that a GUI can make the files on a worker thread and draw the
+// PNGs on its own: begin makes the staging folder with every view's SVG and CSV and returns the
+// figures of the PNGs (to be written to their paths); commit moves everything into place; abort
+// (which begin and commit call themselves when they fail) leaves DIR as it was.
+struct ExportAllPlan {
+  std::filesystem::path dir, staging;
+  bool existed = false;             // DIR was there before
+  std::vector<std::string> names;   // the files in staging
+  std::vector<PendingPng> pngs;
+};
+Result<ExportAllPlan> export_all_begin(const State& state, const Results& results, const EmbeddingTable& table,
+                                       const std::filesystem::path& dir, float scale);
+Status export_all_commit(const ExportAllPlan& plan, std::vector<std::string>& written);
+void export_all_abort(const ExportAllPlan& plan);
+
+// Writes DIR/VIEW.png (at `scale`), DIR/VIEW.svg and DIR/VIEW.csv for every view. The files are
+// made in a staging folder inside DIR and moved into place only once all of them are written, so
+// a failure leaves DIR as it was (and removes DIR again if this call created it).
+Status export_all_views(const State& state, const Results& results, const EmbeddingTable& table,
+                        const std::filesystem::path& dir, float scale, std::vector<std::string>& written);
+
+}  // namespace poslab

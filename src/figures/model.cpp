@@ -1,0 +1,214 @@
+#include "figures/model.hpp"
+
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/export_data.hpp"
+#include "figures/attention.hpp"
+#include "figures/fit.hpp"
+
+namespace poslab {
+
+namespace {
+
+constexpr plot::Color kInk{0.10f, 0.10f, 0.12f, 1.0f}, kMuted{0.38f, 0.38f, 0.42f, 1.0f}, kWhite{1, 1, 1, 1};
+constexpr plot::Color kSinkColor{0.80f, 0.30f, 0.15f, 1.0f};
+constexpr plot::Color kInductionColor{0.00f, 0.55f, 0.40f, 1.0f};
+constexpr float kMargin = 16.0f, kTitle = 16.0f, kSmall = 11.0f;
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+// One grid of thumbnails for a forward pass's kept layer, starting at y.
+float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float y, float side, const std::string& title,
+                     std::vector<plot::Box>* thumbs) {
+  const LayerAttention* a = f.layer(layer);
+  fig.text({kMargin, y}, title, 13.0f, kInk);
+  y += 22.0f;
+  if (!a) return y;
+  const int heads = static_cast<int>(a->weights.size());
+  const int per_row = std::min(8, heads);
+  const float cell_w = side + 14.0f, cell_h = side + 48.0f;
+  for (int h = 0; h < heads; ++h) {
+    const float x0 = kMargin + static_cast<float>(h % per_row) * cell_w;
+    const float y0 = y + static_cast<float>(h / per_row) * cell_h;
+    plot::HeatmapSpec spec;
+    spec.values = &a->weights[static_cast<std::size_t>(h)];
+    spec.masked = [](int i, int j) { return j > i; };
+    spec.colormap = plot::Colormap::Viridis;
+    spec.vmin = 0.0f;
+    spec.vmax = std::max(a->weights[static_cast<std::size_t>(h)].maxCoeff(), 1e-6f);
+    const int image = fig.add_image(plot::heatmap_cells(spec));
+    const plot::Box box{x0, y0 + 14.0f, x0 + side, y0 + 14.0f + side};
+    fig.image(box, image);
+    fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
+    if (thumbs) thumbs->push_back(box);
+    const HeadSummary& s = a->heads[static_cast<std::size_t>(h)];
+    fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
+    fig.text({x0, box.y1 + 3.0f}, "sink " + fmt("%.2f", s.sink) + " · prev " + fmt("%.2f", s.previous_token), kSmall,
+             s.sink > 0.5 ? kSinkColor : kMuted);
+    fig.text({x0, box.y1 + 17.0f}, "distance " + fmt("%.1f", s.mean_distance) + " · induct " + fmt("%.2f", s.induction), kSmall,
+             s.induction > 0.5 ? kInductionColor : kMuted);
+    // A head that mostly looks where the repeated token went next: framed so it is found at a glance.
+    if (s.induction > 0.5) fig.rect({box.x0 - 2.0f, box.y0 - 2.0f, box.x1 + 2.0f, box.y1 + 2.0f}, {0, 0, 0, 0}, kInductionColor, 2.0f);
+  }
+  const int rows = (heads + per_row - 1) / per_row;
+  fig.width = std::max(fig.width, kMargin * 2 + static_cast<float>(per_row) * cell_w);
+  return y + static_cast<float>(rows) * cell_h + 8.0f;
+}
+
+}  // namespace
+
+HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, float side) {
+  HeadsFigure out;
+  plot::Figure& fig = out.figure;
+  const int layer = run.request.layer;
+  fig.width = 640.0f;
+  fig.rect({0, 0, 1, 1}, {0, 0, 0, 0});
+  fig.text({kMargin, kMargin}, "Every head of layer " + std::to_string(layer) + " · attention weights (causal)", kTitle, kInk);
+  fig.text({kMargin, kMargin + 22.0f}, describe_model(config), kSmall, kMuted);
+  // The legend's lines widen the figure rather than run past its edge.
+  auto legend_line = [&](float y, const std::string& text) {
+    fig.text({kMargin, y}, text, kSmall, kMuted);
+    fig.width = std::max(fig.width, 2.0f * kMargin + plot::figure_text_measure().width(text, kSmall));
+  };
+  legend_line(kMargin + 38.0f, "sink: on the first token · prev: on the previous token · distance: mean i − j");
+  legend_line(kMargin + 52.0f, "induct: on the token after the query's token where it occurred before (framed above 0.5) · "
+                               "scale 0 to each maximum");
+  float y = kMargin + 76.0f;
+  y = add_heads_grid(fig, run.unchanged, layer, y, side, run.changed ? "unchanged · " + loss_text(run.unchanged) : loss_text(run.unchanged),
+                     &out.thumbs);
+  if (run.changed) y = add_heads_grid(fig, *run.changed, layer, y + 8.0f, side, run.describe() + " · " + loss_text(*run.changed),
+                                   &out.changed_thumbs);
+  fig.height = y + kMargin;
+  fig.rects.front() = {{0, 0, fig.width, fig.height}, kWhite};
+  return out;
+}
+
+std::string heads_csv(const ModelRun& run) {
+  std::ostringstream csv;
+  csv << "head,sink,mean_distance,previous_token,induction\n";
+  if (const LayerAttention* a = run.shown().layer(run.request.layer))
+    for (std::size_t h = 0; h < a->heads.size(); ++h)
+      csv << h << ',' << format_float(static_cast<float>(a->heads[h].sink)) << ','
+          << format_float(static_cast<float>(a->heads[h].mean_distance)) << ','
+          << format_float(static_cast<float>(a->heads[h].previous_token)) << ','
+          << format_float(static_cast<float>(a->heads[h].induction)) << '\n';
+  return csv.str();
+}
+
+plot::HeatmapFigure frequency_usage_figure(const ModelRun& run, const TransformerConfig& config, float side) {
+  static thread_local Matrix usage;  // the spec points at it while the figure is built
+  const LayerAttention* a = run.shown().layer(run.request.layer);
+  usage = a ? a->frequency_usage : Matrix();
+  plot::HeatmapSpec spec;
+  spec.title = "RoPE frequency usage · layer " + std::to_string(run.request.layer);
+  spec.subtitle = "mean over positions of ‖q_i‖·‖k_i‖ per rotary pair i (i, i + d/2): pair 0 turns fastest · " +
+                  describe_model(config);
+  spec.row_axis = "head";
+  spec.col_axis = "pair i (high → low frequency)";
+  spec.index_rows = spec.index_cols = true;
+  for (Eigen::Index h = 0; h < usage.rows(); ++h) spec.row_labels.push_back(std::to_string(h));
+  for (Eigen::Index i = 0; i < usage.cols(); ++i) spec.col_labels.push_back(std::to_string(i));
+  spec.values = &usage;
+  spec.colormap = plot::Colormap::Viridis;
+  spec.vmin = 0.0f;
+  spec.vmax = usage.size() ? std::max(usage.maxCoeff(), 1e-6f) : 1.0f;
+  spec.value_label = "mean ‖q_i‖·‖k_i‖";
+  spec.value_format = "%.2g";
+  spec.side = side;
+  if (usage.rows() > 0 && usage.cols() > 0)
+    spec.row_height = std::max(4.0f, std::min(side / static_cast<float>(usage.cols()) * 2.0f, side / static_cast<float>(usage.rows())));
+  return plot::build_heatmap(spec, plot::figure_text_measure());
+}
+
+std::string frequency_usage_csv(const ModelRun& run) {
+  std::ostringstream csv;
+  csv << "head,pair,usage\n";
+  if (const LayerAttention* a = run.shown().layer(run.request.layer))
+    for (Eigen::Index h = 0; h < a->frequency_usage.rows(); ++h)
+      for (Eigen::Index i = 0; i < a->frequency_usage.cols(); ++i)
+        csv << h << ',' << i << ',' << format_float(a->frequency_usage(h, i)) << '\n';
+  return csv.str();
+}
+
+plot::Figure model_attention_figure(const State& state, const ModelRun& run, const TransformerConfig& config, float side) {
+  const int layer = run.request.layer;
+  if (!run.changed) return attention_figure(state, layer_results(run.unchanged, layer, config, loss_text(run.unchanged)), side).figure;
+  plot::Figure fig = attention_figure(state, layer_results(run.unchanged, layer, config, "unchanged · " + loss_text(run.unchanged)), side).figure;
+  fig.append_right(attention_figure(state, layer_results(*run.changed, layer, config, run.describe() + " · " + loss_text(*run.changed)), side).figure);
+  return fig;
+}
+
+std::string predictions_json(const ForwardResult& f) {
+  using Json = nlohmann::ordered_json;  // the keys in the documented order
+  Json top = Json::array();
+  for (const auto& position : f.top) {
+    Json row = Json::array();
+    for (const TokenProbability& t : position) row.push_back({{"id", t.id}, {"token", t.token}, {"p", t.p}});
+    top.push_back(row);
+  }
+  Json out = {{"ids", f.ids}, {"tokens", f.tokens}};
+  out["loss"] = std::isfinite(f.loss) ? Json(f.loss) : Json(nullptr);
+  out["perplexity"] = std::isfinite(f.perplexity) ? Json(f.perplexity) : Json(nullptr);
+  out["top"] = top;
+  // A token's bytes need not be valid UTF-8 on their own (a piece of a character): replace them.
+  return out.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+bool view_needs_model(ViewId view, const State& state) {
+  return view_info(view).needs == ViewNeeds::Model || (view == ViewId::Attention && state.view.layer >= 0);
+}
+
+Status check_model_view(ViewId view, State& state, const TransformerConfig& c) {
+  if (state.view.layer < 0) state.view.layer = 0;
+  if (state.view.layer >= c.layers)
+    return Error{"--layer " + std::to_string(state.view.layer) + " is out of range: the model has " +
+                 std::to_string(c.layers) + " layers (0 to " + std::to_string(c.layers - 1) + ")"};
+  if (!state.view.mean_heads && state.view.head >= c.heads)
+    return Error{"--head " + std::to_string(state.view.head) + " is out of range: the model has " +
+                 std::to_string(c.heads) + " heads"};
+  if (view == ViewId::FrequencyUsage && c.positions != PositionKind::Rope)
+    return Error{"frequency-usage needs a RoPE model; this one has " + std::string(to_string(c.positions)) +
+                 " positions"};
+  return Ok{};
+}
+
+ModelViewOutput model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c) {
+  if (view == ViewId::Heads || view == ViewId::Model) return {heads_figure(run, c, kHeadThumbSide).figure, heads_csv(run)};
+  if (view == ViewId::FrequencyUsage) return {frequency_usage_figure(run, c, kExportSide).figure, frequency_usage_csv(run)};
+  std::ostringstream csv;
+  write_attention_csv(csv, layer_results(run.shown(), run.request.layer, c, ""));
+  return {model_attention_figure(state, run, c, kExportSide), csv.str()};
+}
+
+// A token as a table cell: control characters (a newline token, say) written as \n or \xNN.
+std::string visible_token(const std::string& token) {
+  std::string out;
+  for (unsigned char ch : token) {
+    if (ch == '\n') out += "\\n";
+    else if (ch == '\t') out += "\\t";
+    else if (ch < 0x20 || ch == 0x7F) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", ch);
+      out += hex;
+    }
+    else out += static_cast<char>(ch);
+  }
+  return out;
+}
+
+std::string loss_text(const ForwardResult& f) {
+  return std::isfinite(f.loss) ? "loss " + fmt("%.4f", f.loss) + " nats, perplexity " + fmt("%.4g", f.perplexity)
+                               : "one token: no loss";
+}
+
+}  // namespace poslab

@@ -1,0 +1,67 @@
+#pragma once
+// A real model folder's views: every head of a layer as small multiples with where each looks
+// (sink, distance, previous token), the RoPE frequency usage per head and pair, the predictions
+// and the loss — each beside the unchanged model when the positions were changed — and the GUI
+// tab that runs the model off the UI thread.
+#include <memory>
+#include <string>
+
+#include "core/model/model_run.hpp"
+#include "core/model/model_worker.hpp"
+#include "core/state.hpp"
+#include "plot/draw.hpp"
+#include "plot/heatmap.hpp"
+#include "figures/views.hpp"
+
+namespace poslab {
+
+// Export sizes (logical pixels), fixed so that exports are reproducible.
+inline constexpr float kHeadThumbSide = 120.0f;
+
+// The small multiples of `layer`: one thumbnail per head, in rows of up to eight, each with its
+// sink weight, mean attended distance and previous-token score; the changed model's grid below
+// the unchanged one's when the run has one. Returns the figure and where each head's thumbnail is.
+struct HeadsFigure {
+  plot::Figure figure;
+  std::vector<plot::Box> thumbs;          // of the first grid (the unchanged model), by head
+  std::vector<plot::Box> changed_thumbs;  // of the changed model's grid, by head (empty without a change)
+};
+HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, float thumb_side);
+
+// head,sink,mean_distance,previous_token for the shown run's kept layer.
+std::string heads_csv(const ModelRun& run);
+
+// heads × pairs heatmap of mean ‖q_i‖·‖k_i‖ (Barbero et al. 2024), and its CSV head,pair,usage.
+plot::HeatmapFigure frequency_usage_figure(const ModelRun& run, const TransformerConfig& config, float side);
+std::string frequency_usage_csv(const ModelRun& run);
+
+// The attention view's figure for the run's layer; with a change, the unchanged model's figure
+// on the left and the changed one's on the right, each title giving its loss.
+plot::Figure model_attention_figure(const State& state, const ModelRun& run, const TransformerConfig& config, float side);
+
+// Whether `view` in `state` is drawn from a model folder's own forward pass: heads,
+// frequency-usage, the Model tab, or attention with a --layer.
+bool view_needs_model(ViewId view, const State& state);
+
+// The checks of a model view before the model runs: the layer and head in range, RoPE for
+// frequency-usage. `state`'s layer becomes 0 when none was chosen.
+Status check_model_view(ViewId view, State& state, const TransformerConfig& config);
+
+// A model view's figure and CSV at their export sizes: heads (also the Model tab's export),
+// frequency-usage, or attention of the run's layer. The one place that chooses among them, for
+// `poslab export`, the GUI's export and animations.
+struct ModelViewOutput {
+  plot::Figure figure;
+  std::string csv;
+};
+ModelViewOutput model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& config);
+
+// A token as a table cell: control characters (a newline token, say) written as \n or \xNN.
+std::string visible_token(const std::string& token);
+// "loss x nats, perplexity y", or why there is none.
+std::string loss_text(const ForwardResult& forward);
+
+// {"ids": [...], "tokens": [...], "loss": x, "perplexity": x, "top": [[{"id", "token", "p"}, ...], ...]}
+std::string predictions_json(const ForwardResult& forward);
+
+}  // namespace poslab

@@ -1,0 +1,189 @@
+#include "figures/trajectory.hpp"
+
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/encodings/trajectory.hpp"
+#include "core/workspace.hpp"
+#include "plot/lines.hpp"
+#include "figures/fit.hpp"
+
+namespace poslab {
+
+namespace {
+
+struct Path {
+  std::string name;      // e.g. "binary {0, 1}"
+  EncodingKind encoding;
+  Trajectory trajectory;
+};
+
+// The token shown: the chosen one, kept inside the sentence's real (not padding) tokens.
+int shown_token(const State& state, const Results& r) {
+  int last = 0;
+  for (int t = 0; t < r.problem.queries(); ++t)
+    if (!r.tokens[static_cast<std::size_t>(t)].padding) last = t;
+  return std::clamp(state.view.trajectory_token, 0, last);
+}
+
+// Row t of the embeddings as loaded: the problem's input minus the encoding it added.
+Matrix token_embedding(const State& state, const Results& r, int t) {
+  const int d = r.problem.width();
+  auto added = additive_encoding(state.model, r.problem.queries(), d);
+  Matrix e = r.problem.Xq.row(t);
+  if (added) e -= added->row(t);
+  return e;
+}
+
+std::string encoding_name(const ModelSettings& m) {
+  switch (m.encoding) {
+    case EncodingKind::Binary: return m.binary_values == BinaryValues::ZeroOne ? "binary {0, 1}" : "binary {−1, +1}";
+    case EncodingKind::Sinusoidal: {
+      char name[64];
+      std::snprintf(name, sizeof name, "sinusoidal, base %g", m.base);
+      return name;
+    }
+    default: return describe_encoding(m);
+  }
+}
+
+// Binary and sinusoid always; the chosen additive encoding too when it is another one.
+std::vector<Path> paths_for(const State& state, const Results& r) {
+  std::vector<EncodingKind> kinds{EncodingKind::Binary, EncodingKind::Sinusoidal};
+  const EncodingKind chosen = state.model.encoding;
+  if (chosen == EncodingKind::Integer || chosen == EncodingKind::Normalized || chosen == EncodingKind::Learned)
+    kinds.push_back(chosen);
+  const int d = r.problem.width(), positions = state.view.trajectory_positions;
+  const Matrix e = token_embedding(state, r, shown_token(state, r));
+  const TrajectoryPlane plane = state.view.trajectory_plane;
+  const int dx = std::clamp(state.view.trajectory_dim_x, 0, d - 1), dy = std::clamp(state.view.trajectory_dim_y, 0, d - 1);
+  std::vector<Path> paths;
+  for (EncodingKind kind : kinds) {
+    ModelSettings m = state.model;
+    m.encoding = kind;
+    auto pe = additive_encoding(m, positions, d);
+    if (!pe) continue;  // a learned table shorter than the range: nothing to draw
+    auto t = trajectory(e, *pe, plane, dx, dy);
+    if (t) paths.push_back({encoding_name(m), kind, std::move(*t)});
+  }
+  return paths;
+}
+
+std::string plane_axis(const State& state, int axis, int d) {
+  if (state.view.trajectory_plane == TrajectoryPlane::Pca) return axis == 0 ? "principal component 1" : "principal component 2";
+  const int dim = std::clamp(axis == 0 ? state.view.trajectory_dim_x : state.view.trajectory_dim_y, 0, d - 1);
+  return "dimension " + std::to_string(dim);
+}
+
+plot::Figure path_panel(const State& state, const Path& path, int d, const std::string& token, float side, int colour) {
+  const Trajectory& t = path.trajectory;
+  const auto [lo, hi] = std::minmax_element(t.steps.begin(), t.steps.end());
+  plot::LinePlotSpec spec;
+  spec.title = token + " + " + path.name;
+  char subtitle[160];
+  const double low = t.steps.empty() ? 0.0 : *lo, high = t.steps.empty() ? 0.0 : *hi;
+  if (high - low <= 1e-6 * high)
+    std::snprintf(subtitle, sizeof subtitle, "every step %.3g · plane: %.0f%% of variance", high, 100.0 * t.explained);
+  else
+    std::snprintf(subtitle, sizeof subtitle, "steps %.3g to %.3g · plane: %.0f%% of variance", low, high, 100.0 * t.explained);
+  spec.subtitle = subtitle;
+  spec.x_label = plane_axis(state, 0, d);
+  spec.y_label = plane_axis(state, 1, d);
+  spec.width = side;
+  spec.height = side;
+  plot::Series series{"", {}, {}, plot::series_color(colour), true};  // one path: the title names it
+  for (Eigen::Index p = 0; p < t.points.rows(); ++p) {
+    series.x.push_back(t.points(p, 0));
+    series.y.push_back(t.points(p, 1));
+  }
+  spec.series.push_back(series);
+  plot::LinePlotFigure built = plot::build_line_plot(spec, plot::figure_text_measure());
+  // Label the start and the largest jump, so a reader sees where the path goes.
+  auto at = [&](Eigen::Index p) {
+    const plot::Box& a = built.area;
+    return plot::Point{a.x0 + static_cast<float>((t.points(p, 0) - built.x_min) / (built.x_max - built.x_min)) * a.width(),
+                       a.y1 - static_cast<float>((t.points(p, 1) - built.y_min) / (built.y_max - built.y_min)) * a.height()};
+  };
+  const plot::Color ink{0.1f, 0.1f, 0.12f, 1};
+  const plot::Point start = at(0);
+  built.figure.rect({start.x - 5, start.y - 5, start.x + 5, start.y + 5}, {0, 0, 0, 0}, ink, 1.5f);
+  const bool right_half = start.x > (built.area.x0 + built.area.x1) / 2;  // keep the label inside the plot
+  built.figure.text({right_half ? start.x - 7 : start.x + 7, start.y + 7}, "p = 0", 11.0f, ink,
+                    right_half ? plot::HAlign::Right : plot::HAlign::Left, plot::VAlign::Top);
+  if (!t.steps.empty() && *hi > *lo * 1.01) {
+    const auto jump = static_cast<Eigen::Index>(hi - t.steps.begin()) + 1;
+    const plot::Point a = at(jump - 1), b = at(jump);
+    built.figure.line(a, b, plot::Color{0.8f, 0.1f, 0.1f, 1}, 2.5f);
+    char label[48];
+    std::snprintf(label, sizeof label, "%lld → %lld", static_cast<long long>(jump - 1), static_cast<long long>(jump));
+    built.figure.text({(a.x + b.x) / 2 + 6, (a.y + b.y) / 2}, label, 11.0f, plot::Color{0.7f, 0.05f, 0.05f, 1});
+  }
+  return built.figure;
+}
+
+plot::Figure steps_panel(const std::vector<Path>& paths, float width) {
+  plot::LinePlotSpec spec;
+  spec.title = "Step length ‖x(p) − x(p − 1)‖ in all dimensions";
+  spec.subtitle = "the binary code jumps when many bits flip (√k for k bits); the sinusoid's step is one constant";
+  spec.x_label = "position p";
+  spec.y_label = "step";
+  spec.width = width;
+  spec.height = 170.0f;
+  int k = 0;
+  for (const Path& path : paths) {
+    plot::Series s{path.name, {}, {}, plot::series_color(k++), true};
+    for (std::size_t p = 0; p < path.trajectory.steps.size(); ++p) {
+      s.x.push_back(static_cast<double>(p + 1));
+      s.y.push_back(path.trajectory.steps[p]);
+    }
+    spec.series.push_back(std::move(s));
+  }
+  return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
+}
+
+}  // namespace
+
+plot::Figure trajectory_figure(const State& state, const Results& results, float side) {
+  const std::vector<Path> paths = paths_for(state, results);
+  const int d = results.problem.width();
+  const std::string token = "“" + results.tokens[static_cast<std::size_t>(shown_token(state, results))].text + "”";
+  plot::Figure figure;
+  int k = 0;
+  for (const Path& path : paths) {
+    figure.append_right(path_panel(state, path, d, token, side, k++));
+  }
+  figure.append_below(steps_panel(paths, std::max(300.0f, figure.width - 260.0f)));
+  return figure;
+}
+
+std::string trajectory_csv(const State& state, const Results& results) {
+  std::ostringstream csv;
+  csv << "encoding,position,x,y,step\n";
+  char line[160];
+  for (const Path& path : paths_for(state, results)) {
+    const Trajectory& t = path.trajectory;
+    for (Eigen::Index p = 0; p < t.points.rows(); ++p) {
+      std::snprintf(line, sizeof line, "%s,%lld,%.9g,%.9g,", std::string(to_string(path.encoding)).c_str(),
+                    static_cast<long long>(p), t.points(p, 0), t.points(p, 1));
+      csv << line;
+      if (p > 0) {
+        std::snprintf(line, sizeof line, "%.9g", t.steps[static_cast<std::size_t>(p - 1)]);
+        csv << line;
+      }
+      csv << '\n';
+    }
+  }
+  return csv.str();
+}
+
+plot::Figure trajectory_figure_to_fill(const State& state, const Results& results, plot::Point room,
+                                       Overflow overflow) {
+  const float side = std::floor(fit_size(
+      room, kMinSide, kMaxSide, [&](float s) { return size_of(trajectory_figure(state, results, s)); }, overflow));
+  return trajectory_figure(state, results, side);
+}
+
+}  // namespace poslab

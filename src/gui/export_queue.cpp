@@ -1,0 +1,167 @@
+#include "gui/export_queue.hpp"
+
+#include <chrono>
+#include <utility>
+
+namespace poslab {
+
+ExportQueue::ExportQueue() : thread_([this] { loop(); }) {}
+
+ExportQueue::~ExportQueue() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();  // runs what was queued first
+}
+
+void ExportQueue::post(std::function<void()> task) {
+  {
+    std::lock_guard lock(mutex_);
+    tasks_.push_back(std::move(task));
+  }
+  wake_.notify_one();
+}
+
+void ExportQueue::loop() {
+  for (;;) {
+    std::function<void()> task;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task();
+  }
+}
+
+void ExportQueue::complete(Status status, std::vector<std::string> written, std::string folder) {
+  std::lock_guard lock(mutex_);
+  done_.push_back({std::move(status), std::move(written), std::move(folder)});
+}
+
+namespace {
+// Baked on the worker; null for a scale out of range (the renderer then says why).
+std::shared_ptr<plot::BakedFonts> fonts_for(float scale) {
+  return scale > 0.0f && scale <= 8.0f ? plot::BakedFonts::bake(scale) : nullptr;
+}
+}  // namespace
+
+void ExportQueue::start(ViewId view, State state, std::shared_ptr<const Results> results,
+                        std::shared_ptr<const EmbeddingTable> table, ExportRequest request) {
+  {
+    std::lock_guard lock(mutex_);
+    ++outstanding_;
+  }
+  post([this, view, state = std::move(state), results = std::move(results), table = std::move(table),
+        request = std::move(request)] {
+    std::vector<std::string> written;
+    auto figure = export_all_but_png(view, state, *results, *table, request, written);
+    if (!figure) return complete(Error{figure.error()}, std::move(written));
+    if (request.png.empty()) return complete(Ok{}, std::move(written));
+    ToDraw d;
+    d.fonts = fonts_for(request.scale);
+    d.pngs.push_back({std::move(*figure), request.png, request.scale});
+    d.written = std::move(written);
+    std::lock_guard lock(mutex_);
+    to_draw_.push_back(std::move(d));
+  });
+}
+
+void ExportQueue::start_all(State state, std::shared_ptr<const Results> results,
+                            std::shared_ptr<const EmbeddingTable> table, std::filesystem::path dir, float scale) {
+  {
+    std::lock_guard lock(mutex_);
+    ++outstanding_;
+  }
+  post([this, state = std::move(state), results = std::move(results), table = std::move(table), dir = std::move(dir),
+        scale] {
+    auto plan = export_all_begin(state, *results, *table, dir, scale);
+    if (!plan) return complete(Error{plan.error()}, {}, dir.string());
+    ToDraw d;
+    d.fonts = fonts_for(scale);
+    d.folder = dir.string();
+    d.pngs = std::move(plan->pngs);
+    plan->pngs.clear();
+    d.commit = [plan = *plan](std::vector<std::string>& written) { return export_all_commit(plan, written); };
+    d.abort = [plan = *plan] { export_all_abort(plan); };
+    std::lock_guard lock(mutex_);
+    to_draw_.push_back(std::move(d));
+  });
+}
+
+void ExportQueue::draw_next() {
+  ToDraw& d = *drawing_;
+  const PendingPng& png = d.pngs[d.drawn.size()];
+  auto fail = [&](std::string why) {
+    if (d.abort) d.abort();
+    complete(Error{png.path + ": " + why}, d.abort ? std::vector<std::string>{} : d.written, d.folder);
+    drawing_.reset();
+  };
+  if (renderer_ && renderer_->scale() != png.scale) renderer_.reset();
+  if (!renderer_) {
+    // The fonts were baked on the worker; only the context and its programs are made here.
+    auto made = d.fonts && d.fonts->scale == png.scale ? plot::FigureRenderer::create(d.fonts)
+                                                        : plot::FigureRenderer::create(png.scale);
+    if (!made) return fail(made.error());
+    renderer_ = std::move(*made);
+  }
+  auto image = renderer_->render(png.figure);
+  if (!image) return fail(image.error());
+  d.drawn.emplace_back(std::move(*image), png.path);
+  if (d.drawn.size() < d.pngs.size()) return;
+  // Encoding and writing on the worker again.
+  post([this, images = std::move(d.drawn), written = std::move(d.written), commit = std::move(d.commit),
+        abort = std::move(d.abort), folder = d.folder]() mutable {
+    for (const auto& [drawn_image, path] : images) {
+      if (Status s = write_png_image(drawn_image, path, written); !s) {
+        if (abort) abort();
+        return complete(std::move(s), abort ? std::vector<std::string>{} : written, folder);
+      }
+    }
+    if (commit) {
+      std::vector<std::string> moved;
+      if (Status s = commit(moved); !s) return complete(std::move(s), {}, folder);
+      written = std::move(moved);
+    }
+    complete(Ok{}, std::move(written), folder);
+  });
+  drawing_.reset();
+}
+
+void ExportQueue::pump(const Report& report) {
+  std::deque<Done> done;
+  {
+    std::lock_guard lock(mutex_);
+    if (!drawing_ && !to_draw_.empty()) {
+      drawing_ = std::move(to_draw_.front());
+      to_draw_.pop_front();
+    }
+    done.swap(done_);
+  }
+  if (drawing_) draw_next();  // one PNG a frame: the window keeps drawing through an "export all"
+  else if (renderer_ && !busy()) renderer_.reset();
+  for (Done& d : done) {
+    report(d.status, d.written, d.folder);
+    std::lock_guard lock(mutex_);
+    --outstanding_;
+  }
+}
+
+void ExportQueue::finish(const Report& report) {
+  while (busy()) {
+    pump(report);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  renderer_.reset();  // in the context it was made in
+}
+
+bool ExportQueue::busy() const {
+  std::lock_guard lock(mutex_);
+  return outstanding_ > 0;
+}
+
+}  // namespace poslab

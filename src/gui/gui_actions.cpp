@@ -1,0 +1,194 @@
+// What the frame's requests do: loads, model configs, sessions, exports, the probe, the frame's
+// rendering and screenshot, and shutting down.
+#include "gui/gui_app.hpp"
+
+#include <glad/gl.h>
+// glad first: GLFW must not pull in another GL header.
+#include <GLFW/glfw3.h>
+#include <imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+
+#include "core/formats/formats.hpp"
+#include "core/formats/model_config.hpp"
+#include "core/session.hpp"
+#include "figures/assets.hpp"
+#include "figures/export.hpp"
+#include "gpu/attention_gpu.hpp"
+#include "gui/gui.hpp"
+#include "gui/probe.hpp"
+#include "plot/render.hpp"
+
+namespace poslab {
+
+// "wrote F …", and whether F replaced a file of that name (exports do not ask; they say so).
+// `written` is the export's line: the path, and for a PNG its size in parentheses.
+std::string Gui::wrote(const std::string& written) {
+  for (auto it = replacing_.begin(); it != replacing_.end(); ++it) {
+    if (written != *it && !written.starts_with(*it + " (")) continue;
+    replacing_.erase(it);
+    return "wrote " + written + ", replacing the file of that name";
+  }
+  return "wrote " + written;
+}
+
+void Gui::finish_load() {
+  auto finished = loader_.take();
+  if (!finished) return;
+  const bool run_model = std::exchange(run_model_on_load_, false);
+  if (!*finished) {
+    status_.fail(finished->error() + " — keeping " + workspace_.embeddings_path());
+    return;
+  }
+  workspace_.set_embeddings(std::move(**finished), loader_.path());
+  controls_.embeddings_input = loader_.path();
+  state_.embeddings_path = loader_.path();
+  controls_.recent.add(loader_.path());
+  status_.info("loaded " + loader_.path());
+  apply_model_config();
+  std::error_code ec;
+  if (run_model && std::filesystem::is_directory(loader_.path(), ec)) state_.view.layer = std::max(0, state_.view.layer);
+}
+
+// A model folder brings its RoPE settings and heads along, as --model does.
+void Gui::apply_model_config() {
+  std::error_code ec;
+  const auto folder = resolve_model_folder(controls_.embeddings_input);
+  const auto config = folder ? *folder / "config.json" : std::filesystem::path();
+  if (!folder || !std::filesystem::is_directory(*folder, ec) || !std::filesystem::exists(config, ec)) return;
+  if (auto applied = load_model_config(state_.model, config); !applied) {
+    status_.fail(applied.error());
+  } else {
+    state_.model.rope_style = RopeStyle::Half;  // Hugging Face checkpoints pair by rotate-half
+    status_.info("loaded " + controls_.embeddings_input + " with its config.json");
+  }
+}
+
+void Gui::save_session() {
+  if (auto s = write_file_atomic(controls_.session_path, session_json(state_)); !s) status_.fail(s.error());
+  else status_.info("saved the session to " + controls_.session_path);
+}
+
+void Gui::open_session() {
+  auto loaded = load_session(controls_.session_path);
+  if (!loaded) return status_.fail(loaded.error() + " — keeping the current state");
+  state_ = loaded->state;
+  const std::string embeddings =
+      state_.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state_.embeddings_path;
+  if (embeddings != workspace_.embeddings_path()) {
+    controls_.embeddings_input = embeddings;
+    if (auto s = workspace_.load_embeddings(embeddings, state_.vocab_path, state_.tensor_name); !s)
+      status_.fail(s.error());
+  }
+  std::string note = "opened " + controls_.session_path;
+  for (const auto& key : loaded->unknown_keys) note += " (ignored unknown key " + key + ")";
+  status_.info(note);
+}
+
+// Exports of the shown tab: its files are named after the view they hold (the Model tab's heads,
+// the Train tab's extrapolation plot), as `poslab export VIEW` names it.
+void Gui::start_exports(const ControlsActions& requested) {
+  if (!workspace_.results()) return;
+  if (requested.export_all)  // on the export queue too, one PNG drawn a frame
+    exports_.start_all(state_, workspace_.results_shared(), workspace_.embeddings_shared(), controls_.export_folder,
+                       static_cast<float>(controls_.export_all_scale));
+  if (requested.export_png_scale <= 0 && !requested.export_csv && !requested.export_svg) return;
+  const ViewId exported = active_view_ == ViewId::Model   ? ViewId::Heads
+                          : active_view_ == ViewId::Train ? ViewId::Extrapolation
+                                                          : active_view_;
+  ExportRequest request;
+  std::string stem = controls_.export_stem + "-" + std::string(to_string(exported));
+  if (active_view_ == ViewId::Tour) stem += "-" + std::to_string(views_.tour.step() + 1);
+  if (requested.export_png_scale > 0) request.png = stem + ".png";
+  if (requested.export_csv) request.csv = stem + ".csv";
+  if (requested.export_svg) request.svg = stem + ".svg";
+  request.scale = static_cast<float>(std::max(1, requested.export_png_scale));
+  for (const std::string* path : {&request.png, &request.csv, &request.svg}) {
+    std::error_code ec;
+    if (!path->empty() && std::filesystem::exists(*path, ec)) replacing_.insert(*path);
+  }
+  request.tour_step = views_.tour.step();
+  request.language = views_.tour.language;
+  std::vector<std::string> written;
+  Status s = Ok{};
+  const ModelRun* run = views_.model.run();
+  if (active_view_ == ViewId::Train) {
+    // The Train tab's extrapolation plot and table, as `poslab export extrapolation` writes them.
+    const plot::Figure figure = views_.train.export_figure();
+    const std::string text = views_.train.export_csv();
+    s = write_export(&figure, &text, request, written);
+  } else if (run && views_.model.model() &&
+             (active_view_ == ViewId::Model || (active_view_ == ViewId::Attention && model_run_))) {
+    // The model's views, as `poslab export heads|attention --model DIR --layer L` writes them.
+    const auto output = model_view_output(exported, state_, *run, views_.model.model()->config());
+    s = write_export(&output.figure, &output.csv, request, written);
+  } else {
+    // A view of the embeddings: made and written on the export queue's thread.
+    exports_.start(active_view_, state_, workspace_.results_shared(), workspace_.embeddings_shared(), request);
+  }
+  if (!s) status_.fail(s.error());
+  else for (const auto& w : written) status_.info(wrote(w));
+}
+
+// What a scripted test reads (--probe): the tab, the status line, the tokens, the state.
+void Gui::publish_probe() {
+  if (!probe::enabled()) return;
+  probe::value("tab", to_string(active_view_));
+  probe::value("status", status_.text);
+  probe::value("status kind", status_.text.empty() ? "none" : status_.error ? "error" : "info");
+  probe::value("computing", workspace_.computing() ? "yes" : "no");
+  probe::value("busy", loader_.running() || views_.model.running() || workspace_.computing() ||
+                           views_.dog.busy() || view_busy_ || exports_.busy()
+                       ? "yes"
+                       : "no");
+  probe::value("state", session_json(state_));
+  probe::end_frame();
+}
+
+void Gui::render_and_screenshot() {
+  ImGui::Render();
+  int fb_w = 0, fb_h = 0;
+  glfwGetFramebufferSize(window_, &fb_w, &fb_h);
+  glViewport(0, 0, fb_w, fb_h);
+  glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+
+  // A scripted screenshot shows the state after any load: frames are counted once it is done.
+  // The shown view's figure, built off the UI thread, counts as part of that state.
+  view_busy_ = views_.busy(active_view_);
+  if (!options_.screenshot.empty() && !loader_.running() && !views_.model.running() && !workspace_.computing() &&
+      !views_.dog.busy() && !view_busy_ && ++frame_ >= options_.frames) {
+    const plot::RgbaImage shot{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)};
+    if (auto s = write_file_atomic(options_.screenshot, plot::encode_png(shot)); !s) {
+      status_.fail(s.error());
+      exit_code_ = 1;
+    } else {
+      std::printf("wrote %s (%d×%d PNG)\n", options_.screenshot.c_str(), fb_w, fb_h);
+      print_layout(to_string(active_view_), scale_, view_panel_, last_figure_placement());
+    }
+    glfwSetWindowShouldClose(window_, GLFW_TRUE);
+  }
+  glfwSwapBuffers(window_);
+}
+
+void Gui::shut_down() {
+  if (options_.remember_session) {
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(last_session_path()).parent_path(), ec);
+    if (auto s = write_file_atomic(last_session_path(), session_json(state_)); !s)
+      std::fprintf(stderr, "poslab: could not remember the session: %s\n", s.error().c_str());
+  }
+  if (!options_.frame_log.empty())
+    if (auto s = write_file_atomic(options_.frame_log, frame_log_); !s)
+      std::fprintf(stderr, "poslab: %s\n", s.error().c_str());
+  exports_.finish(report_export_);  // every export asked for is written before the window goes
+  workspace_.stop();  // its runs call the GPU thread
+  gpu_backend_.reset();
+  if (gpu_window_) glfwDestroyWindow(gpu_window_);
+  gpu_window_ = nullptr;
+}
+
+}  // namespace poslab

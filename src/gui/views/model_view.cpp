@@ -1,0 +1,250 @@
+#include "gui/views/model_view.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/export_data.hpp"
+#include "figures/attention.hpp"
+#include "figures/fit.hpp"
+#include "figures/train.hpp"
+#include "gui/probe.hpp"
+
+namespace poslab {
+
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+void ModelView::open_if_changed(const State& state) {
+  if (state.embeddings_path == model_path_) return;
+  model_path_ = state.embeddings_path;
+  std::error_code ec;
+  const std::filesystem::path folder(model_path_);
+  if (model_path_.empty() || !std::filesystem::is_directory(folder, ec)) {
+    model_.reset();
+    open_error_.clear();
+    return;
+  }
+  // A folder that fails to open leaves the model that was there (its error is shown).
+  auto opened = Checkpoint::open(folder);
+  if (!opened) {
+    open_error_ = opened.error();
+    return;
+  }
+  model_ = *opened;
+  open_error_.clear();
+}
+
+void ModelView::update(const State& state) {
+  open_if_changed(state);
+  if (model_ && state.view.layer >= 0) worker_.request(model_, model_request(state, model_->config()));
+  run_ = worker_.latest();
+}
+
+void ModelView::draw_predictions(const ModelRun& run) {
+  const ForwardResult& a = run.unchanged;
+  const ForwardResult* b = run.changed ? &*run.changed : nullptr;
+  ImGui::Text("Unchanged: %s", loss_text(a).c_str());
+  if (b) ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.4f, 1), "%s: %s", run.describe().c_str(), loss_text(*b).c_str());
+  const int columns = b ? 4 : 3;
+  // Columns as wide as their text, the table scrolling sideways rather than cutting it.
+  if (!ImGui::BeginTable("predictions", columns,
+                         ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                             ImGuiTableFlags_SizingFixedFit,
+                         ImVec2(0, 16.0f * ImGui::GetTextLineHeightWithSpacing())))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("pos");
+  ImGui::TableSetupColumn("token");
+  ImGui::TableSetupColumn("top-5 next (unchanged)");
+  if (b) ImGui::TableSetupColumn("top-5 next (changed)");
+  ImGui::TableHeadersRow();
+  const auto top_text = [](const std::vector<TokenProbability>& top) {
+    std::string s;
+    for (const TokenProbability& t : top) s += "\"" + visible_token(t.token) + "\" " + fmt("%.2f", t.p) + "  ";
+    return s;
+  };
+  for (std::size_t t = 0; t < a.tokens.size(); ++t) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", t);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(visible_token(a.tokens[t]).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(top_text(a.top[t]).c_str());
+    if (b && t < b->top.size()) {
+      ImGui::TableNextColumn();
+      const bool same = !b->top[t].empty() && !a.top[t].empty() && b->top[t][0].id == a.top[t][0].id;
+      ImGui::TextColored(same ? ImVec4(0.85f, 0.85f, 0.85f, 1) : ImVec4(1.0f, 0.55f, 0.4f, 1), "%s%s",
+                         visible_token(b->tokens[t]).c_str(), (" → " + top_text(b->top[t])).c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
+// Each head of each grid is a button: a click opens that model's head in the Attention tab.
+void ModelView::draw_heads(State& state, const plot::FontSet& fonts, bool& show_attention) {
+  // At the screen's pixels per point, shrunk to the panel's width when it is narrower.
+  const plot::Point room{figure_room(fonts).x, heads_.figure.height};
+  const ShownFigure shown = show_figure(heads_.figure, room, fonts, textures_, "heads");
+  if (probe::enabled()) {
+    // Where each head's thumbnail is on screen, for a test's clicks.
+    const ImVec2 min = ImGui::GetItemRectMin(), after = ImGui::GetCursorScreenPos();
+    for (int grid = 0; grid < 2; ++grid) {
+      const auto& thumbs = grid == 0 ? heads_.thumbs : heads_.changed_thumbs;
+      for (std::size_t h = 0; h < thumbs.size(); ++h) {
+        const plot::Box& b = thumbs[h];
+        ImGui::SetCursorScreenPos(ImVec2(min.x + b.x0 * shown.scale, min.y + b.y0 * shown.scale));
+        ImGui::Dummy(ImVec2(b.width() * shown.scale, b.height() * shown.scale));
+        probe::item((grid == 0 ? "head " : "changed head ") + std::to_string(h));
+      }
+    }
+    ImGui::SetCursorScreenPos(after);
+  }
+  if (!shown.hovered) return;
+  for (int grid = 0; grid < 2; ++grid) {
+    const auto& thumbs = grid == 0 ? heads_.thumbs : heads_.changed_thumbs;
+    for (std::size_t h = 0; h < thumbs.size(); ++h) {
+      if (!thumbs[h].contains(shown.mouse)) continue;
+      const bool two_models = run_ && run_->changed;
+      ImGui::SetTooltip("head %zu%s: click to enlarge it in the Attention tab", h,
+                        !two_models ? "" : grid == 0 ? " of the unchanged model" : " of the changed model");
+      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+        state.view.head = static_cast<int>(h);
+        state.view.mean_heads = false;
+        shows_unchanged_ = grid == 0 && two_models;
+        show_attention = true;
+      }
+    }
+  }
+}
+
+// Where a model comes from: a folder typed or picked (the shipped trained models, the recent
+// folders). `open` is set to the folder to open; the window loads it as Load would.
+void ModelView::draw_picker(const std::vector<std::string>& recent, std::string& open) {
+  const float em = ImGui::GetFontSize();
+  ImGui::SetNextItemWidth(24.0f * em);
+  ImGui::InputTextWithHint("##model-folder", "a Hugging Face model folder", folder_input_, sizeof folder_input_);
+  probe::item("model: folder");
+  ImGui::SameLine();
+  if (ImGui::Button("Open") && folder_input_[0] != '\0') open = folder_input_;
+  probe::item("model: open");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(18.0f * em);
+  if (ImGui::BeginCombo("##pick-model", "or pick one…")) {
+    ImGui::TextDisabled("shipped with PosLab (tiny models trained on the copy task)");
+    for (const std::filesystem::path& m : shipped_models()) {
+      if (ImGui::Selectable(m.filename().string().c_str())) open = m.string();
+      probe::item("model: shipped " + m.filename().string());
+    }
+    bool heading = false;
+    std::error_code ec;
+    for (const std::string& path : recent) {
+      if (!std::filesystem::is_directory(path, ec)) continue;
+      if (!heading) ImGui::TextDisabled("opened lately");
+      heading = true;
+      if (ImGui::Selectable(path.c_str())) open = path;
+    }
+    ImGui::EndCombo();
+  }
+  probe::item("model: pick");
+  if (!open.empty()) std::snprintf(folder_input_, sizeof folder_input_, "%s", open.c_str());
+}
+
+void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent,
+                     bool& show_attention, std::string& open) {
+  update(state);
+  draw_picker(recent, open);
+  if (!open_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", open_error_.c_str());
+  if (!model_) {
+    ImGui::TextWrapped(
+        "Open a Hugging Face model folder (Llama 2/3/3.1/3.2, Mistral, Qwen2/2.5 or GPT-2: config.json, model.safetensors "
+        "or its shards, tokenizer.json) above, in the Embeddings box, by dropping it on the window, or with --model DIR. "
+        "A Hugging Face cache folder (~/.cache/huggingface/hub/models--ORG--NAME) works too. The model then runs its own "
+        "forward pass: every layer's heads, its predictions and loss, and what changing its positions breaks.");
+    return;
+  }
+  const TransformerConfig& c = model_->config();
+  probe::value("model", model_->folder().filename().string());
+  const double mb = static_cast<double>(model_->weight_bytes()) / 1e6;
+  ImGui::TextWrapped("%s · %s weights, %.4g %s memory-mapped from %s", describe_model(c).c_str(), model_->dtype().c_str(),
+                     mb >= 1000 ? mb / 1000 : mb, mb >= 1000 ? "GB" : "MB", model_->folder().string().c_str());
+  if (c.positions == PositionKind::Rope)
+    ImGui::TextDisabled("Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+d/2}).");
+  bool on = state.view.layer >= 0;
+  if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
+  if (!on) return;
+  ImGui::SetNextItemWidth(16.0f * ImGui::GetFontSize());
+  ImGui::SliderInt("layer", &state.view.layer, 0, c.layers - 1);
+
+  // Interventions: each shown against the unchanged model.
+  ImGui::Separator();
+  ImGui::TextUnformatted("Change the positions (compared with the unchanged model):");
+  bool off = positions_off(state.model, c.positions);
+  const char* switch_label = c.positions == PositionKind::Rope         ? "RoPE off"
+                             : c.positions == PositionKind::Learned    ? "position table zeroed"
+                             : c.positions == PositionKind::Sinusoidal ? "sinusoid not added"
+                             : c.positions == PositionKind::None       ? nullptr
+                                                                       : "position bias off";
+  if (switch_label && ImGui::Checkbox(switch_label, &off)) set_positions_off(state.model, c.positions, off);
+  if (!switch_label) ImGui::TextDisabled("this model has no positions to change: only the shift and shuffling below apply");
+  if (c.positions == PositionKind::Rope) {
+    ImGui::SameLine();
+    bool interleaved = state.model.rope_style == RopeStyle::Interleaved;
+    if (ImGui::Checkbox("interleaved pairs (the wrong convention)", &interleaved))
+      state.model.rope_style = interleaved ? RopeStyle::Interleaved : RopeStyle::Half;
+    ImGui::SetNextItemWidth(11.0f * ImGui::GetFontSize());
+    double base = state.model.base;
+    if (ImGui::InputDouble("RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) && base > 1.0)
+      state.model.base = base;
+    ImGui::SameLine();
+    if (ImGui::Button("the model's own")) {
+      state.model.base = c.rope_theta;
+      state.model.scaling = c.scaling;
+      state.model.rope_style = RopeStyle::Half;
+      state.model.encoding = EncodingKind::Rope;
+      state.model.position_shift = 0;
+      state.view.permutation = 0;
+    }
+  }
+  ImGui::SetNextItemWidth(11.0f * ImGui::GetFontSize());
+  ImGui::SliderInt("position shift", &state.model.position_shift, 0, 512);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(8.0f * ImGui::GetFontSize());
+  ImGui::InputInt("shuffle tokens (seed, 0 off)", &state.view.permutation);
+  state.view.permutation = std::max(0, state.view.permutation);
+  update(state);
+
+  if (worker_.running()) {
+    ImGui::ProgressBar(static_cast<float>(worker_.progress()), ImVec2(16.0f * ImGui::GetFontSize(), 0), "running the model…");
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) worker_.cancel();
+  }
+  if (!worker_.error().empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", worker_.error().c_str());
+  if (!run_) return;
+  if (built_version_ != worker_.version()) {
+    heads_ = heads_figure(*run_, c, kHeadThumbSide);
+    usage_ = frequency_usage_figure(*run_, c, 420.0f);
+    built_version_ = worker_.version();
+  }
+  ImGui::Separator();
+  if (ImGui::CollapsingHeader("Heads of the layer", ImGuiTreeNodeFlags_DefaultOpen)) draw_heads(state, fonts, show_attention);
+  if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
+  if (c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage")) {
+    show_figure(usage_.figure, {figure_room(fonts).x, usage_.figure.height}, fonts, usage_textures_);
+  }
+}
+
+}  // namespace poslab

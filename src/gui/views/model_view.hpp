@@ -1,0 +1,50 @@
+#pragma once
+// The GUI part of the model view (its figure: figures/model.hpp).
+#include "figures/model.hpp"
+#include "gui/figure_worker.hpp"
+#include "gui/show_figure.hpp"
+
+namespace poslab {
+
+
+// The GUI tab.
+class ModelView {
+ public:
+  // Opens the model when the state's embeddings path is a model folder (and it changed), asks
+  // the worker for the state's run, and draws. `show_attention` is set when a head was clicked;
+  // `open` to a folder the reader asked to open (typed, shipped or recent: `recent`).
+  void draw(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent, bool& show_attention,
+            std::string& open);
+  // Keeps the worker asked for what the state wants, whichever tab is open.
+  void update(const State& state);
+  const ModelRun* run() const { return run_.get(); }
+  const Checkpoint* model() const { return model_.get(); }
+  const std::shared_ptr<const Checkpoint>& shared_model() const { return model_; }
+  std::uint64_t version() const { return worker_.version(); }
+  bool running() const { return worker_.running(); }
+  void wait() { worker_.wait(); }
+  const std::string& error() const { return open_error_; }
+  // Whether the head last clicked was the unchanged model's (the Attention tab then shows that
+  // model's layer; otherwise the changed model's, when there is one).
+  bool shows_unchanged() const { return shows_unchanged_; }
+
+ private:
+  void open_if_changed(const State& state);
+  void draw_predictions(const ModelRun& run);
+  void draw_picker(const std::vector<std::string>& recent, std::string& open);
+  char folder_input_[1024] = "";
+
+  std::shared_ptr<const Checkpoint> model_;
+  std::string model_path_, open_error_;
+  ModelWorker worker_;
+  std::shared_ptr<const ModelRun> run_;
+  std::uint64_t built_version_ = ~0ull;
+  HeadsFigure heads_;
+  plot::HeatmapFigure usage_;
+  plot::TextureCache textures_;        // the heads grid's
+  plot::TextureCache usage_textures_;  // the frequency usage's: a figure of its own, never the grid's
+  bool shows_unchanged_ = false;
+  void draw_heads(State& state, const plot::FontSet& fonts, bool& show_attention);
+};
+
+}  // namespace poslab

@@ -1,0 +1,211 @@
+#include "gui/views/train_view.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "core/formats/files.hpp"
+#include "core/options.hpp"
+#include "figures/assets.hpp"
+#include "gui/probe.hpp"
+
+namespace poslab {
+
+namespace fs = std::filesystem;
+
+TrainView::TrainView() {
+  const std::string folder = default_train_folder().string();
+  std::snprintf(folder_, sizeof folder_, "%s", folder.c_str());
+  models_ = shipped_models();
+  // The shipped models' table, measured when they were made (tools/train_shipped_models.sh).
+  const fs::path table = shipped_models_folder() / "extrapolation.csv";
+  std::error_code ec;
+  if (fs::exists(table, ec))
+    if (auto curves = parse_extrapolation_csv(read_text_file(table))) shown_.curves = std::move(*curves);
+  // And their training losses, from the logs `poslab train --log` wrote beside them.
+  for (const fs::path& model : models_) {
+    auto log = parse_train_log_csv(read_text_file(fs::path(model.string() + ".log.csv")));
+    if (!log || log->empty()) continue;
+    const std::string name = model.filename().string(), encoding = name.substr(name.find('-') + 1);  // copy-rope → rope
+    shown_.runs.push_back({encoding, std::move(*log), model, 0.0, true, false});
+  }
+}
+
+void TrainView::start_training() {
+  TrainJob job;
+  for (int k = 0; k < 6; ++k) {
+    if (!encodings_[k]) continue;
+    TrainSettings s = default_train_settings();
+    s.task = Task{task_ == 0 ? TaskKind::Copy : TaskKind::Recall, symbols_};
+    s.model.positions = kTrainedEncodings[k];
+    s.model.layers = layers_;
+    s.model.width = width_;
+    s.model.heads = heads_;
+    s.train_length = train_length_;
+    s.steps = steps_;
+    s.batch = batch_;
+    s.lr = lr_;
+    s.seed = static_cast<std::uint64_t>(seed_);
+    if (auto ok = check_app_limits(resolved_model(s)); !ok) return void(message_ = ok.error());
+    if (auto ok = validate(s); !ok) return void(message_ = ok.error());
+    job.runs.push_back(s);
+  }
+  if (job.runs.empty()) return void(message_ = "choose at least one encoding to train");
+  job.folder = fs::path(folder_) / ("run-seed" + std::to_string(seed_));
+  job.eval_sequences = eval_sequences_;
+  message_.clear();
+  if (worker_.start(std::move(job))) bring_ = Bring::Loss;  // live losses while it trains
+}
+
+void TrainView::evaluate_models(std::vector<fs::path> folders) {
+  TrainJob job;
+  job.eval_sequences = eval_sequences_;
+  message_.clear();
+  worker_.start(std::move(job), std::move(folders));
+}
+
+void TrainView::draw_settings() {
+  const bool idle = !worker_.running();
+  ImGui::BeginDisabled(!idle);
+  ImGui::SetNextItemWidth(120);
+  ImGui::Combo("task", &task_, "copy\0recall\0");
+  ImGui::SameLine();
+  ImGui::TextDisabled(task_ == 0 ? "L random symbols, a separator, the same L symbols again: scored on the copy"
+                                 : "L key–value pairs, a separator, ⌈L/4⌉ of the keys: predict each value");
+  ImGui::TextUnformatted("encodings:");
+  for (int k = 0; k < 6; ++k) {
+    ImGui::SameLine();
+    ImGui::Checkbox(std::string(to_string(kTrainedEncodings[k])).c_str(), &encodings_[k]);
+  }
+  ImGui::PushItemWidth(90);
+  ImGui::InputInt("layers", &layers_);
+  ImGui::SameLine();
+  ImGui::InputInt("width", &width_, 16);
+  ImGui::SameLine();
+  ImGui::InputInt("heads", &heads_);
+  ImGui::SameLine();
+  ImGui::InputInt("train length", &train_length_, 8);
+  ImGui::InputInt("steps", &steps_, 100);
+  ImGui::SameLine();
+  ImGui::InputInt("batch", &batch_, 8);
+  ImGui::SameLine();
+  ImGui::InputFloat("learning rate", &lr_, 0.0f, 0.0f, "%.1e");
+  ImGui::SameLine();
+  ImGui::InputInt("seed", &seed_);
+  ImGui::SameLine();
+  ImGui::InputInt("symbols", &symbols_);
+  ImGui::PopItemWidth();
+  layers_ = std::clamp(layers_, 1, 4);
+  width_ = std::clamp(width_, 32, 256);
+  heads_ = std::clamp(heads_, 1, 16);
+  train_length_ = std::clamp(train_length_, 2, 256);
+  steps_ = std::clamp(steps_, 1, 100000);
+  batch_ = std::clamp(batch_, 1, 512);
+  symbols_ = std::clamp(symbols_, 4, static_cast<int>(kTaskAlphabet.size()));
+  seed_ = std::max(seed_, 0);
+  ImGui::SetNextItemWidth(420);
+  ImGui::InputText("save in", folder_, sizeof folder_);
+  ImGui::EndDisabled();
+  if (idle) {
+    if (ImGui::Button("Train")) start_training();
+  } else if (ImGui::Button("Stop")) {
+    worker_.stop();
+  }
+  ImGui::SameLine();
+  ImGui::ProgressBar(static_cast<float>(shown_.fraction), ImVec2(260, 0), shown_.phase.empty() ? "idle" : shown_.phase.c_str());
+  if (!message_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", message_.c_str());
+  if (!shown_.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", shown_.error.c_str());
+  if (!shown_.runs.empty() && shown_.runs.front().seconds == 0.0 && !shown_.running)
+    ImGui::TextDisabled("pre-trained on the copy task (tools/train_shipped_models.sh): %s", shipped_models_folder().string().c_str());
+  for (const auto& run : shown_.runs)
+    if (run.finished && run.seconds > 0.0)
+      ImGui::TextDisabled("%s: %zu steps in %.1f s%s → %s", run.encoding.c_str(), run.log.size(), run.seconds,
+                          run.stopped ? " (stopped)" : "", run.folder.string().c_str());
+}
+
+void TrainView::draw_models(fs::path& open_model) {
+  if (models_.empty()) return;
+  ImGui::TextUnformatted("trained models:");
+  ImGui::SameLine();
+  chosen_model_ = std::clamp(chosen_model_, 0, static_cast<int>(models_.size()) - 1);
+  ImGui::SetNextItemWidth(360);
+  const std::string current = models_[static_cast<std::size_t>(chosen_model_)].string();
+  if (ImGui::BeginCombo("##model", current.c_str())) {
+    for (std::size_t k = 0; k < models_.size(); ++k)
+      if (ImGui::Selectable(models_[k].string().c_str(), static_cast<int>(k) == chosen_model_)) chosen_model_ = static_cast<int>(k);
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Open in the attention view")) open_model = models_[static_cast<std::size_t>(chosen_model_)];
+  probe::item("train: open in the attention view");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(worker_.running());
+  if (ImGui::Button("Evaluate all")) evaluate_models(models_);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("each model at 1×, 2×, 4×, 8× and 16× its training length; RoPE also with PI, NTK, dynamic and YaRN");
+}
+
+void TrainView::draw(const plot::FontSet& fonts, fs::path& open_model) {
+  if (worker_.version() != shown_version_) {
+    shown_version_ = worker_.version();
+    TrainProgress now = worker_.progress();
+    // A job's models join the list as they are saved; its curves replace the plot once measured.
+    for (const auto& run : now.runs)
+      if (run.finished && std::find(models_.begin(), models_.end(), run.folder) == models_.end()) models_.push_back(run.folder);
+    // The plot keeps the last measured curves (the shipped models' at first) until a job measures new ones.
+    const bool measured = !now.curves.empty();
+    if (!measured) now.curves = std::move(shown_.curves);
+    if (measured && !now.running) bring_ = Bring::Curves;  // the job's result
+    shown_ = std::move(now);
+    loss_changed_ = true;
+    curves_changed_ = curves_changed_ || measured;
+  }
+  draw_settings();
+  draw_models(open_model);
+  ImGui::Separator();
+  if (!ImGui::BeginTabBar("train figures")) return;
+  if (ImGui::BeginTabItem("Length extrapolation", nullptr, bring_ == Bring::Curves ? ImGuiTabItemFlags_SetSelected : 0)) {
+    const plot::Point room = figure_room(fonts);
+    if (shown_.curves.empty()) {
+      ImGui::TextWrapped("Train a few encodings against each other; their extrapolation plot appears here once they are measured.");
+    } else {
+      if (extrapolation_refit_.now(curves_changed_, room)) {
+        const auto& curves = shown_.curves;
+        const plot::Point panel = fit_area(room, kMinArea, kMaxArea, [&](float w, float h) {
+          return size_of(extrapolation_figure(curves, {w, h}));
+        });
+        extrapolation_ = extrapolation_figure(curves, panel);
+        curves_changed_ = false;
+      }
+      show_figure(extrapolation_, room, fonts, extrapolation_textures_);
+    }
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("Training loss", nullptr, bring_ == Bring::Loss ? ImGuiTabItemFlags_SetSelected : 0)) {
+    const plot::Point room = figure_room(fonts);
+    if (loss_refit_.now(loss_changed_, room)) {
+      const auto& runs = shown_.runs;
+      const plot::Point area =
+          fit_area(room, kMinArea, kMaxArea, [&](float w, float h) { return size_of(training_loss_figure(runs, {w, h}).figure); });
+      loss_ = training_loss_figure(runs, area);
+      loss_changed_ = false;
+    }
+    show_figure(loss_.figure, room, fonts, loss_textures_);
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+  bring_ = Bring::Nothing;
+}
+
+plot::Figure TrainView::export_figure() const { return extrapolation_figure(shown_.curves, kExtrapolationPanel); }
+
+std::string TrainView::export_csv() const { return extrapolation_csv(shown_.curves); }
+
+}  // namespace poslab

@@ -1,0 +1,48 @@
+#pragma once
+// The GUI part of the train view (its figure: figures/train.hpp).
+#include "figures/train.hpp"
+#include "gui/figure_worker.hpp"
+#include "gui/show_figure.hpp"
+
+namespace poslab {
+
+
+class TrainView {
+ public:
+  TrainView();
+  // `open_model` is set to a folder when the reader asks to see a model's heads.
+  void draw(const plot::FontSet& fonts, std::filesystem::path& open_model);
+  TrainWorker& worker() { return worker_; }
+  // The extrapolation figure and its CSV as they stand (the Export button's).
+  plot::Figure export_figure() const;
+  std::string export_csv() const;
+
+ private:
+  void draw_settings();
+  void draw_models(std::filesystem::path& open_model);
+  void start_training();
+  void evaluate_models(std::vector<std::filesystem::path> folders);
+
+  // The settings the controls edit.
+  int task_ = 0;                      // 0 copy, 1 recall
+  bool encodings_[6] = {true, true, true, true, true, true};  // none, sinusoidal, learned, rope, alibi, t5
+  int layers_ = 2, width_ = 64, heads_ = 4, train_length_ = 32, steps_ = 1500, batch_ = 32, seed_ = 1, symbols_ = 16;
+  float lr_ = 3e-3f;
+  char folder_[512] = {};
+  int eval_sequences_ = 100;
+
+  TrainWorker worker_;
+  TrainProgress shown_;
+  std::uint64_t shown_version_ = 0;  // the worker's version before any job: the shipped models shown
+  std::vector<std::filesystem::path> models_;  // trained here or shipped, to open
+  int chosen_model_ = 0;
+  std::string message_;
+  plot::LinePlotFigure loss_;
+  plot::Figure extrapolation_;
+  plot::TextureCache loss_textures_, extrapolation_textures_;
+  bool loss_changed_ = true, curves_changed_ = true;
+  enum class Bring { Nothing, Loss, Curves } bring_ = Bring::Nothing;  // the figure tab to bring forward once
+  Refit loss_refit_, extrapolation_refit_;
+};
+
+}  // namespace poslab

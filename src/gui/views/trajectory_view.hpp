@@ -1,0 +1,26 @@
+#pragma once
+// The GUI part of the trajectory view (its figure: figures/trajectory.hpp).
+#include "figures/trajectory.hpp"
+#include "gui/figure_worker.hpp"
+#include "gui/show_figure.hpp"
+
+namespace poslab {
+
+class Workspace;
+
+class TrajectoryView {
+ public:
+  void draw(State& state, const Workspace& workspace, const plot::FontSet& fonts);
+
+  // A figure for the newest settings is still being built (or not yet shown).
+  bool busy() const { return figure_.busy(); }
+
+ private:
+  FigureWorker<plot::Figure> figure_;  // built off the UI thread
+  plot::TextureCache textures_;
+  std::uint64_t built_version_ = 0;
+  ViewSettings built_view_;
+  Refit refit_;  // when to lay the figure out again
+};
+
+}  // namespace poslab

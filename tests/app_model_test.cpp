@@ -1,0 +1,225 @@
+// Real model folders (written by tests/reference/make_model_reference.py) on the command line and
+// in the Model tab: predictions, the model's own attention, changed positions beside the unchanged.
+#include <gtest/gtest.h>
+
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include "core/workspace.hpp"
+#include "core/model/forward.hpp"
+#include <nlohmann/json.hpp>
+#include <cmath>
+#include "plot/render.hpp"
+#include "figures/assets.hpp"
+#include "core/tour/tour.hpp"
+#include "figures/export.hpp"
+#include "gui/views/tour_view.hpp"
+#include "plot/draw.hpp"
+#include "poslab_process.hpp"
+#include "app_support.hpp"
+
+using namespace poslab;
+using namespace poslab::app_test;
+namespace fs = std::filesystem;
+
+// --- Real model folders (written by tests/reference/make_model_reference.py) ------------------
+
+namespace {
+
+fs::path model_dir(const std::string& name) { return fs::path(POSLAB_MODEL_REFERENCE) / name; }
+
+// The model's own forward pass in the core, which core_model_forward_test checks against NumPy.
+ForwardResult core_forward(const std::string& model, const std::string& sentence, const PositionIntervention& v = {},
+                           int layer = 0) {
+  auto m = Checkpoint::open(model_dir(model));
+  EXPECT_TRUE(m) << (m ? "" : m.error());
+  auto ids = model_tokens(**m, sentence);
+  EXPECT_TRUE(ids);
+  ForwardOptions o;
+  o.intervention = v;
+  o.keep_layers = {layer};
+  auto r = run_forward(**m, *ids, o);
+  EXPECT_TRUE(r);
+  return *r;
+}
+
+}  // namespace
+
+TEST(CliModel, PredictPrintsTheTopTokensAndTheLossAsJson) {
+  const auto r = run("predict --model " + model_dir("llama").string() + " --sentence 'The dog chased another dog' --top 3 --backend cpu");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto json = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  const auto reference = nlohmann::json::parse(read_file(fs::path(POSLAB_MODEL_REFERENCE) / "llama.reference.json"));
+  EXPECT_EQ(json["ids"], reference["texts"]["The dog chased another dog"]);  // BOS first, the model's own BPE
+  EXPECT_EQ(json["tokens"][0], "<|begin_of_text|>");
+  const ForwardResult core = core_forward("llama", "The dog chased another dog");
+  EXPECT_NEAR(json["loss"].get<double>(), core.loss, 1e-9 * core.loss);
+  EXPECT_NEAR(json["perplexity"].get<double>(), std::exp(core.loss), 1e-6 * std::exp(core.loss));
+  ASSERT_EQ(json["top"].size(), json["ids"].size());
+  for (std::size_t t = 0; t < json["top"].size(); ++t) {
+    ASSERT_EQ(json["top"][t].size(), 3u);
+    EXPECT_EQ(json["top"][t][0]["id"], core.top[t][0].id);
+    EXPECT_GE(json["top"][t][0]["p"].get<double>(), json["top"][t][1]["p"].get<double>());
+  }
+  // The keys in the documented order.
+  const std::string out = r.output.substr(r.output.find('{'));
+  EXPECT_LT(out.find("\"ids\""), out.find("\"tokens\""));
+  EXPECT_LT(out.find("\"loss\""), out.find("\"top\""));
+}
+
+TEST(CliModel, AttentionOfALayerIsTheModelsOwnOnTheGpuAndTheCpu) {
+  const fs::path dir = temp_dir();
+  for (const char* backend : {"gpu", "cpu"}) {
+    const fs::path csv = dir / (std::string("model-attention-") + backend + ".csv");
+    const auto r = run("export attention --model " + model_dir("qwen2").string() + " --layer 1 --backend " + backend +
+                       " --csv " + csv.string() + " --png " + (dir / "model-attention.png").string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const ForwardResult core = core_forward("qwen2", "The dog chased another dog", {}, 1);
+    const auto cells = parse_attention_csv(read_file(csv));
+    const LayerAttention& layer = *core.layer(1);
+    const int T = static_cast<int>(core.tokens.size());
+    ASSERT_EQ(cells.size(), layer.weights.size() * static_cast<std::size_t>(T * T));
+    for (const auto& [key, value] : cells) EXPECT_NEAR(value.second, layer.weights[static_cast<std::size_t>(key[0])](key[1], key[2]), 1e-5);  // the GPU path of the earlier layers rounds differently
+  }
+  const auto png = read_png(dir / "model-attention.png");
+  EXPECT_GT(distinct_colors(png), 50u);
+}
+
+TEST(CliModel, AChangeOfPositionsIsDrawnBesideTheUnchangedModel) {
+  const fs::path dir = temp_dir();
+  const std::string llama = model_dir("llama").string();
+  ASSERT_EQ(run("export attention --model " + llama + " --layer 1 --png " + (dir / "same.png").string()).exit_code, 0);
+  struct Case {
+    std::string option;
+    PositionIntervention v;
+  };
+  PositionIntervention off, interleaved, base, linear;
+  off.positions_off = true;
+  interleaved.pairing = RopeStyle::Interleaved;
+  base.rope_theta = 100.0;
+  linear.scaling = RopeScaling{RopeScalingType::Linear, 4.0};
+  for (const Case& c : {Case{"--encoding none", off}, Case{"--rope-style interleaved", interleaved}, Case{"--base 100", base},
+                        Case{"--rope-scaling linear --factor 4", linear}}) {
+    SCOPED_TRACE(c.option);
+    const fs::path csv = dir / "changed.csv";
+    const auto r = run("export attention --model " + llama + " --layer 1 " + c.option + " --csv " + csv.string() + " --png " +
+                       (dir / "changed.png").string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_GT(read_png(dir / "changed.png").width, read_png(dir / "same.png").width * 3 / 2);  // two figures side by side
+    const ForwardResult changed = core_forward("llama", "The dog chased another dog", c.v, 1);
+    const ForwardResult same = core_forward("llama", "The dog chased another dog", {}, 1);
+    double moved = 0.0;
+    for (const auto& [key, value] : parse_attention_csv(read_file(csv))) {
+      const auto h = static_cast<std::size_t>(key[0]);
+      EXPECT_NEAR(value.second, changed.layer(1)->weights[h](key[1], key[2]), 1e-5);  // the GPU path of the earlier layers rounds differently
+      moved = std::max(moved, static_cast<double>(std::abs(value.second - same.layer(1)->weights[h](key[1], key[2]))));
+    }
+    EXPECT_GT(moved, 1e-3);  // the change is visible in the weights
+  }
+}
+
+TEST(CliModel, HeadsAndFrequencyUsageExport) {
+  const fs::path dir = temp_dir();
+  auto r = run("export heads --model " + model_dir("llama").string() + " --layer 0 --png " + (dir / "heads.png").string() +
+               " --csv " + (dir / "heads.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto png = read_png(dir / "heads.png");
+  EXPECT_GT(png.width, 8 * 120);  // eight thumbnails in a row
+  std::istringstream heads(read_file(dir / "heads.csv"));
+  std::string line;
+  std::getline(heads, line);
+  EXPECT_EQ(line, "head,sink,mean_distance,previous_token,induction");
+  int rows = 0;
+  while (std::getline(heads, line)) ++rows;
+  EXPECT_EQ(rows, 8);
+
+  r = run("export frequency-usage --model " + model_dir("qwen2").string() + " --layer 1 --csv " + (dir / "fu.csv").string() +
+          " --png " + (dir / "fu.png").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const ForwardResult core = core_forward("qwen2", "The dog chased another dog", {}, 1);
+  std::istringstream usage(read_file(dir / "fu.csv"));
+  std::getline(usage, line);
+  EXPECT_EQ(line, "head,pair,usage");
+  rows = 0;
+  while (std::getline(usage, line)) {
+    int h = 0, i = 0;
+    float u = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%d,%d,%f", &h, &i, &u), 3) << line;
+    EXPECT_NEAR(u, core.layer(1)->frequency_usage(h, i), 1e-5f * u);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4 * 8);  // 4 heads × 8 pairs of d_h 16
+}
+
+TEST(CliModel, ModelErrorsAreClear) {
+  const fs::path dir = temp_dir();
+  auto r = run("export attention --model " + model_dir("llama").string() + " --layer 7 --csv " + (dir / "x.csv").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("2 layers"), std::string::npos) << r.output;
+  r = run("export heads --layer 0 --png " + (dir / "x.png").string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--model DIR"), std::string::npos) << r.output;
+  r = run("export frequency-usage --model " + model_dir("gpt2").string() + " --layer 0 --csv " + (dir / "x.csv").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("learned positions"), std::string::npos) << r.output;
+  r = run("predict --model " + model_dir("bad_shape").string() + " --sentence hi");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("k_proj"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "x.csv"));
+}
+
+// The Model tab under Xvfb: the model runs on its worker thread, and the screenshot (taken once
+// the run is done) shows every head of the layer; the Attention tab then shows the model's own
+// layer, not the embeddings with random projections.
+TEST(GuiModel, TheModelTabShowsEveryHeadAndTheAttentionTabTheModelsLayer) {
+  const fs::path dir = temp_dir() / "gui-model";
+  fs::create_directories(dir);
+  const std::string llama = model_dir("llama").string();
+  auto shoot = [&](const std::string& args, const fs::path& out) {
+    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(POSLAB_BINARY) +
+                                " --size 1280x800 --frames 6 --model " + llama + " " + args + " --screenshot " + out.string() + " 2>&1";
+    return std::system(command.c_str());
+  };
+  ASSERT_EQ(shoot("--layer 1 --view heads", dir / "heads.png"), 0);
+  const auto heads = read_png(dir / "heads.png");
+  ASSERT_EQ(heads.width, 1280);
+  // The small multiples: a white figure with eight viridis thumbnails in the upper right part.
+  std::size_t white = 0, viridis = 0;
+  for (int y = 200; y < 560; ++y)
+    for (int x = 420; x < 1260; ++x) {
+      const std::size_t i = (static_cast<std::size_t>(y) * 1280 + static_cast<std::size_t>(x)) * 4;
+      const int r = static_cast<unsigned char>(heads.rgba[i]), g = static_cast<unsigned char>(heads.rgba[i + 1]),
+                b = static_cast<unsigned char>(heads.rgba[i + 2]);
+      white += r > 245 && g > 245 && b > 245;
+      viridis += (r < 80 && b > 60 && b > g) || (g > 150 && b < 140 && g > b + 40);  // purple-blue or yellow-green cells
+    }
+  EXPECT_GT(white, 50000u);
+  EXPECT_GT(viridis, 20000u);
+  ASSERT_EQ(shoot("--layer 1 --view attention", dir / "model-layer.png"), 0);
+  ASSERT_EQ(shoot("--view attention", dir / "embeddings.png"), 0);
+  EXPECT_NE(read_png(dir / "model-layer.png").rgba, read_png(dir / "embeddings.png").rgba);
+}
+
+// Moving every position by K: RoPE's scores depend on m − n only, so a RoPE model's attention
+// stays (up to rounding); GPT-2's learned table gives other vectors, and its attention moves.
+TEST(CliModel, APositionShiftMovesLearnedPositionsButNotRope) {
+  const fs::path dir = temp_dir();
+  auto max_change = [&](const std::string& model) {
+    const fs::path a = dir / (model + "-same.csv"), b = dir / (model + "-shift.csv");
+    EXPECT_EQ(run("export attention --backend cpu --model " + model_dir(model).string() + " --layer 1 --csv " + a.string()).exit_code, 0);
+    EXPECT_EQ(run("export attention --backend cpu --model " + model_dir(model).string() + " --layer 1 --position-shift 40 --csv " +
+                  b.string()).exit_code, 0);
+    const auto x = parse_attention_csv(read_file(a)), y = parse_attention_csv(read_file(b));
+    double worst = 0.0;
+    for (const auto& [key, value] : x) worst = std::max(worst, static_cast<double>(std::abs(value.second - y.at(key).second)));
+    return worst;
+  };
+  EXPECT_LT(max_change("qwen2"), 1e-4);
+  EXPECT_GT(max_change("gpt2"), 1e-2);
+}

@@ -1,0 +1,144 @@
+# The GUI test kit, sourced by the tests/gui_*_test.sh scripts: a private X server (Xvfb), PosLab
+# started in it with --probe, and real mouse and keyboard input (xdotool) aimed at the controls
+# where the probe says they are. Every wait is for a condition the probe reports, never a fixed
+# time, so a test passes the same on a loaded machine (only the time-outs, generous, are times).
+#
+#   source tests/gui_kit.sh            # sets up $work (a temporary folder, the current one) and
+#                                      # $XDG_CONFIG_HOME inside it; cleans up on exit
+#   gui_start POSLAB ARGS...           # the window, its first load and computation done
+#   gui_click NAME                     # a left click in the middle of the control NAME
+#   gui_key KEYS...                    # key presses (xdotool names: Right, ctrl+e, …), each
+#                                      # held until the window has drawn a frame with it down
+#   gui_frames [N]                     # until the window has drawn N more frames
+#   gui_type TEXT                      # typed text
+#   gui_wait_value KEY VALUE [SECONDS] # until the probe shows KEY = VALUE
+#   gui_value KEY                      # the probe's value now
+#   gui_wait_item NAME [SECONDS]       # until the control NAME is drawn
+#   gui_wait_file PATH [SECONDS]       # until PATH exists and is not empty
+#   gui_exited                         # true once PosLab has exited by itself ($gui_status)
+#   gui_stop                           # closes the window as its close button would, and waits
+#   gui_fail MESSAGE                   # prints MESSAGE, the probe and the log, and exits 1
+set -euo pipefail
+
+work=$(mktemp -d)
+export XDG_CONFIG_HOME="$work/config"
+gui_pid=""
+xvfb_pid=""
+gui_window=""
+gui_probe="$work/probe.tsv"
+
+gui_cleanup() {
+  [ -n "$gui_pid" ] && kill "$gui_pid" 2>/dev/null || true
+  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap gui_cleanup EXIT
+cd "$work"
+
+gui_fail() {
+  echo "FAIL: $*"
+  echo "--- probe:"; cat "$gui_probe" 2>/dev/null || true
+  echo "--- log:"; tail -20 "$work/gui.log" 2>/dev/null || true
+  exit 1
+}
+
+# Polls `$@` (a command, run anew each time: pass a function, not an expanded value) every
+# 0.05 s until it succeeds or SECONDS pass.
+gui_until() {
+  local seconds=$1; shift
+  local deadline=$((SECONDS + seconds))
+  until "$@"; do
+    [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.05
+  done
+}
+
+# A display of our own: Xvfb picks a free number and writes it to the descriptor we give it.
+gui_display() {
+  [ -n "$xvfb_pid" ] && return 0
+  local size=${GUI_SCREEN:-1600x1000x24}
+  Xvfb -displayfd 3 -screen 0 "$size" -nolisten tcp 3>"$work/display" 2>"$work/xvfb.log" &
+  xvfb_pid=$!
+  gui_until 30 test -s "$work/display" || gui_fail "Xvfb did not start: $(cat "$work/xvfb.log")"
+  export DISPLAY=":$(head -1 "$work/display")"
+}
+
+gui_start() {
+  local poslab=$1; shift
+  gui_display
+  rm -f "$gui_probe"
+  "$poslab" --probe "$gui_probe" "$@" >"$work/gui.log" 2>&1 &
+  gui_pid=$!
+  gui_until 60 test -s "$gui_probe" || gui_fail "the window never drew a frame"
+  gui_window=$(timeout 60 xdotool search --sync --limit 1 --pid "$gui_pid" --name '^PosLab$')
+  xdotool windowfocus --sync "$gui_window" 2>/dev/null || true
+  # The first load and computation done, so that the controls stay where the probe says.
+  gui_wait_value busy no 120
+}
+
+gui_value() { awk -F'\t' -v k="$1" '$1 == "value" && $2 == k { print $3; exit }' "$gui_probe" 2>/dev/null; }
+gui_has_value() { [ "$(gui_value "$1")" = "$2" ]; }
+gui_wait_value() {
+  gui_until "${3:-60}" gui_has_value "$1" "$2" || gui_fail "waited for $1 = \"$2\"; it is \"$(gui_value "$1")\""
+}
+gui_item() { awk -F'\t' -v n="$1" '$1 == "item" && $2 == n { print $3, $4, $5, $6; exit }' "$gui_probe" 2>/dev/null; }
+gui_has_item() { [ -n "$(gui_item "$1")" ]; }
+gui_wait_item() { gui_until "${2:-60}" gui_has_item "$1" || gui_fail "the control \"$1\" was never drawn"; }
+
+# Moves the mouse over NAME, waits until the window sees it there, then clicks. ImGui's GLFW
+# backend (1.86) reads the mouse only while the window has the focus or the pointer has entered
+# it, so when the window does not see the mouse the focus is given again and the pointer comes in
+# from outside.
+gui_click() {
+  gui_wait_item "$1"
+  local x0 y0 x1 y1 try
+  for try in 1 2 3 4 5 6; do
+    # Where the control is now: the layout moves when text above it appears (a load, a result).
+    read -r x0 y0 x1 y1 <<<"$(gui_item "$1")"
+    xdotool windowfocus --sync "$gui_window" 2>/dev/null || true
+    # From outside the window (the far corner of the screen) in: GLFW hears the pointer enter.
+    [ "$try" = 1 ] || xdotool mousemove 1599 999 sleep 0.1
+    xdotool mousemove --window "$gui_window" $(((x0 + x1) / 2)) $(((y0 + y1) / 2))
+    if gui_until 5 gui_has_value hovered "$1"; then
+      xdotool click --window "$gui_window" 1
+      return 0
+    fi
+  done
+  gui_fail "the mouse is over \"$1\" but the window does not see it"
+}
+
+# Waits until the window has drawn N more frames (default 2).
+gui_frame_at_least() { local f; f=$(gui_value frame); [ "${f:-0}" -ge "$1" ]; }
+gui_frames() {
+  local from
+  from=$(gui_value frame)
+  gui_until 30 gui_frame_at_least "$((${from:-0} + ${1:-2}))" || gui_fail "the window stopped drawing"
+}
+# Each key is held down until the window has drawn a frame with it down: ImGui 1.86 reads keys
+# once a frame, so a press and release between two frames would be lost in a text field.
+gui_key() {
+  for k in "$@"; do
+    xdotool keydown --window "$gui_window" "$k"
+    gui_frames 2
+    xdotool keyup --window "$gui_window" "$k"
+    gui_frames 1
+  done
+}
+gui_type() { xdotool type --window "$gui_window" --delay 20 "$1"; }
+gui_wait_file() { gui_until "${2:-60}" test -s "$1" || gui_fail "no file $1"; }
+
+# True once PosLab has exited by itself (its exit status is then in $gui_status).
+gui_exited() {
+  kill -0 "$gui_pid" 2>/dev/null && return 1
+  gui_status=0
+  wait "$gui_pid" || gui_status=$?
+  gui_pid=""
+}
+
+gui_stop() {
+  [ -n "$gui_pid" ] || return 0
+  kill -TERM "$gui_pid" 2>/dev/null || true
+  wait "$gui_pid" 2>/dev/null || true
+  gui_pid=""
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The seams a new user found between two features, each replayed with real mouse and keyboard
+# input (xdotool) under Xvfb: tests/gui_seams_test.sh POSLAB CASE [MODELS]. Every case failed
+# before its fix. The window reports what it shows through --probe (tests/gui_kit.sh).
+set -euo pipefail
+poslab=$(realpath "$1")
+case_name=$2
+models=${3:+$(realpath "$3")}
+source "$(dirname "$(realpath "$0")")/gui_kit.sh"
+
+state_now() { gui_value state; }
+state_is() { [ "$(state_now)" = "$1" ]; }
+value_not_empty() { [ -n "$(gui_value "$1")" ]; }
+
+# 1. Entering and leaving the tour gives back exactly the state from before: the sentence, the
+#    causal mask, the encoding; the tour does not start again by itself; entered again, it starts at 1.
+tour_leave_restores_the_state() {
+  gui_start "$poslab" --size 1280x800 --sentence "the cat sat on the mat" --causal --encoding sinusoidal
+  gui_wait_value tab attention
+  local before
+  before=$(state_now)
+  gui_click "tab: Tour"
+  gui_wait_value "tour step" 1
+  gui_key Right Right
+  gui_wait_value "tour step" 3
+  [ "$(state_now)" != "$before" ] || gui_fail "the tour's steps did not change the state"
+  gui_click "tour: leave"
+  gui_wait_value tab attention
+  gui_until 10 state_is "$before" || gui_fail "leaving the tour did not give the state back"
+  # Still the reader's after a while: the tour has not taken the state over again.
+  gui_click "tab: Dog"
+  gui_wait_value tab dog
+  [ "$(state_now)" = "$before" ] || gui_fail "the tour took the state over again after it was left"
+  gui_click "tab: Tour"
+  gui_wait_value "tour step" 1
+  gui_click "tour: leave"
+  gui_wait_value tab dog
+  gui_until 10 state_is "$before" || gui_fail "the second leave did not give the state back"
+  echo "the tour gives the reader's state back, and starts at step 1 when entered again"
+}
+
+# 7. Two clicks on the same spot of Next move two steps, also across a step that offers the
+#    article's animation (the button must not move under the mouse, nor start the animation).
+tour_next_stays_under_the_mouse() {
+  gui_start "$poslab" --size 1280x800 --view tour
+  gui_wait_value "tour step" 1
+  gui_key Right
+  gui_wait_value "tour step" 2
+  gui_click "tour: next"
+  gui_wait_value "tour step" 3
+  gui_wait_item "tour: play the article's animation"
+  xdotool click --window "$gui_window" 1  # the mouse has not moved
+  gui_wait_value "tour step" 4
+  [ "$(gui_value tab)" = tour ] || gui_fail "the second click left the tour"
+  echo "Next stays where it is: two clicks in one place went from step 2 to step 4"
+}
+
+# 8. The play bar names the value in use, not its first frame's, and its label leaves the view
+#    once paused.
+play_bar_shows_the_value_in_use() {
+  gui_start "$poslab" --size 1280x800 --head 1
+  gui_wait_value "play bar" "head = 1"
+  gui_click "tab: Patterns"
+  gui_wait_value "play bar" "base = 10000"
+  gui_click "play bar: play"
+  gui_until 30 value_not_empty "value on view" || gui_fail "playing shows no value on the view"
+  gui_click "play bar: play"  # now Pause
+  gui_wait_value "value on view" ""
+  echo "the play bar says head = 1 and base = 10000, and its label goes when paused"
+}
+
+# 4 and 5. The head range follows the head count; the animation file is named after the tab shown,
+#    and "wrote …" is not an error.
+animation_follows_the_view() {
+  gui_start "$poslab" --size 1440x900
+  gui_wait_value "play bar range" "0 → 4, 5 frames"
+  gui_click heads
+  gui_click "heads: 2"
+  gui_wait_value "play bar range" "0 → 1, 2 frames"
+  gui_click "tab: Shift"
+  gui_wait_value tab shift
+  gui_click "export animation"
+  gui_wait_value "export path" "poslab-shift-shift-k.mp4"
+  gui_click "export animation: export"
+  gui_wait_file poslab-shift-shift-k.mp4 120
+  gui_wait_value "animation message kind" info
+  echo "the head range followed 2 heads; the Shift tab's animation is poslab-shift-shift-k.mp4, reported as written"
+}
+
+# 9. One word repeated, RoPE on: the outputs are identical because every token is the same.
+dog_line_names_the_true_reason() {
+  gui_start "$poslab" --size 1280x800 --encoding rope
+  gui_click sentence
+  gui_key ctrl+a
+  gui_type "dog dog dog"
+  gui_until 60 bash -c "grep -q 'every token is the same word' '$gui_probe'" ||
+    gui_fail "the dog line does not say that every token is the same"
+  echo "the dog line says the tokens are all the same word"
+}
+
+# 11. An empty sentence has no tokens.
+empty_sentence_has_no_tokens() {
+  gui_start "$poslab" --size 1280x800
+  gui_wait_value tokens 5
+  gui_click sentence
+  gui_key ctrl+a BackSpace
+  gui_wait_value tokens none
+  echo "an empty sentence shows no tokens"
+}
+
+# 3. A head clicked in the unchanged model's grid opens that model's head, and one in the changed
+#    model's grid that one's.
+model_head_click_opens_its_own_model() {
+  gui_start "$poslab" --size 1440x900 --model "$models/qwen2" --layer 0 --encoding none --view model
+  gui_wait_item "changed head 1" 120
+  gui_click "head 1"
+  gui_wait_value tab attention
+  gui_until 60 bash -c "grep -q \$'^value\tattention shows\t.* · unchanged · ' '$gui_probe'" ||
+    gui_fail "the unchanged model's head opened another model's"
+  gui_click "tab: Model"
+  gui_click "changed head 1"
+  gui_wait_value tab attention
+  gui_until 60 bash -c "grep \$'^value\tattention shows\t' '$gui_probe' | grep -v ' · unchanged · ' | grep -q 'positions off'" ||
+    gui_fail "the changed model's head did not open the changed model"
+  echo "each grid's head opens its own model in the Attention tab"
+}
+
+# --view opens every tab the registry has, the Model and Train tabs and the tour included, and a
+# view drawn inside a tab opens that tab.
+view_option_opens_every_tab() {
+  local view tab
+  for pair in model:model train:train tour:tour heads:model extrapolation:train bias:bias; do
+    view=${pair%%:*} tab=${pair##*:}
+    gui_start "$poslab" --size 1280x800 --view "$view"
+    gui_wait_value tab "$tab"
+    gui_stop
+  done
+  echo "--view opened the Model, Train and Tour tabs, and heads and extrapolation in theirs"
+}
+
+# The Train tab's "Open in the attention view" opens the Attention tab on the model's layer.
+train_open_shows_the_attention_tab() {
+  gui_start "$poslab" --size 1440x900 --view train
+  gui_click "train: open in the attention view"
+  gui_wait_value tab attention
+  gui_until 120 bash -c "grep -q \$'^value\tattention shows\t' '$gui_probe'" ||
+    gui_fail "the Attention tab does not show the trained model's layer"
+  echo "Open in the attention view opened the Attention tab on the model"
+}
+
+# An export over a file of the same name says that it replaced it.
+export_says_when_it_replaces_a_file() {
+  gui_start "$poslab" --size 1280x800
+  gui_wait_value busy no
+  gui_key ctrl+d
+  gui_wait_value status "wrote poslab-attention.csv (CSV)"
+  gui_key ctrl+d
+  gui_wait_value status "wrote poslab-attention.csv (CSV), replacing the file of that name"
+  echo "the second export said it replaced the first"
+}
+
+# F1 and the bottom bar's button open and close the shortcuts; Ctrl+Q quits and remembers the
+# session.
+shortcuts_window_and_quit_key() {
+  gui_start "$poslab" --size 1280x800
+  gui_wait_value shortcuts closed
+  gui_key F1
+  gui_wait_value shortcuts open
+  gui_click "shortcuts button"
+  gui_wait_value shortcuts closed
+  xdotool key --window "$gui_window" ctrl+q  # no frame to wait for: the window goes
+  gui_until 30 gui_exited || gui_fail "Ctrl+Q did not close the window"
+  echo "F1 and the Keys button show the shortcuts; Ctrl+Q quits"
+}
+
+# The Model tab opens a model of its own: a shipped one picked from its list runs at once.
+model_tab_opens_a_shipped_model() {
+  gui_start "$poslab" --size 1440x900 --view model
+  gui_click "model: pick"
+  gui_click "model: shipped copy-rope"
+  gui_wait_value model copy-rope 120
+  gui_wait_item "head 0" 120
+  echo "the Model tab opened the shipped copy-rope model and shows its heads"
+}
+
+"$case_name"

@@ -14,6 +14,7 @@
 #   gui_wait_value KEY VALUE [SECONDS] # until the probe shows KEY = VALUE
 #   gui_value KEY                      # the probe's value now
 #   gui_wait_item NAME [SECONDS]       # until the control NAME is drawn
+#   gui_scroll_into_view NAME          # the wheel over its panel until NAME lies in the window
 #   gui_wait_file PATH [SECONDS]       # until PATH exists and is not empty
 #   gui_exited                         # true once PosLab has exited by itself ($gui_status)
 #   gui_stop                           # closes the window as its close button would, and waits
@@ -96,6 +97,7 @@ gui_click() {
   for try in 1 2 3 4 5 6; do
     # Where the control is now: the layout moves when text above it appears (a load, a result).
     read -r x0 y0 x1 y1 <<<"$(gui_item "$1")"
+    [ "$y1" -le "$(gui_window_height)" ] || gui_fail "\"$1\" lies below the window: gui_scroll_into_view first"
     xdotool windowfocus --sync "$gui_window" 2>/dev/null || true
     # From outside the window (the far corner of the screen) in: GLFW hears the pointer enter.
     [ "$try" = 1 ] || xdotool mousemove 1599 999 sleep 0.1
@@ -106,6 +108,25 @@ gui_click() {
     fi
   done
   gui_fail "the mouse is over \"$1\" but the window does not see it"
+}
+
+# The window's height in pixels.
+gui_window_height() { xdotool getwindowgeometry --shell "$gui_window" | awk -F= '$1 == "HEIGHT" { print $2 }'; }
+
+# Turns the mouse wheel over the middle of the control's column until the control NAME lies
+# inside the window (a panel taller than the window scrolls).
+gui_scroll_into_view() {
+  gui_wait_item "$1"
+  local x0 y0 x1 y1 height try
+  height=$(gui_window_height)
+  for try in $(seq 1 60); do
+    read -r x0 y0 x1 y1 <<<"$(gui_item "$1")"
+    if [ "$y0" -ge 0 ] && [ "$y1" -le "$((height - 8))" ]; then return 0; fi
+    xdotool mousemove --window "$gui_window" $(((x0 + x1) / 2)) $((height / 2))
+    if [ "$y1" -gt "$height" ]; then xdotool click --window "$gui_window" 5; else xdotool click --window "$gui_window" 4; fi
+    gui_frames 2
+  done
+  gui_fail "could not scroll \"$1\" into the window"
 }
 
 # Waits until the window has drawn N more frames (default 2).

@@ -6,6 +6,7 @@ set -euo pipefail
 poslab=$(realpath "$1")
 case_name=$2
 models=${3:+$(realpath "$3")}
+png_probe=${4:+$(realpath "$4")}
 source "$(dirname "$(realpath "$0")")/gui_kit.sh"
 
 state_now() { gui_value state; }
@@ -181,6 +182,42 @@ model_tab_opens_a_shipped_model() {
   gui_wait_value model copy-rope 120
   gui_wait_item "head 0" 120
   echo "the Model tab opened the shipped copy-rope model and shows its heads"
+}
+
+# 2. Opening "RoPE frequency usage" leaves the heads grid as it was (the two figures used to share
+#    one texture cache, and the usage heatmap was painted over head 0 and head 1). The window is
+#    saved with Ctrl+Shift+S before and after (scrolled back to the same place), and head 0's and
+#    head 1's thumbnails compared.
+frequency_usage_leaves_the_heads_alone() {
+  gui_start "$poslab" --size 1440x900 --model "$models/qwen2" --layer 0 --view model
+  gui_wait_item "head 1" 120
+  gui_wait_value busy no 120
+  local top
+  top=$(gui_item "head 0")
+  gui_key ctrl+shift+s
+  gui_wait_file poslab-window.png
+  mv poslab-window.png before.png
+  gui_scroll_into_view "model: frequency usage"
+  gui_click "model: frequency usage"
+  gui_wait_item "model: frequency usage figure"
+  # Back to the top, where the first picture was taken.
+  local tries=0
+  while [ "$(gui_item "head 0")" != "$top" ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 60 ] || gui_fail "head 0 is at $(gui_item "head 0") now, at $top before"
+    xdotool mousemove --window "$gui_window" 720 450 click --window "$gui_window" 4
+    gui_frames 2
+  done
+  gui_frames 3
+  gui_key ctrl+shift+s
+  gui_wait_file poslab-window.png
+  local x0 y0 x1 y1 head
+  for head in 0 1; do
+    read -r x0 y0 x1 y1 <<<"$(gui_item "head $head")"
+    "$png_probe" crop-equal before.png poslab-window.png "$x0" "$y0" "$x1" "$y1" ||
+      gui_fail "head $head's thumbnail changed when the frequency usage opened"
+  done
+  echo "the heads grid is the same before and after the frequency usage opens"
 }
 
 "$case_name"

@@ -4,6 +4,7 @@
 //   png_probe pixel FILE X Y                 → "R G B"
 //   png_probe ink FILE X0 Y0 X1 Y1 dark|light → "TOP BOTTOM" of the rows in the box holding ink
 //     (dark: text on a white figure; light: the interface's text on its dark panels), or "none"
+//   png_probe crop-equal FILE OTHER X0 Y0 X1 Y1 → exit 0 when the box has the same pixels in both
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +37,7 @@ bool is_ink(Rgb c, bool dark) { return dark ? c.r < 110 && c.g < 110 && c.b < 11
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) return fail("usage: png_probe size|pixel|ink FILE …");
+  if (argc < 3) return fail("usage: png_probe size|pixel|ink|crop-equal FILE …");
   const std::string what = argv[1];
   auto bytes = poslab::read_whole_file(argv[2]);
   if (!bytes) return fail(bytes.error());
@@ -52,6 +53,24 @@ int main(int argc, char** argv) {
     const Rgb c = at(*image, x, y);
     std::printf("%d %d %d\n", c.r, c.g, c.b);
     return 0;
+  }
+  if (what == "crop-equal" && argc == 8) {
+    auto other_bytes = poslab::read_whole_file(argv[3]);
+    if (!other_bytes) return fail(other_bytes.error());
+    auto other = poslab::plot::decode_png(*other_bytes);
+    if (!other) return fail(other.error());
+    const int x0 = std::max(0, std::atoi(argv[4])), y0 = std::max(0, std::atoi(argv[5]));
+    const int x1 = std::min({image->width, other->width, std::atoi(argv[6])});
+    const int y1 = std::min({image->height, other->height, std::atoi(argv[7])});
+    if (x1 <= x0 || y1 <= y0) return fail("the box is empty");
+    int differing = 0;
+    for (int y = y0; y < y1; ++y)
+      for (int x = x0; x < x1; ++x) {
+        const Rgb a = at(*image, x, y), b = at(*other, x, y);
+        differing += a.r != b.r || a.g != b.g || a.b != b.b;
+      }
+    std::printf("%d pixels differ\n", differing);
+    return differing == 0 ? 0 : 1;
   }
   if (what == "ink" && argc == 8) {
     const int x0 = std::max(0, std::atoi(argv[3])), y0 = std::max(0, std::atoi(argv[4]));

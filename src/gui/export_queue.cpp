@@ -3,6 +3,9 @@
 #include <chrono>
 #include <utility>
 
+#include "core/formats/files.hpp"
+#include "plot/render.hpp"
+
 namespace poslab {
 
 ExportQueue::ExportQueue() : thread_([this] { loop(); }) {}
@@ -68,6 +71,19 @@ void ExportQueue::start(ViewId view, State state, std::shared_ptr<const Results>
     d.written = std::move(written);
     std::lock_guard lock(mutex_);
     to_draw_.push_back(std::move(d));
+  });
+}
+
+void ExportQueue::save_png(plot::RgbaImage image, std::string path) {
+  {
+    std::lock_guard lock(mutex_);
+    ++outstanding_;
+  }
+  post([this, image = std::move(image), path = std::move(path)] {
+    const std::string details =
+        path + " (" + std::to_string(image.width) + "×" + std::to_string(image.height) + " PNG, the window)";
+    if (Status s = write_file_atomic(path, plot::encode_png(image)); !s) return complete(s, {});
+    complete(Ok{}, {details});
   });
 }
 

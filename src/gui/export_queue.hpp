@@ -38,6 +38,8 @@ class ExportQueue {
 
   void start(ViewId view, State state, std::shared_ptr<const Results> results,
              std::shared_ptr<const EmbeddingTable> table, ExportRequest request);
+  // A picture already drawn (the window itself, Ctrl+Shift+S): encoded and written on the worker.
+  void save_png(plot::RgbaImage image, std::string path);
   // Every view into `dir`, as export_all_views writes them (all or nothing).
   void start_all(State state, std::shared_ptr<const Results> results, std::shared_ptr<const EmbeddingTable> table,
                  std::filesystem::path dir, float scale);

@@ -444,6 +444,7 @@ ControlsActions Gui::take_hotkeys(ControlsActions actions) {
   for (const Hotkey& h : g_hotkeys) {
     if (h.key == GLFW_KEY_F1) show_shortcuts_ = !show_shortcuts_;
     if (h.key == GLFW_KEY_Q && (h.mods & GLFW_MOD_CONTROL)) glfwSetWindowShouldClose(window_, GLFW_TRUE);
+    if (h.key == GLFW_KEY_S && (h.mods & GLFW_MOD_CONTROL) && (h.mods & GLFW_MOD_SHIFT)) window_shot_requested_ = true;
     if (io_.WantTextInput) break;  // Ctrl+E and Ctrl+D mean something else in a text field
     if (h.key == GLFW_KEY_E) actions.export_png_scale = (h.mods & GLFW_MOD_SHIFT) ? 2 : 1;
     if (h.key == GLFW_KEY_D) actions.export_csv = true;

@@ -156,6 +156,13 @@ void Gui::render_and_screenshot() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 
+  // The window as the reader sees it, for slides: read here, encoded and written off this thread.
+  if (std::exchange(window_shot_requested_, false)) {
+    const std::string path = controls_.export_stem + "-window.png";
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) replacing_.insert(path);
+    exports_.save_png(plot::RgbaImage{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)}, path);
+  }
   // A scripted screenshot shows the state after any load: frames are counted once it is done.
   // The shown view's figure, built off the UI thread, counts as part of that state.
   view_busy_ = views_.busy(active_view_);

@@ -115,6 +115,7 @@ class Gui {
   bool tour_opened_ = false;  // the tour tab was shown once (--step and --lang apply then)     // the tab of --view is selected once, then the user's clicks rule
   bool show_controls_ = false;  // in a narrow window: the controls instead of the views
   bool show_shortcuts_ = false;  // the Shortcuts window (F1)
+  bool window_shot_requested_ = false;  // Ctrl+Shift+S: the window as STEM-window.png, after this frame is drawn
   bool load_requested_ = false;
   bool run_model_on_load_ = false;  // the load was asked for in the Model tab: run the model once it is in
   float info_height_ = -1.0f;   // the attention tab's text under the heatmap, measured each frame

@@ -13,6 +13,7 @@ const std::vector<Shortcut>& shortcuts() {
       {"Ctrl+E", "export the open view as PNG (poslab-VIEW.png)"},
       {"Ctrl+Shift+E", "the same at twice the pixels, for slides"},
       {"Ctrl+D", "export the open view's numbers as CSV"},
+      {"Ctrl+Shift+S", "the whole window as it is now, as poslab-window.png"},
       {"← →", "the tour's previous and next step (held down, they repeat)"},
       {"mouse wheel", "attention heatmap: zoom about the cell under the pointer"},
       {"drag", "attention heatmap: pan while zoomed"},

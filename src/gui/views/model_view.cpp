@@ -242,8 +242,11 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   ImGui::Separator();
   if (ImGui::CollapsingHeader("Heads of the layer", ImGuiTreeNodeFlags_DefaultOpen)) draw_heads(state, fonts, show_attention);
   if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
-  if (c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage")) {
+  const bool usage_open = c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage");
+  if (c.positions == PositionKind::Rope) probe::item("model: frequency usage");
+  if (usage_open) {
     show_figure(usage_.figure, {figure_room(fonts).x, usage_.figure.height}, fonts, usage_textures_);
+    probe::item("model: frequency usage figure");
   }
 }
 

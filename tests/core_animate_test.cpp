@@ -137,6 +137,6 @@ TEST(AnimateSweep, EveryParameterReadsBackTheValueItsOptionSet) {
     auto sweep = make_sweep(p.name, value, value + 1.0, 2);
     ASSERT_TRUE(sweep.ok()) << sweep.error();
     ASSERT_TRUE(apply_sweep_value(state, *sweep, value).ok()) << p.name;
-    EXPECT_DOUBLE_EQ(current_sweep_value(state, sweep->param), value) << p.name;
+    EXPECT_DOUBLE_EQ(sweep->param.read(state), value) << p.name;
   }
 }

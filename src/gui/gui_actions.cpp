@@ -25,6 +25,11 @@ namespace poslab {
 
 // "wrote F …", and whether F replaced a file of that name (exports do not ask; they say so).
 // `written` is the export's line: the path, and for a PNG its size in parentheses.
+void Gui::note_if_replacing(const std::string& path) {
+  std::error_code ec;
+  if (!path.empty() && std::filesystem::exists(path, ec)) replacing_.insert(path);
+}
+
 std::string Gui::wrote(const std::string& written) {
   for (auto it = replacing_.begin(); it != replacing_.end(); ++it) {
     if (written != *it && !written.starts_with(*it + " (")) continue;
@@ -105,10 +110,7 @@ void Gui::start_exports(const ControlsActions& requested) {
   if (requested.export_csv) request.csv = stem + ".csv";
   if (requested.export_svg) request.svg = stem + ".svg";
   request.scale = static_cast<float>(std::max(1, requested.export_png_scale));
-  for (const std::string* path : {&request.png, &request.csv, &request.svg}) {
-    std::error_code ec;
-    if (!path->empty() && std::filesystem::exists(*path, ec)) replacing_.insert(*path);
-  }
+  for (const std::string* path : {&request.png, &request.csv, &request.svg}) note_if_replacing(*path);
   request.tour_step = views_.tour.step();
   request.language = views_.tour.language;
   std::vector<std::string> written;
@@ -159,8 +161,7 @@ void Gui::render_and_screenshot() {
   // The window as the reader sees it, for slides: read here, encoded and written off this thread.
   if (std::exchange(window_shot_requested_, false)) {
     const std::string path = controls_.export_stem + "-window.png";
-    std::error_code ec;
-    if (std::filesystem::exists(path, ec)) replacing_.insert(path);
+    note_if_replacing(path);
     exports_.save_png(plot::RgbaImage{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)}, path);
   }
   // A scripted screenshot shows the state after any load: frames are counted once it is done.

@@ -71,6 +71,8 @@ class Gui {
   void open_session();
   void start_exports(const ControlsActions& requested);
   void publish_probe();
+  // Exports say when they replace a file: noted when asked for, said when written.
+  void note_if_replacing(const std::string& path);
   std::string wrote(const std::string& written);
   void render_and_screenshot();
   void shut_down();

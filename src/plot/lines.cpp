@@ -84,6 +84,70 @@ Color series_color(int index) {
   return colors[static_cast<std::size_t>(index) % std::size(colors)];
 }
 
+namespace {
+
+// The room the legend takes at the right of the plotting area; series without a label stay out of
+// it, and with no entries at all there is no legend.
+float legend_width(const LinePlotSpec& s, const TextMeasure& measure) {
+  float widest = 0;
+  bool any_entry = !s.references.empty() || !s.marks.empty();
+  for (const Series& series : s.series) {
+    widest = std::max(widest, measure.width(series.label, kTickSize));
+    any_entry = any_entry || !series.label.empty();
+  }
+  for (const ReferenceLine& r : s.references) widest = std::max(widest, measure.width(r.label, kTickSize));
+  for (const VerticalMark& m : s.marks) widest = std::max(widest, measure.width(m.label, kTickSize));
+  return any_entry ? kGap * 3 + 22.0f + widest : 0.0f;
+}
+
+// The y axis's ticks and their labels: powers of ten on a log axis (in log units), else nice steps.
+std::vector<std::pair<double, std::string>> y_axis_ticks(bool log_y, double y_min, double y_max) {
+  std::vector<std::pair<double, std::string>> ticks;
+  if (log_y) {
+    const int step = std::max(1, static_cast<int>(std::ceil((y_max - y_min) / 8.0)));
+    for (int k = static_cast<int>(y_min); k <= static_cast<int>(y_max); k += step) ticks.emplace_back(k, power_of_ten(k));
+  } else {
+    const auto nice = nice_ticks(y_min, y_max, 7);
+    const double step = nice.size() > 1 ? nice[1] - nice[0] : 1.0;
+    for (double t : nice) ticks.emplace_back(t, tick_label(t, step));
+  }
+  return ticks;
+}
+
+// The legend from `at` down: a sample of each labelled series, then the reference lines and marks.
+void draw_legend(Figure& fig, const LinePlotSpec& s, Point at) {
+  float ly = at.y;
+  const float lx = at.x;
+  for (const Series& series : s.series) {
+    if (series.label.empty()) continue;
+    if (series.stroke == Stroke::Solid) fig.line({lx, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, series.color, 2.5f);
+    if (series.stroke == Stroke::Dashed) {
+      fig.line({lx, ly + 6.0f}, {lx + 7.0f, ly + 6.0f}, series.color, 2.5f);
+      fig.line({lx + 11.0f, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, series.color, 2.5f);
+    }
+    if (series.stroke == Stroke::None) {
+      const float half = series.marker_size * 0.5f;
+      fig.rect({lx + 9.0f - half, ly + 6.0f - half, lx + 9.0f + half, ly + 6.0f + half}, series.color);
+    }
+    fig.text({lx + 22.0f, ly + 6.0f}, series.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    ly += kTickSize + 8.0f;
+  }
+  for (const ReferenceLine& r : s.references) {
+    fig.line({lx, ly + 6.0f}, {lx + 7.0f, ly + 6.0f}, r.color, 1.5f);
+    fig.line({lx + 11.0f, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, r.color, 1.5f);
+    fig.text({lx + 22.0f, ly + 6.0f}, r.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    ly += kTickSize + 8.0f;
+  }
+  for (const VerticalMark& m : s.marks) {
+    fig.line({lx + 9.0f, ly}, {lx + 9.0f, ly + 5.0f}, m.color, 1.5f);
+    fig.line({lx + 9.0f, ly + 8.0f}, {lx + 9.0f, ly + 13.0f}, m.color, 1.5f);
+    fig.text({lx + 22.0f, ly + 6.0f}, m.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    ly += kTickSize + 8.0f;
+  }
+}
+
+}  // namespace
+
 LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure) {
   LinePlotFigure out;
   Figure& fig = out.figure;
@@ -130,29 +194,12 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   out.x_min = x_min, out.x_max = x_max, out.y_min = y_min, out.y_max = y_max;
 
   // Tick labels decide the left margin.
-  std::vector<std::pair<double, std::string>> y_ticks;
-  if (s.log_y) {
-    const int step = std::max(1, static_cast<int>(std::ceil((y_max - y_min) / 8.0)));
-    for (int k = static_cast<int>(y_min); k <= static_cast<int>(y_max); k += step) y_ticks.emplace_back(k, power_of_ten(k));
-  } else {
-    const auto ticks = nice_ticks(y_min, y_max, 7);
-    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
-    for (double t : ticks) y_ticks.emplace_back(t, tick_label(t, step));
-  }
+  const auto y_ticks = y_axis_ticks(s.log_y, y_min, y_max);
   float y_tick_w = 0;
   for (const auto& [v, label] : y_ticks) y_tick_w = std::max(y_tick_w, measure.width(label, kTickSize));
 
   const float left = kMargin + kLabelSize + kGap + y_tick_w + kGap + 4.0f;
-  // Series without a label stay out of the legend; with no entries at all there is no legend.
-  float legend_w = 0;
-  bool any_entry = !s.references.empty() || !s.marks.empty();
-  for (const Series& series : s.series) {
-    legend_w = std::max(legend_w, measure.width(series.label, kTickSize));
-    any_entry = any_entry || !series.label.empty();
-  }
-  for (const ReferenceLine& r : s.references) legend_w = std::max(legend_w, measure.width(r.label, kTickSize));
-  for (const VerticalMark& m : s.marks) legend_w = std::max(legend_w, measure.width(m.label, kTickSize));
-  const float legend_space = any_entry ? kGap * 3 + 22.0f + legend_w : 0.0f;
+  const float legend_space = legend_width(s, measure);
   // The subtitle wraps to the width the plot and its legend need, never widening the figure.
   const float width =
       std::max(left + s.width + legend_space + kMargin, kMargin * 2 + measure.width(s.title, kTitleSize));
@@ -211,35 +258,7 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
       for (const Point& p : points) fig.rect({p.x - half, p.y - half, p.x + half, p.y + half}, series.color);
   }
 
-  // Legend at the right of the plotting area.
-  float ly = a.y0 + 4.0f;
-  const float lx = a.x1 + kGap * 2;
-  for (const Series& series : s.series) {
-    if (series.label.empty()) continue;
-    if (series.stroke == Stroke::Solid) fig.line({lx, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, series.color, 2.5f);
-    if (series.stroke == Stroke::Dashed) {
-      fig.line({lx, ly + 6.0f}, {lx + 7.0f, ly + 6.0f}, series.color, 2.5f);
-      fig.line({lx + 11.0f, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, series.color, 2.5f);
-    }
-    if (series.stroke == Stroke::None) {
-      const float half = series.marker_size * 0.5f;
-      fig.rect({lx + 9.0f - half, ly + 6.0f - half, lx + 9.0f + half, ly + 6.0f + half}, series.color);
-    }
-    fig.text({lx + 22.0f, ly + 6.0f}, series.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
-    ly += kTickSize + 8.0f;
-  }
-  for (const ReferenceLine& r : s.references) {
-    fig.line({lx, ly + 6.0f}, {lx + 7.0f, ly + 6.0f}, r.color, 1.5f);
-    fig.line({lx + 11.0f, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, r.color, 1.5f);
-    fig.text({lx + 22.0f, ly + 6.0f}, r.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
-    ly += kTickSize + 8.0f;
-  }
-  for (const VerticalMark& m : s.marks) {
-    fig.line({lx + 9.0f, ly}, {lx + 9.0f, ly + 5.0f}, m.color, 1.5f);
-    fig.line({lx + 9.0f, ly + 8.0f}, {lx + 9.0f, ly + 13.0f}, m.color, 1.5f);
-    fig.text({lx + 22.0f, ly + 6.0f}, m.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
-    ly += kTickSize + 8.0f;
-  }
+  draw_legend(fig, s, {a.x1 + kGap * 2, a.y0 + 4.0f});
   return out;
 }
 

@@ -65,8 +65,6 @@ Result<SweepParam> find_sweep_param(std::string_view name) {
                ")"};
 }
 
-double current_sweep_value(const State& state, const SweepParam& param) { return param.read(state); }
-
 Result<Sweep> make_sweep(std::string_view param, double from, double to, int frames) {
   auto p = find_sweep_param(param);
   if (!p) return Error{p.error()};

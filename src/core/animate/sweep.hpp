@@ -23,8 +23,6 @@ struct SweepParam {
 const std::vector<SweepParam>& sweep_params();
 // The names joined by ", ", for help and error messages.
 std::string sweep_param_names();
-// The value `state` holds now for `param` (the one in use, whatever a sweep's frames say).
-double current_sweep_value(const State& state, const SweepParam& param);
 // The parameter named `name` (no dashes); the error says whether the name is unknown or names
 // an option that is not a number.
 Result<SweepParam> find_sweep_param(std::string_view name);

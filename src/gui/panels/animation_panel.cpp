@@ -357,7 +357,7 @@ void AnimationPanel::draw_scrub(const ViewSweep& natural, State& state, float wi
   // A frame's value while one is shown; else the value the state holds, which is what is drawn.
   std::string value;
   if (sweep_ && active_) value = std::string(natural.param) + " = " + sweep_value_text(*sweep_, frame_);
-  else if (sweep_) value = std::string(natural.param) + " = " + sweep_value_text(*sweep_, current_sweep_value(state, sweep_->param));
+  else if (sweep_) value = std::string(natural.param) + " = " + sweep_value_text(*sweep_, sweep_->param.read(state));
   const std::string format = "frame %d / " + std::to_string(sweep_ ? sweep_->frames - 1 : 0) + " · " + value;
   if (ImGui::SliderInt("##frame", &k, 0, sweep_ ? sweep_->frames - 1 : 0, format.c_str())) {
     playing_ = false;

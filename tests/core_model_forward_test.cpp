@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <unistd.h>
 
 #include "core/model/forward.hpp"
 #include "core/model/model_run.hpp"
@@ -144,6 +146,58 @@ TEST(RealModelErrors, BadFoldersAreClearErrors) {
     for (const std::string& w : c.words) EXPECT_NE(model.error().find(w), std::string::npos) << model.error();
   }
   EXPECT_FALSE(Checkpoint::open(reference_dir() / "no_such_folder"));
+}
+
+// A copy of a reference folder whose config.json has `key` set to `value` (JSON text).
+fs::path folder_with(const std::string& model, const std::string& key, const std::string& value) {
+  const fs::path dir = fs::temp_directory_path() / ("poslab-config-" + model + "-" + key + "-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(reference_dir() / model, dir, fs::copy_options::recursive);
+  Json config = read_json(dir / "config.json");
+  config[key] = Json::parse(value);
+  std::ofstream(dir / "config.json") << config.dump(2);
+  return dir;
+}
+
+TEST(RealModelErrors, ConfigValuesWithoutMeaningAreRefusedNamingTheKey) {
+  struct Case {
+    const char *model, *key, *value, *words;
+  };
+  for (const Case& c : {Case{"llama", "rope_theta", "0", "\"rope_theta\" must be greater than 1"},
+                        Case{"llama", "rope_theta", "-10000", "\"rope_theta\" must be greater than 1"},
+                        Case{"qwen2", "rope_theta", "1", "\"rope_theta\" must be greater than 1"},
+                        Case{"llama", "rms_norm_eps", "-1", "\"rms_norm_eps\" must be greater than 0"},
+                        Case{"gpt2", "layer_norm_epsilon", "0", "must be greater than 0"},
+                        Case{"gpt2", "n_positions", "0", "must be at least 1"},
+                        // Sized by config.json alone, this would take ~100 GB before any tensor is read.
+                        Case{"llama", "num_hidden_layers", "100000000", "says 100000000 layers, but the files hold 2"},
+                        Case{"gpt2", "n_layer", "3", "says 3 layers, but the files hold 2"}}) {
+    const fs::path dir = folder_with(c.model, c.key, c.value);
+    auto model = Checkpoint::open(dir);
+    fs::remove_all(dir);
+    ASSERT_FALSE(model) << c.model << " " << c.key << " = " << c.value;
+    EXPECT_NE(model.error().find(c.words), std::string::npos) << model.error();
+  }
+}
+
+// The architecture table is data a new family is added to: every row's tensors have one role
+// each, a layer's names hold "{L}" and the model's own do not, and each row needs an embedding
+// table, a final norm and attention weights (fused or not).
+TEST(ArchitectureTable, EveryRowIsCompleteAndConsistent) {
+  for (const Architecture& a : architectures()) {
+    std::set<TensorRole> roles;
+    for (const TensorSlot& s : a.tensors) {
+      EXPECT_TRUE(roles.insert(s.role).second) << a.name << ": " << s.name << " repeats a role";
+      EXPECT_EQ(is_layer_role(s.role), s.name.find("{L}") != std::string::npos) << a.name << ": " << s.name;
+      EXPECT_NE(s.rows, Dim::None) << a.name << ": " << s.name;
+    }
+    for (TensorRole r : {TensorRole::Embed, TensorRole::FinalNorm, TensorRole::AttnNorm, TensorRole::O, TensorRole::MlpNorm,
+                         TensorRole::Down})
+      EXPECT_TRUE(a.slot(r)) << a.name;
+    EXPECT_TRUE(a.slot(TensorRole::Qkv) || (a.slot(TensorRole::Q) && a.slot(TensorRole::K) && a.slot(TensorRole::V))) << a.name;
+    EXPECT_EQ(a.mlp == MlpKind::Gated, a.slot(TensorRole::Gate) != nullptr) << a.name;
+    EXPECT_EQ(a.norm == NormKind::Layer, a.slot(TensorRole::AttnNormBias) != nullptr) << a.name;
+  }
 }
 
 TEST(RealModelErrors, GptTwoPositionsPastItsTableAreAnError) {

@@ -34,6 +34,8 @@ Result<RopeConfig> rope_config_of(const Json& config, const std::string& name) {
   if (config.contains("rope_theta")) {
     auto theta = number_at(config, "rope_theta", name);
     if (!theta) return Error{theta.error()};
+    // θᵢ = base^(−2i/d) only makes slower frequencies of the faster ones for a base above 1.
+    if (!(*theta > 1.0 && std::isfinite(*theta))) return Error{name + ": \"rope_theta\" must be greater than 1"};
     rope.theta = *theta;
   }
   if (config.contains("rope_scaling") && !config.at("rope_scaling").is_null()) {
@@ -63,6 +65,7 @@ Result<RopeConfig> rope_config_of(const Json& config, const std::string& name) {
       const char* key = holder == &scaling ? "original_max_position_embeddings" : "max_position_embeddings";
       auto v = number_at(*holder, key, name);
       if (!v) return Error{v.error()};
+      if (!(*v >= 1.0 && *v <= 1e9)) return Error{name + ": \"" + key + "\" must be a length from 1 to 10⁹"};
       s.original_max_position = static_cast<int>(*v);
     }
     if (auto valid = validate(s); !valid) return Error{name + ": " + valid.error()};
@@ -146,6 +149,8 @@ Result<RopeConfig> read_rope_config(std::string_view text, const std::string& na
   if (!config.is_object()) return Error{name + ": a config.json holds an object"};
   return rope_config_of(config, name);
 }
+
+Result<RopeConfig> read_rope_config(const Json& config, const std::string& name) { return rope_config_of(config, name); }
 
 Status load_model_config(ModelSettings& settings, const std::filesystem::path& path) {
   auto bytes = read_whole_file(path);

@@ -4,6 +4,7 @@
 // high_freq_factor, beta_fast, beta_slow), and the heads (num_attention_heads, checked against
 // hidden_size and head_dim). Other keys are the model's business and ignored.
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,8 @@ struct RopeConfig {
   std::optional<RopeScaling> scaling;
 };
 Result<RopeConfig> read_rope_config(std::string_view json_text, const std::string& name);
+// The same from a config.json already parsed (the model reader parses it once).
+Result<RopeConfig> read_rope_config(const nlohmann::json& config, const std::string& name);
 
 // Applies the config to `settings` only when the whole config reads cleanly; on error the
 // settings are unchanged and the message names the file and the key.

@@ -1,80 +1,134 @@
 #include "core/model/architecture.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace poslab {
 
 namespace {
 
-TensorNames llama_names() {
-  TensorNames n;
-  n.embed = "model.embed_tokens.weight";
-  n.final_norm = "model.norm.weight";
-  n.lm_head = "lm_head.weight";
-  n.attn_norm = "model.layers.{L}.input_layernorm.weight";
-  n.q = "model.layers.{L}.self_attn.q_proj.weight";
-  n.k = "model.layers.{L}.self_attn.k_proj.weight";
-  n.v = "model.layers.{L}.self_attn.v_proj.weight";
-  n.q_bias = "model.layers.{L}.self_attn.q_proj.bias";
-  n.k_bias = "model.layers.{L}.self_attn.k_proj.bias";
-  n.v_bias = "model.layers.{L}.self_attn.v_proj.bias";
-  n.o = "model.layers.{L}.self_attn.o_proj.weight";
-  n.o_bias = "model.layers.{L}.self_attn.o_proj.bias";  // Llama with attention_bias
-  n.mlp_norm = "model.layers.{L}.post_attention_layernorm.weight";
-  n.gate = "model.layers.{L}.mlp.gate_proj.weight";
-  n.up = "model.layers.{L}.mlp.up_proj.weight";
-  n.down = "model.layers.{L}.mlp.down_proj.weight";
-  return n;
+using R = TensorRole;
+
+// Llama's names and shapes (PyTorch Linear, out × in). Llama with attention_bias has biases on
+// q, k, v and o.
+std::vector<TensorSlot> llama_tensors() {
+  return {
+      {R::Embed, "model.embed_tokens.weight", Dim::Vocab, Dim::Hidden},
+      {R::AttnNorm, "model.layers.{L}.input_layernorm.weight", Dim::Hidden, Dim::None},
+      {R::Q, "model.layers.{L}.self_attn.q_proj.weight", Dim::QueryWidth, Dim::Hidden},
+      {R::K, "model.layers.{L}.self_attn.k_proj.weight", Dim::KvWidth, Dim::Hidden},
+      {R::V, "model.layers.{L}.self_attn.v_proj.weight", Dim::KvWidth, Dim::Hidden},
+      {R::QBias, "model.layers.{L}.self_attn.q_proj.bias", Dim::QueryWidth, Dim::None, Need::IfAttentionBias},
+      {R::KBias, "model.layers.{L}.self_attn.k_proj.bias", Dim::KvWidth, Dim::None, Need::IfAttentionBias},
+      {R::VBias, "model.layers.{L}.self_attn.v_proj.bias", Dim::KvWidth, Dim::None, Need::IfAttentionBias},
+      {R::O, "model.layers.{L}.self_attn.o_proj.weight", Dim::Hidden, Dim::QueryWidth},
+      {R::OBias, "model.layers.{L}.self_attn.o_proj.bias", Dim::Hidden, Dim::None, Need::IfAttentionBias},
+      {R::MlpNorm, "model.layers.{L}.post_attention_layernorm.weight", Dim::Hidden, Dim::None},
+      {R::Gate, "model.layers.{L}.mlp.gate_proj.weight", Dim::Ffn, Dim::Hidden},
+      {R::Up, "model.layers.{L}.mlp.up_proj.weight", Dim::Ffn, Dim::Hidden},
+      {R::Down, "model.layers.{L}.mlp.down_proj.weight", Dim::Hidden, Dim::Ffn},
+      {R::FinalNorm, "model.norm.weight", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::LmHead, "lm_head.weight", Dim::Vocab, Dim::Hidden, Need::IfUntied, true},
+  };
 }
 
-// openai-community/gpt2's own names; newer saves put "transformer." in front (the checkpoint
-// reader tries both).
-TensorNames gpt2_names() {
-  TensorNames n;
-  n.embed = "wte.weight";
-  n.positions = "wpe.weight";
-  n.final_norm = "ln_f.weight";
-  n.final_norm_bias = "ln_f.bias";
-  n.lm_head = "lm_head.weight";
-  n.attn_norm = "h.{L}.ln_1.weight";
-  n.attn_norm_bias = "h.{L}.ln_1.bias";
-  n.qkv = "h.{L}.attn.c_attn.weight";
-  n.qkv_bias = "h.{L}.attn.c_attn.bias";
-  n.o = "h.{L}.attn.c_proj.weight";
-  n.o_bias = "h.{L}.attn.c_proj.bias";
-  n.mlp_norm = "h.{L}.ln_2.weight";
-  n.mlp_norm_bias = "h.{L}.ln_2.bias";
-  n.up = "h.{L}.mlp.c_fc.weight";
-  n.up_bias = "h.{L}.mlp.c_fc.bias";
-  n.down = "h.{L}.mlp.c_proj.weight";
-  n.down_bias = "h.{L}.mlp.c_proj.bias";
-  return n;
+Architecture llama() {
+  Architecture a;
+  a.name = "llama";
+  a.classes = {"LlamaForCausalLM", "MistralForCausalLM", "LlamaModel", "MistralModel"};
+  a.model_types = {"llama", "mistral"};
+  a.tensors = llama_tensors();
+  return a;
 }
 
-std::vector<Architecture> make_table() {
-  Architecture llama{"llama",
-                     {"LlamaForCausalLM", "MistralForCausalLM", "LlamaModel", "MistralModel"},
-                     {"llama", "mistral"},
-                     NormKind::Rms, MlpKind::Gated, PositionKind::Rope, WeightLayout::OutIn, false, llama_names()};
-  Architecture qwen2{"qwen2", {"Qwen2ForCausalLM", "Qwen2Model"}, {"qwen2"},
-                     NormKind::Rms, MlpKind::Gated, PositionKind::Rope, WeightLayout::OutIn, true, llama_names()};
-  Architecture gpt2{"gpt2", {"GPT2LMHeadModel", "GPT2Model"}, {"gpt2"},
-                    NormKind::Layer, MlpKind::Plain, PositionKind::Learned, WeightLayout::InOut, true, gpt2_names()};
-  // Models trained by PosLab (`poslab train`): Llama's block and names, with the positional
-  // encoding named by config.json's poslab_positions (a RoPE model is saved as plain Llama).
-  TensorNames poslab_names = llama_names();
-  poslab_names.positions = "model.embed_positions.weight";
-  poslab_names.relative_bias = "model.relative_attention_bias.weight";
-  Architecture poslab{"poslab", {"PosLabForCausalLM"}, {"poslab"},
-                      NormKind::Rms, MlpKind::Gated, PositionKind::Rope, WeightLayout::OutIn, false, poslab_names};
-  return {llama, qwen2, gpt2, poslab};
+// Qwen2: Llama's block with biases on q, k and v always, and none on o.
+Architecture qwen2() {
+  Architecture a = llama();
+  a.name = "qwen2";
+  a.classes = {"Qwen2ForCausalLM", "Qwen2Model"};
+  a.model_types = {"qwen2"};
+  a.defaults.qkv_bias = true;
+  std::erase_if(a.tensors, [](const TensorSlot& s) { return s.role == R::OBias; });
+  for (TensorSlot& s : a.tensors)
+    if (s.role == R::QBias || s.role == R::KBias || s.role == R::VBias) s.need = Need::Always;
+  return a;
+}
+
+// openai-community/gpt2: LayerNorm, a plain GELU MLP, a learned position table, Conv1D weights
+// (in × out) with q, k and v fused; newer saves put "transformer." in front of every name but
+// lm_head's.
+Architecture gpt2() {
+  Architecture a;
+  a.name = "gpt2";
+  a.classes = {"GPT2LMHeadModel", "GPT2Model"};
+  a.model_types = {"gpt2"};
+  a.norm = NormKind::Layer;
+  a.mlp = MlpKind::Plain;
+  a.positions = PositionKind::Learned;
+  a.layout = WeightLayout::InOut;
+  a.keys.hidden = {"hidden_size", "n_embd"};
+  a.keys.layers = {"num_hidden_layers", "n_layer"};
+  a.keys.heads = {"num_attention_heads", "n_head"};
+  a.keys.intermediate = {"intermediate_size", "n_inner"};
+  a.keys.max_positions = {"max_position_embeddings", "n_positions"};
+  a.keys.activation = "activation_function";
+  a.defaults = {"gelu_new", true, 4, 0, true};
+  a.prefixes = {"", "transformer."};
+  a.tensors = {
+      {R::Embed, "wte.weight", Dim::Vocab, Dim::Hidden},
+      {R::Positions, "wpe.weight", Dim::Positions, Dim::Hidden, Need::IfLearnedPositions},
+      {R::AttnNorm, "h.{L}.ln_1.weight", Dim::Hidden, Dim::None},
+      {R::AttnNormBias, "h.{L}.ln_1.bias", Dim::Hidden, Dim::None},
+      {R::Qkv, "h.{L}.attn.c_attn.weight", Dim::Hidden, Dim::FusedQkv},
+      {R::QkvBias, "h.{L}.attn.c_attn.bias", Dim::FusedQkv, Dim::None},
+      {R::O, "h.{L}.attn.c_proj.weight", Dim::QueryWidth, Dim::Hidden},
+      {R::OBias, "h.{L}.attn.c_proj.bias", Dim::Hidden, Dim::None},
+      {R::MlpNorm, "h.{L}.ln_2.weight", Dim::Hidden, Dim::None},
+      {R::MlpNormBias, "h.{L}.ln_2.bias", Dim::Hidden, Dim::None},
+      {R::Up, "h.{L}.mlp.c_fc.weight", Dim::Hidden, Dim::Ffn},
+      {R::UpBias, "h.{L}.mlp.c_fc.bias", Dim::Ffn, Dim::None},
+      {R::Down, "h.{L}.mlp.c_proj.weight", Dim::Ffn, Dim::Hidden},
+      {R::DownBias, "h.{L}.mlp.c_proj.bias", Dim::Hidden, Dim::None},
+      {R::FinalNorm, "ln_f.weight", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::FinalNormBias, "ln_f.bias", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::LmHead, "lm_head.weight", Dim::Vocab, Dim::Hidden, Need::IfUntied, true},
+  };
+  return a;
+}
+
+// Models trained by PosLab (`poslab train`): Llama's block and names, with the positional encoding
+// named by config.json's poslab_positions (a RoPE model is saved as plain Llama). The training
+// model's parameters are this row's tensors, in this order.
+Architecture poslab() {
+  Architecture a = llama();
+  a.name = "poslab";
+  a.classes = {"PosLabForCausalLM"};
+  a.model_types = {"poslab"};
+  const auto at = a.tensors.begin() + 1;  // after the embeddings, before the layers
+  a.tensors.insert(at, {{R::Positions, "model.embed_positions.weight", Dim::Positions, Dim::Hidden, Need::IfLearnedPositions},
+                        {R::RelativeBias, "model.relative_attention_bias.weight", Dim::Buckets, Dim::Heads, Need::IfT5Positions}});
+  return a;
 }
 
 }  // namespace
 
+bool is_layer_role(TensorRole r) { return r >= TensorRole::AttnNorm; }
+
+const TensorSlot* Architecture::slot(TensorRole role) const {
+  for (const TensorSlot& s : tensors)
+    if (s.role == role) return &s;
+  return nullptr;
+}
+
 const std::vector<Architecture>& architectures() {
-  static const std::vector<Architecture> table = make_table();
+  static const std::vector<Architecture> table = {llama(), qwen2(), gpt2(), poslab()};
   return table;
+}
+
+const Architecture& architecture_named(std::string_view name) {
+  for (const Architecture& a : architectures())
+    if (a.name == name) return a;
+  throw std::logic_error("no architecture named " + std::string(name));
 }
 
 Result<const Architecture*> find_architecture(const std::vector<std::string>& classes, const std::string& model_type) {

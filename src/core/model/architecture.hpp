@@ -1,7 +1,9 @@
 #pragma once
-// A transformer architecture as data: where its tensors are named and a few flags for what its
-// layers do differently (as llama.cpp's llama-arch.cpp does it). Llama, Qwen2 and GPT-2 differ in
-// names, norms, biases, the MLP and where positions enter; one forward pass reads this table.
+// A transformer architecture as data (as llama.cpp's llama-arch.cpp does it): the config.json keys
+// that give its sizes and their defaults, every tensor it reads with its name and its shape in
+// those sizes, and a few flags for what its layers do differently. Llama, Qwen2 and GPT-2 differ
+// in names, norms, biases, the MLP and where positions enter; one forward pass reads this table,
+// and a new model family is one more row of it (docs/ARCHITECTURE.md).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,28 +19,66 @@ enum class MlpKind { Gated, Plain };        // down(act(gate·x) ⊙ up·x), or 
 enum class PositionKind { Rope, Learned, Sinusoidal, None, Alibi, T5 };
 enum class WeightLayout { OutIn, InOut };   // PyTorch Linear (out × in), or GPT-2's Conv1D (in × out)
 
-// Tensor names; "{L}" stands for the layer's index. An empty name: the architecture has none.
-struct TensorNames {
-  std::string embed, positions, final_norm, final_norm_bias, lm_head;
-  std::string attn_norm, attn_norm_bias, q, k, v, q_bias, k_bias, v_bias, qkv, qkv_bias, o, o_bias;
-  std::string mlp_norm, mlp_norm_bias, gate, up, up_bias, down, down_bias;
-  std::string relative_bias;  // T5: buckets × heads, shared by every layer
+// What a tensor is for. The model's own tensors first, then a layer's.
+enum class TensorRole {
+  Embed, Positions, RelativeBias, FinalNorm, FinalNormBias, LmHead,
+  AttnNorm, AttnNormBias, Q, K, V, QBias, KBias, VBias, Qkv, QkvBias, O, OBias,
+  MlpNorm, MlpNormBias, Gate, Up, UpBias, Down, DownBias
+};
+bool is_layer_role(TensorRole r);
+
+// A size in config.json's terms; a tensor's shape is two of them, a vector's second is None.
+enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, Vocab, Positions, Heads, Buckets };
+
+// When the tensor is read: always, or only when the config asks for it.
+enum class Need { Always, IfAttentionBias, IfUntied, IfLearnedPositions, IfT5Positions };
+
+struct TensorSlot {
+  TensorRole role;
+  std::string name;        // "{L}" stands for the layer's index
+  Dim rows, cols;          // as stored in the file (GPT-2's Conv1D: in × out)
+  Need need = Need::Always;
+  bool after_layers = false;  // saved after the layers (the final norm), as Hugging Face orders them
+};
+
+// The config.json keys that give a size (the first present wins; the first is named in messages).
+struct ConfigKeys {
+  std::vector<std::string> hidden{"hidden_size"}, layers{"num_hidden_layers"}, heads{"num_attention_heads"},
+      intermediate{"intermediate_size"}, max_positions{"max_position_embeddings"},
+      norm_eps{"rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps"};
+  std::string activation = "hidden_act";
+};
+
+// What Hugging Face assumes when config.json leaves a key out.
+struct ConfigDefaults {
+  std::string activation = "silu";
+  bool tie_embeddings = false;
+  int intermediate_per_hidden = 0;  // intermediate size = this × hidden when absent; 0: required
+  int max_positions = 2048;         // 0: required (it sizes GPT-2's position table)
+  bool qkv_bias = false;            // q, k and v carry biases whatever config.json says (Qwen2)
 };
 
 struct Architecture {
-  std::string name;                        // "llama", "qwen2", "gpt2"
+  std::string name;                        // "llama", "qwen2", "gpt2", "poslab"
   std::vector<std::string> classes;        // config.json "architectures" entries
   std::vector<std::string> model_types;    // config.json "model_type" values
   NormKind norm = NormKind::Rms;
   MlpKind mlp = MlpKind::Gated;
   PositionKind positions = PositionKind::Rope;  // the default; PosLab's own folders say which
   WeightLayout layout = WeightLayout::OutIn;
-  bool qkv_bias = false;                   // q, k and v carry biases whatever config.json says (Qwen2)
-  TensorNames names;
+  ConfigKeys keys;
+  ConfigDefaults defaults;
+  std::vector<TensorSlot> tensors;         // the model's own, then one layer's (in saving order)
+  // Alternative prefixes of every name (GPT-2 saves with and without "transformer.").
+  std::vector<std::string> prefixes{""};
+
+  const TensorSlot* slot(TensorRole role) const;  // null: the architecture has no such tensor
 };
 
 // Every architecture PosLab runs.
 const std::vector<Architecture>& architectures();
+// The row named `name` ("poslab": the models PosLab trains); it must exist.
+const Architecture& architecture_named(std::string_view name);
 
 // The architecture named by config.json's "architectures" list or, failing that, "model_type".
 // Anything else is an error naming what was asked for and what is supported.

@@ -138,96 +138,135 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(const fs::path& path)
   return std::shared_ptr<const Checkpoint>(std::move(c));
 }
 
-Status Checkpoint::resolve_tensors() {
-  struct Found {
+WeightTensor* LayerWeights::slot(TensorRole role) {
+  switch (role) {
+    case TensorRole::AttnNorm: return &attn_norm;
+    case TensorRole::AttnNormBias: return &attn_norm_bias;
+    case TensorRole::Q: return &q;
+    case TensorRole::K: return &k;
+    case TensorRole::V: return &v;
+    case TensorRole::QBias: return &q_bias;
+    case TensorRole::KBias: return &k_bias;
+    case TensorRole::VBias: return &v_bias;
+    case TensorRole::Qkv: return &qkv;
+    case TensorRole::QkvBias: return &qkv_bias;
+    case TensorRole::O: return &o;
+    case TensorRole::OBias: return &o_bias;
+    case TensorRole::MlpNorm: return &mlp_norm;
+    case TensorRole::MlpNormBias: return &mlp_norm_bias;
+    case TensorRole::Gate: return &gate;
+    case TensorRole::Up: return &up;
+    case TensorRole::UpBias: return &up_bias;
+    case TensorRole::Down: return &down;
+    case TensorRole::DownBias: return &down_bias;
+    default: return nullptr;
+  }
+}
+
+WeightTensor* Checkpoint::model_slot(TensorRole role) {
+  switch (role) {
+    case TensorRole::Embed: return &embed_;
+    case TensorRole::Positions: return &positions_;
+    case TensorRole::RelativeBias: return &relative_bias_;
+    case TensorRole::FinalNorm: return &final_norm_;
+    case TensorRole::FinalNormBias: return &final_norm_bias_;
+    case TensorRole::LmHead: return &lm_head_;
+    default: return nullptr;
+  }
+}
+
+// Every tensor of the files by name, and the one the architecture's slot means.
+class TensorIndex {
+ public:
+  struct Located {
     const SafetensorsFile* file;
     const TensorInfo* info;
   };
-  std::unordered_map<std::string, Found> by_name;
-  for (const SafetensorsFile& f : files_)
-    for (const TensorInfo& t : f.tensors()) by_name.emplace(t.name, Found{&f, &t});
-  const TransformerConfig& cfg = config_;
-  const TensorNames& n = cfg.arch->names;
-  prefix_ = !by_name.count(n.embed) && by_name.count("transformer." + n.embed) ? "transformer." : "";
-  std::set<std::string> dtypes;
-
-  // The tensor named `pattern` (for layer `layer`) with shape rows × cols (cols 0: a vector).
-  const auto find = [&](const std::string& pattern, int layer, std::int64_t rows, std::int64_t cols,
-                        bool required) -> Result<WeightTensor> {
-    WeightTensor w;
-    if (pattern.empty()) return w;
-    w.name = prefix_ + layer_tensor(pattern, layer);
-    const auto it = by_name.find(w.name);
-    if (it == by_name.end()) {
-      if (!required) return w;
-      return Error{folder_.string() + ": the tensor " + w.name + " is missing (" + cfg.arch->name + " needs it)"};
-    }
-    const TensorInfo& t = *it->second.info;
-    const std::int64_t t_rows = t.shape.empty() ? 1 : t.shape[0];
-    const std::int64_t t_cols = t.shape.size() == 2 ? t.shape[1] : 0;
-    if (t.shape.size() > 2 || t_rows != rows || t_cols != cols)
-      return Error{it->second.file->name() + ": " + w.name + " has shape " +
-                   (t.shape.size() > 2 ? std::to_string(t.shape.size()) + "-D" : shape_text(t_rows, t_cols)) +
-                   ", but config.json means " + shape_text(rows, cols)};
-    if (t.dtype == "F32") w.type = WeightType::F32;
-    else if (t.dtype == "F16") w.type = WeightType::F16;
-    else if (t.dtype == "BF16") w.type = WeightType::BF16;
-    else return Error{it->second.file->name() + ": " + w.name + " has dtype " + t.dtype + " (F32, F16 and BF16 are supported)"};
-    dtypes.insert(t.dtype);
-    w.data = it->second.file->bytes(t).data();
-    w.rows = cols == 0 ? 1 : rows;
-    w.cols = cols == 0 ? rows : cols;
-    weight_bytes_ += t.end - t.begin;
-    return w;
-  };
-#define POSLAB_FIND(target, ...)                  \
-  do {                                            \
-    auto found_ = find(__VA_ARGS__);              \
-    if (!found_) return Error{found_.error()};    \
-    target = std::move(*found_);                  \
-  } while (false)
-
-  const std::int64_t d = cfg.hidden, qw = cfg.query_width(), kvw = cfg.kv_width(), ff = cfg.intermediate;
-  const bool norm_bias = cfg.arch->norm == NormKind::Layer;
-  const bool in_out = cfg.arch->layout == WeightLayout::InOut;
-  POSLAB_FIND(embed_, n.embed, 0, cfg.vocab, d, true);
-  if (cfg.positions == PositionKind::Learned) POSLAB_FIND(positions_, n.positions, 0, cfg.max_positions, d, true);
-  if (cfg.positions == PositionKind::T5) POSLAB_FIND(relative_bias_, n.relative_bias, 0, cfg.t5_buckets, cfg.heads, true);
-  POSLAB_FIND(final_norm_, n.final_norm, 0, d, 0, true);
-  POSLAB_FIND(final_norm_bias_, n.final_norm_bias, 0, d, 0, norm_bias);
-  if (cfg.tie_embeddings) lm_head_ = embed_;
-  else POSLAB_FIND(lm_head_, n.lm_head, 0, cfg.vocab, d, true);
-  layers_.resize(static_cast<std::size_t>(cfg.layers));
-  for (int l = 0; l < cfg.layers; ++l) {
-    LayerWeights& w = layers_[static_cast<std::size_t>(l)];
-    POSLAB_FIND(w.attn_norm, n.attn_norm, l, d, 0, true);
-    POSLAB_FIND(w.attn_norm_bias, n.attn_norm_bias, l, d, 0, norm_bias);
-    POSLAB_FIND(w.mlp_norm, n.mlp_norm, l, d, 0, true);
-    POSLAB_FIND(w.mlp_norm_bias, n.mlp_norm_bias, l, d, 0, norm_bias);
-    if (in_out) {  // GPT-2: Conv1D weights are input × output, q, k and v fused
-      POSLAB_FIND(w.qkv, n.qkv, l, d, qw + 2 * kvw, true);
-      POSLAB_FIND(w.qkv_bias, n.qkv_bias, l, qw + 2 * kvw, 0, true);
-      POSLAB_FIND(w.o, n.o, l, qw, d, true);
-      POSLAB_FIND(w.o_bias, n.o_bias, l, d, 0, true);
-      POSLAB_FIND(w.up, n.up, l, d, ff, true);
-      POSLAB_FIND(w.up_bias, n.up_bias, l, ff, 0, true);
-      POSLAB_FIND(w.down, n.down, l, ff, d, true);
-      POSLAB_FIND(w.down_bias, n.down_bias, l, d, 0, true);
-    } else {
-      POSLAB_FIND(w.q, n.q, l, qw, d, true);
-      POSLAB_FIND(w.k, n.k, l, kvw, d, true);
-      POSLAB_FIND(w.v, n.v, l, kvw, d, true);
-      POSLAB_FIND(w.q_bias, n.q_bias, l, qw, 0, cfg.attention_bias);
-      POSLAB_FIND(w.k_bias, n.k_bias, l, kvw, 0, cfg.attention_bias);
-      POSLAB_FIND(w.v_bias, n.v_bias, l, kvw, 0, cfg.attention_bias);
-      POSLAB_FIND(w.o, n.o, l, d, qw, true);
-      POSLAB_FIND(w.o_bias, n.o_bias, l, d, 0, cfg.attention_bias && !cfg.arch->qkv_bias);
-      POSLAB_FIND(w.gate, n.gate, l, ff, d, true);
-      POSLAB_FIND(w.up, n.up, l, ff, d, true);
-      POSLAB_FIND(w.down, n.down, l, d, ff, true);
-    }
+  TensorIndex(const std::vector<SafetensorsFile>& files, const Architecture& arch) : arch_(arch) {
+    for (const SafetensorsFile& f : files)
+      for (const TensorInfo& t : f.tensors()) by_name_.emplace(t.name, Located{&f, &t});
   }
-#undef POSLAB_FIND
+  std::size_t size() const { return by_name_.size(); }
+
+  // The slot's tensor for `layer` under the first of the architecture's name prefixes that has it.
+  const Located* find(const TensorSlot& s, int layer) const {
+    for (const std::string& prefix : arch_.prefixes)
+      if (const auto it = by_name_.find(prefix + layer_tensor(s.name, layer)); it != by_name_.end()) return &it->second;
+    return nullptr;
+  }
+
+ private:
+  const Architecture& arch_;
+  std::unordered_map<std::string, Located> by_name_;
+};
+
+// The slot's tensor, checked against the shape config.json gives it.
+Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes) {
+  WeightTensor w;
+  const TransformerConfig& cfg = config_;
+  const auto* found = index.find(slot, layer);
+  if (!found) {
+    if (!is_needed(cfg, slot.need)) return w;
+    return Error{folder_.string() + ": the tensor " + layer_tensor(slot.name, layer) + " is missing (" + cfg.arch->name + " needs it)"};
+  }
+  if (!is_needed(cfg, slot.need)) return w;  // present but unused (a bias config.json turns off)
+  const std::int64_t rows = dimension(cfg, slot.rows), cols = dimension(cfg, slot.cols);
+  const SafetensorsFile& file = *found->file;
+  const TensorInfo& t = *found->info;
+  w.name = t.name;
+  const std::int64_t t_rows = t.shape.empty() ? 1 : t.shape[0];
+  const std::int64_t t_cols = t.shape.size() == 2 ? t.shape[1] : 0;
+  if (t.shape.size() > 2 || t_rows != rows || t_cols != cols)
+    return Error{file.name() + ": " + w.name + " has shape " +
+                 (t.shape.size() > 2 ? std::to_string(t.shape.size()) + "-D" : shape_text(t_rows, t_cols)) +
+                 ", but config.json means " + shape_text(rows, cols)};
+  if (t.dtype == "F32") w.type = WeightType::F32;
+  else if (t.dtype == "F16") w.type = WeightType::F16;
+  else if (t.dtype == "BF16") w.type = WeightType::BF16;
+  else return Error{file.name() + ": " + w.name + " has dtype " + t.dtype + " (F32, F16 and BF16 are supported)"};
+  dtypes.insert(t.dtype);
+  w.data = file.bytes(t).data();
+  w.rows = cols == 0 ? 1 : rows;
+  w.cols = cols == 0 ? rows : cols;
+  weight_bytes_ += t.end - t.begin;
+  return w;
+}
+
+// config.json's layer count against the files, before anything is sized by it: a count the files
+// do not hold (100 000 000 layers in a small folder) is an error, not an allocation.
+Status Checkpoint::check_layer_count(const TensorIndex& index) const {
+  const TensorSlot* first = nullptr;
+  for (const TensorSlot& s : config_.arch->tensors)
+    if (is_layer_role(s.role) && s.need == Need::Always) {
+      first = &s;
+      break;
+    }
+  if (!first || index.find(*first, config_.layers - 1)) return Ok{};
+  int held = 0;
+  while (static_cast<std::size_t>(held) < index.size() && index.find(*first, held)) ++held;
+  return Error{folder_.string() + ": config.json says " + std::to_string(config_.layers) + " layers, but the files hold " +
+               std::to_string(held) + " (no " + layer_tensor(first->name, config_.layers - 1) + ")"};
+}
+
+Status Checkpoint::resolve_tensors() {
+  const TensorIndex index(files_, *config_.arch);
+  if (auto s = check_layer_count(index); !s) return s;
+  std::set<std::string> dtypes;
+  for (const TensorSlot& slot : config_.arch->tensors) {
+    if (is_layer_role(slot.role)) continue;
+    auto w = resolve(index, slot, 0, dtypes);
+    if (!w) return Error{w.error()};
+    *model_slot(slot.role) = std::move(*w);
+  }
+  if (config_.tie_embeddings) lm_head_ = embed_;
+  layers_.resize(static_cast<std::size_t>(config_.layers));
+  for (int l = 0; l < config_.layers; ++l)
+    for (const TensorSlot& slot : config_.arch->tensors) {
+      if (!is_layer_role(slot.role)) continue;
+      auto w = resolve(index, slot, l, dtypes);
+      if (!w) return Error{w.error()};
+      *layers_[static_cast<std::size_t>(l)].slot(slot.role) = std::move(*w);
+    }
   for (const std::string& t : dtypes) dtype_ += (dtype_.empty() ? "" : "+") + t;
   return Ok{};
 }

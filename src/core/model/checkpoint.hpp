@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,10 @@ RowVector read_vector(const WeightTensor& w);
 struct LayerWeights {
   WeightTensor attn_norm, attn_norm_bias, q, k, v, q_bias, k_bias, v_bias, qkv, qkv_bias, o, o_bias;
   WeightTensor mlp_norm, mlp_norm_bias, gate, up, up_bias, down, down_bias;
+  WeightTensor* slot(TensorRole role);  // null for a role that is not a layer's
 };
+
+class TensorIndex;
 
 class Checkpoint {
  public:
@@ -63,12 +67,14 @@ class Checkpoint {
  private:
   Checkpoint() = default;
   Status resolve_tensors();
+  Status check_layer_count(const TensorIndex& index) const;
+  Result<WeightTensor> resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes);
+  WeightTensor* model_slot(TensorRole role);
 
   std::filesystem::path folder_;
   TransformerConfig config_;
   std::shared_ptr<const BpeTokenizer> tokenizer_;
   std::vector<SafetensorsFile> files_;
-  std::string prefix_;  // "transformer." for GPT-2 saves that prefix their names
   WeightTensor embed_, positions_, final_norm_, final_norm_bias_, lm_head_, relative_bias_;
   std::vector<LayerWeights> layers_;
   std::uint64_t weight_bytes_ = 0;

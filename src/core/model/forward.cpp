@@ -11,6 +11,7 @@
 #include "core/attention/dog.hpp"
 #include "core/encodings/bias.hpp"
 #include "core/encodings/encodings.hpp"
+#include "core/model/position_tables.hpp"
 
 namespace poslab {
 
@@ -174,17 +175,17 @@ Matrix relative_bias(const Checkpoint& model, int T) {
   if (c.positions != PositionKind::Alibi && c.positions != PositionKind::T5) return Matrix();
   Matrix B = Matrix::Zero(c.heads, 2 * T - 1);
   if (c.positions == PositionKind::Alibi) {
-    const std::vector<double> slopes = alibi_slopes(c.heads);
+    const std::vector<double> by_distance = alibi_by_distance(c.heads, T);
     for (int h = 0; h < c.heads; ++h)
-      for (int o = -(T - 1); o <= 0; ++o) B(h, o + T - 1) = static_cast<float>(slopes[static_cast<std::size_t>(h)] * o);
+      for (int d = 0; d < T; ++d)
+        B(h, T - 1 - d) = static_cast<float>(by_distance[static_cast<std::size_t>(h) * static_cast<std::size_t>(T) + static_cast<std::size_t>(d)]);
     return B;
   }
   Matrix table(c.t5_buckets, c.heads);
   read_rows(model.relative_bias(), 0, c.t5_buckets, table.data());
-  for (int o = -(T - 1); o <= T - 1; ++o) {
-    const int bucket = t5_bucket(o, false, c.t5_buckets, c.t5_max_distance);
-    for (int h = 0; h < c.heads; ++h) B(h, o + T - 1) = table(bucket, h);
-  }
+  const std::vector<int> buckets = t5_buckets_by_offset(T, false, c.t5_buckets, c.t5_max_distance);
+  for (int o = 0; o < 2 * T - 1; ++o)
+    for (int h = 0; h < c.heads; ++h) B(h, o) = table(buckets[static_cast<std::size_t>(o)], h);
   return B;
 }
 
@@ -216,7 +217,7 @@ const LayerAttention* ForwardResult::layer(int l) const {
 RopeFrequencies model_rope_frequencies(const TransformerConfig& c, const PositionIntervention& v, int tokens) {
   const double theta = v.rope_theta.value_or(c.rope_theta);
   const RopeScaling scaling = v.scaling.value_or(c.scaling);
-  return rope_frequencies(c.rotary_dim, theta, scaling, tokens + std::max(0, v.position_shift));
+  return rotary_angles(c.rotary_dim, theta, scaling, tokens + std::max(0, v.position_shift), c.rope_fraction);
 }
 
 Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence) {
@@ -274,11 +275,7 @@ Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int
   RopeSpec spec;
   if (rope) {
     const RopeFrequencies f = model_rope_frequencies(c, v, T);
-    std::vector<double> thetas = f.thetas;
-    // p-RoPE: the lowest-frequency fraction 1 − p of the pairs does not rotate (θ = 0).
-    const auto rotating = static_cast<std::size_t>(std::lround(c.rope_fraction * static_cast<double>(thetas.size())));
-    for (std::size_t i = rotating; i < thetas.size(); ++i) thetas[i] = 0.0;
-    spec = rope_1d(thetas, 1, v.pairing, T, T);
+    spec = rope_1d(f.thetas, 1, v.pairing, T, T);
     spec.scale = f.attention_scale;
     for (int t = 0; t < T; ++t) spec.query_positions[static_cast<std::size_t>(t)].x = t + v.position_shift;
   }

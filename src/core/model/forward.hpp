@@ -96,7 +96,8 @@ Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string
 // token (BOS) in place.
 std::vector<int> shuffle_tokens(const Checkpoint& model, const std::vector<int>& ids, std::uint64_t seed);
 
-// The RoPE frequencies a forward pass uses for T tokens, after any intervention.
+// The RoPE frequencies a forward pass uses for T tokens, after any intervention (p-RoPE's pairs
+// that do not rotate at θ = 0).
 RopeFrequencies model_rope_frequencies(const TransformerConfig& config, const PositionIntervention& v, int tokens);
 
 }  // namespace poslab

@@ -29,6 +29,53 @@ Status check_app_limits(const TrainModelConfig& c) {
   return Ok{};
 }
 
+TransformerConfig transformer_config(const TrainModelConfig& c) {
+  TransformerConfig t;
+  t.arch = &architecture_named("poslab");
+  t.hidden = c.width;
+  t.layers = c.layers;
+  t.heads = t.kv_heads = c.heads;
+  t.head_dim = c.head_dim();
+  t.intermediate = c.mlp();
+  t.vocab = c.vocab;
+  t.max_positions = c.max_positions;
+  t.norm_eps = c.norm_eps;
+  t.activation = Activation::Silu;
+  t.attention_bias = false;
+  t.tie_embeddings = true;
+  t.rope_theta = c.rope_theta;
+  t.partial_rotary = c.partial_rotary;
+  t.rotary_dim = c.rotary_dim();
+  t.positions = c.positions;
+  t.rope_fraction = c.rope_fraction;
+  t.t5_buckets = c.t5_buckets;
+  t.t5_max_distance = c.t5_max_distance;
+  return t;
+}
+
+Result<TrainModelConfig> train_model_config(const TransformerConfig& t) {
+  if (t.arch->name != "llama" && t.arch->name != "poslab") return Error{"not a model PosLab trained (" + t.arch->name + ")"};
+  if (t.kv_heads != t.heads || t.head_dim * t.heads != t.hidden || !t.tie_embeddings ||
+      t.activation != Activation::Silu || t.attention_bias || t.scaling.type != RopeScalingType::None)
+    return Error{"the model differs from PosLab's training model (grouped heads, untied or biased weights, or scaling)"};
+  TrainModelConfig c;
+  c.vocab = t.vocab;
+  c.width = t.hidden;
+  c.heads = t.heads;
+  c.layers = t.layers;
+  c.mlp_width = t.intermediate;
+  c.max_positions = t.max_positions;
+  c.positions = t.positions;
+  c.rope_theta = t.rope_theta;
+  c.partial_rotary = t.partial_rotary;
+  c.rope_fraction = t.rope_fraction;
+  c.t5_buckets = t.t5_buckets;
+  c.t5_max_distance = t.t5_max_distance;
+  c.norm_eps = t.norm_eps;
+  if (auto s = validate(c); !s) return Error{s.error()};
+  return c;
+}
+
 Result<PositionKind> parse_position_kind(const std::string& name) {
   for (PositionKind p : {PositionKind::None, PositionKind::Sinusoidal, PositionKind::Learned, PositionKind::Rope,
                          PositionKind::Alibi, PositionKind::T5})

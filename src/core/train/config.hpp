@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/model/architecture.hpp"
+#include "core/model/transformer_config.hpp"
 #include "core/result.hpp"
 
 namespace poslab {
@@ -36,6 +37,14 @@ Status validate(const TrainModelConfig& c);
 
 // The sizes the Train tab and `poslab train` offer: 1–4 layers, width 32–256.
 Status check_app_limits(const TrainModelConfig& c);
+
+// The one conversion between the training model's settings and a checkpoint's config (both ways),
+// so that a model saved by `poslab train` reads back as it was trained. The training model is the
+// architecture table's "poslab" row: its tensors are the parameters' names and shapes.
+TransformerConfig transformer_config(const TrainModelConfig& c);
+// An error when the checkpoint is not shaped like PosLab's training model (grouped heads, biases,
+// untied embeddings, another activation, context scaling), naming what differs.
+Result<TrainModelConfig> train_model_config(const TransformerConfig& t);
 
 // "rope", "alibi", …: as PositionKind's to_string spells them; an unknown name is an error.
 Result<PositionKind> parse_position_kind(const std::string& name);

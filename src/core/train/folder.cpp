@@ -129,46 +129,18 @@ Result<TrainedModel> load_model_folder(const fs::path& dir) {
   if (!text) return Error{text.error()};
   auto parsed = parse_transformer_config(*text, config_path.string());
   if (!parsed) return Error{parsed.error()};
-  const TransformerConfig& t = *parsed;
-  const nlohmann::json j = nlohmann::json::parse(*text);
   const auto fail = [&](const std::string& why) { return Error{config_path.string() + ": " + why}; };
-  if (t.arch->name != "llama" && t.arch->name != "poslab") return fail("not a model PosLab trained (" + t.arch->name + ")");
-  if (!j.contains("poslab_task") || !j.contains("poslab_train_length"))
-    return fail("not a model PosLab trained (no poslab_task and poslab_train_length)");
-  if (t.kv_heads != t.heads || t.head_dim * t.heads != t.hidden || !t.tie_embeddings ||
-      t.activation != Activation::Silu || t.attention_bias || t.scaling.type != RopeScalingType::None)
-    return fail("the model differs from PosLab's training model (grouped heads, untied or biased weights, or scaling)");
-
-  TrainedModel m{{}, {}, 0, 0, Params<float>(TrainModelConfig{})};
-  if (!j["poslab_task"].is_string() || !j["poslab_train_length"].is_number_unsigned())
-    return fail("poslab_task must be a name and poslab_train_length a whole number");
-  auto kind = parse_task_kind(j["poslab_task"].get<std::string>());
+  if (!parsed->training) return fail("not a model PosLab trained (no poslab_task and poslab_train_length)");
+  auto config = train_model_config(*parsed);
+  if (!config) return fail(config.error());
+  auto kind = parse_task_kind(parsed->training->task);
   if (!kind) return fail(kind.error());
-  m.task = Task{*kind, t.vocab - 1};
+  TrainedModel m{*config, Task{*kind, parsed->vocab - 1}, parsed->training->train_length, parsed->training->seed,
+                 Params<float>(*config)};
   if (auto s = validate(m.task); !s) return fail(s.error());
-  m.train_length = j["poslab_train_length"].get<int>();
-  if (j.contains("poslab_seed") && j["poslab_seed"].is_number_unsigned()) m.seed = j["poslab_seed"].get<std::uint64_t>();
-  TrainModelConfig& c = m.model;
-  c.vocab = t.vocab;
-  c.width = t.hidden;
-  c.heads = t.heads;
-  c.layers = t.layers;
-  c.mlp_width = t.intermediate;
-  c.max_positions = t.max_positions;
-  c.positions = t.positions;
-  c.rope_theta = t.rope_theta;
-  // The factor itself (config parsing keeps only the rounded width); it was checked to be a number.
-  if (j.contains("partial_rotary_factor") && j["partial_rotary_factor"].is_number())
-    c.partial_rotary = j["partial_rotary_factor"].get<double>();
-  c.rope_fraction = t.rope_fraction;
-  c.t5_buckets = t.t5_buckets;
-  c.t5_max_distance = t.t5_max_distance;
-  c.norm_eps = t.norm_eps;
-  if (auto s = validate(c); !s) return fail(s.error());
 
   auto file = SafetensorsFile::open(dir / "model.safetensors");
   if (!file) return Error{file.error()};
-  m.params = Params<float>(c);
   for (const TensorSpec& s : m.params.specs()) {
     const TensorInfo* found = nullptr;
     for (const TensorInfo& info : file->tensors())

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <utility>
 
-#include "core/encodings/bias.hpp"
 #include "core/encodings/encodings.hpp"
+#include "core/model/position_tables.hpp"
 #include "core/train/ops.hpp"
 
 namespace poslab {
@@ -18,32 +18,30 @@ PositionTables<S> make_position_tables(const TrainModelConfig& c, int T, const R
       t.sinusoid = sinusoidal_encoding(T, c.width, 10000.0).template cast<S>();
       break;
     case PositionKind::Rope: {
-      const RopeFrequencies f = rope_frequencies(c.rotary_dim(), c.rope_theta, scaling, T);
-      std::vector<double> thetas = f.thetas;
-      const auto rotating = static_cast<std::size_t>(std::lround(c.rope_fraction * static_cast<double>(thetas.size())));
-      for (std::size_t i = rotating; i < thetas.size(); ++i) thetas[i] = 0.0;
-      const auto pairs = static_cast<Eigen::Index>(thetas.size());
+      const RopeFrequencies f = rotary_angles(c.rotary_dim(), c.rope_theta, scaling, T, c.rope_fraction);
+      const auto pairs = static_cast<Eigen::Index>(f.thetas.size());
       t.cos.resize(T, pairs);
       t.sin.resize(T, pairs);
       for (int p = 0; p < T; ++p)
         for (Eigen::Index i = 0; i < pairs; ++i) {
-          const double angle = p * thetas[static_cast<std::size_t>(i)];  // in double, rounded once
+          const double angle = p * f.thetas[static_cast<std::size_t>(i)];  // in double, rounded once
           t.cos(p, i) = static_cast<S>(std::cos(angle) * f.attention_scale);
           t.sin(p, i) = static_cast<S>(std::sin(angle) * f.attention_scale);
         }
       break;
     }
     case PositionKind::Alibi: {
-      const std::vector<double> slopes = alibi_slopes(c.heads);
-      t.alibi.resize(c.heads, T);
-      for (int h = 0; h < c.heads; ++h)
-        for (int o = 0; o < T; ++o) t.alibi(h, o) = static_cast<S>(-slopes[static_cast<std::size_t>(h)] * o);
+      const std::vector<double> by_distance = alibi_by_distance(c.heads, T);
+      t.alibi = Eigen::Map<const MatrixOf<double>>(by_distance.data(), c.heads, T).template cast<S>();
       break;
     }
-    case PositionKind::T5:
+    case PositionKind::T5: {
+      // Training's bias is indexed by distance δ = i − j, the offset −δ.
+      const std::vector<int> by_offset = t5_buckets_by_offset(T, false, c.t5_buckets, c.t5_max_distance);
       t.bucket.resize(static_cast<std::size_t>(T));
-      for (int o = 0; o < T; ++o) t.bucket[static_cast<std::size_t>(o)] = t5_bucket(-o, false, c.t5_buckets, c.t5_max_distance);
+      for (int d = 0; d < T; ++d) t.bucket[static_cast<std::size_t>(d)] = by_offset[static_cast<std::size_t>(T - 1 - d)];
       break;
+    }
     case PositionKind::None:
     case PositionKind::Learned:
       break;

@@ -31,7 +31,8 @@ struct PositionTables {
 
 // The RoPE frequencies are θᵢ = base^(−2i/r) for the rotary width r, changed by `scaling` (with
 // T as Dynamic NTK's length; YaRN's temperature goes into the tables), then p-RoPE's slowest
-// share 1 − fraction of the pairs set to θ = 0, exactly as the real-model forward pass does.
+// share 1 − fraction of the pairs set to θ = 0: core/model/position_tables.hpp, which the
+// real-model forward pass reads too.
 template <class S>
 PositionTables<S> make_position_tables(const TrainModelConfig& config, int T, const RopeScaling& scaling = {});
 

@@ -1,38 +1,87 @@
 #include "core/train/parameters.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "core/random.hpp"
 
 namespace poslab {
 
+namespace {
+
+// The training model's tensors: the architecture table's "poslab" row, those this config needs,
+// the layer's slots once per layer, in the order Hugging Face saves them.
+struct Placed {
+  TensorSpec spec;
+  TensorRole role;
+  int layer;  // -1: the model's own tensor
+};
+
+TensorSpec spec_of(const TensorSlot& slot, const TransformerConfig& t, int layer) {
+  const Eigen::Index rows = dimension(t, slot.rows), cols = dimension(t, slot.cols);
+  const bool vector = slot.cols == Dim::None;
+  // AdamW decays matrices and tables; not norms, and not T5's biases (T5 itself does not).
+  return TensorSpec{layer_tensor(slot.name, layer), vector ? 1 : rows, vector ? rows : cols, vector,
+                    !vector && slot.role != TensorRole::RelativeBias};
+}
+
+std::vector<Placed> placed_tensors(const TrainModelConfig& c) {
+  const TransformerConfig t = transformer_config(c);
+  std::vector<Placed> out;
+  const auto add_model_tensors = [&](bool after_layers) {
+    for (const TensorSlot& s : t.arch->tensors)
+      if (!is_layer_role(s.role) && s.after_layers == after_layers && is_needed(t, s.need))
+        out.push_back({spec_of(s, t, 0), s.role, -1});
+  };
+  add_model_tensors(false);
+  for (int l = 0; l < c.layers; ++l)
+    for (const TensorSlot& s : t.arch->tensors)
+      if (is_layer_role(s.role) && is_needed(t, s.need)) out.push_back({spec_of(s, t, l), s.role, l});
+  add_model_tensors(true);
+  return out;
+}
+
+}  // namespace
+
+template <class S>
+template <class Self>
+auto& Params<S>::tensor(Self& self, TensorRole role, int layer) {
+  if (layer >= 0) {
+    auto& w = self.layers[static_cast<std::size_t>(layer)];
+    switch (role) {
+      case TensorRole::AttnNorm: return w.attn_norm;
+      case TensorRole::Q: return w.q;
+      case TensorRole::K: return w.k;
+      case TensorRole::V: return w.v;
+      case TensorRole::O: return w.o;
+      case TensorRole::MlpNorm: return w.mlp_norm;
+      case TensorRole::Gate: return w.gate;
+      case TensorRole::Up: return w.up;
+      case TensorRole::Down: return w.down;
+      default: break;
+    }
+  }
+  switch (role) {
+    case TensorRole::Embed: return self.embed;
+    case TensorRole::Positions: return self.positions;
+    case TensorRole::RelativeBias: return self.relative_bias;
+    case TensorRole::FinalNorm: return self.final_norm;
+    default: break;
+  }
+  throw std::logic_error("the training model has no tensor for this role");
+}
+
 template <class S>
 template <class Self, class F>
 void Params<S>::visit(Self& self, F&& f) {
-  const TrainModelConfig& c = self.config_;
-  const Eigen::Index d = c.width, ff = c.mlp();
-  const auto matrix = [](std::string name, Eigen::Index rows, Eigen::Index cols) {
-    return TensorSpec{std::move(name), rows, cols, false, true};
-  };
-  const auto norm = [d](std::string name) { return TensorSpec{std::move(name), 1, d, true, false}; };
-  f(matrix("model.embed_tokens.weight", c.vocab, d), self.embed);
-  if (c.positions == PositionKind::Learned) f(matrix("model.embed_positions.weight", c.max_positions, d), self.positions);
-  if (c.positions == PositionKind::T5)
-    f(TensorSpec{"model.relative_attention_bias.weight", c.t5_buckets, c.heads, false, false}, self.relative_bias);
-  for (int l = 0; l < c.layers; ++l) {
-    auto& w = self.layers[static_cast<std::size_t>(l)];
-    const std::string at = "model.layers." + std::to_string(l) + ".";
-    f(norm(at + "input_layernorm.weight"), w.attn_norm);
-    f(matrix(at + "self_attn.q_proj.weight", d, d), w.q);
-    f(matrix(at + "self_attn.k_proj.weight", d, d), w.k);
-    f(matrix(at + "self_attn.v_proj.weight", d, d), w.v);
-    f(matrix(at + "self_attn.o_proj.weight", d, d), w.o);
-    f(norm(at + "post_attention_layernorm.weight"), w.mlp_norm);
-    f(matrix(at + "mlp.gate_proj.weight", ff, d), w.gate);
-    f(matrix(at + "mlp.up_proj.weight", ff, d), w.up);
-    f(matrix(at + "mlp.down_proj.weight", d, ff), w.down);
-  }
-  f(norm("model.norm.weight"), self.final_norm);
+  for (const Placed& p : placed_tensors(self.config_)) f(p.spec, tensor(self, p.role, p.layer));
+}
+
+template <class S>
+std::vector<TensorSpec> Params<S>::specs_of(const TrainModelConfig& config) {
+  std::vector<TensorSpec> out;
+  for (Placed& p : placed_tensors(config)) out.push_back(std::move(p.spec));
+  return out;
 }
 
 template <class S>
@@ -46,13 +95,6 @@ Params<S>::Params(const TrainModelConfig& config) : config_(config) {
     t = Tensor<S>{memory_.data() + offset, s.rows, s.cols};
     offset += s.rows * s.cols;
   });
-}
-
-template <class S>
-std::vector<TensorSpec> Params<S>::specs() const {
-  std::vector<TensorSpec> out;
-  visit(*this, [&](const TensorSpec& s, const Tensor<S>&) { out.push_back(s); });
-  return out;
 }
 
 template <class S>

@@ -82,7 +82,9 @@ class Params {
   std::span<S> values() { return memory_; }
   std::span<const S> values() const { return memory_; }
   // Every tensor in the order of the allocation, with its name and how it is optimised.
-  std::vector<TensorSpec> specs() const;
+  std::vector<TensorSpec> specs() const { return specs_of(config_); }
+  // The same without allocating (to check a file or a memory budget first).
+  static std::vector<TensorSpec> specs_of(const TrainModelConfig& config);
   // The tensor named `name` (a TensorSpec name), or null.
   const Tensor<S>* find(const std::string& name) const;
   Tensor<S>* find(const std::string& name);
@@ -97,6 +99,9 @@ class Params {
   // f(spec, tensor) for every tensor in allocation order; Self is Params or const Params.
   template <class Self, class F>
   static void visit(Self& self, F&& f);
+  // The tensor playing `role` (in `layer`, or the model's own for -1); Self is Params or const Params.
+  template <class Self>
+  static auto& tensor(Self& self, TensorRole role, int layer);
 
   TrainModelConfig config_;
   AlignedVector<S> memory_;

@@ -180,6 +180,54 @@ TEST(RealModelErrors, ConfigValuesWithoutMeaningAreRefusedNamingTheKey) {
   }
 }
 
+// One NaN in a weight made every probability print as null with exit 0: the forward pass now says
+// where the numbers stop being finite.
+TEST(RealModelErrors, ANanWeightIsReportedWithItsLayerNotPrinted) {
+  const fs::path dir = folder_with("llama", "vocab_size", std::to_string(read_json(reference_dir() / "llama" / "config.json")["vocab_size"].get<int>()));
+  std::string header_text;
+  {
+    std::ifstream in(dir / "model.safetensors", std::ios::binary);
+    std::uint64_t length = 0;
+    in.read(reinterpret_cast<char*>(&length), 8);
+    header_text.resize(length);
+    in.read(header_text.data(), static_cast<std::streamsize>(length));
+  }
+  const Json header = Json::parse(header_text);
+  const std::string name = "model.layers.1.mlp.up_proj.weight";
+  ASSERT_TRUE(header.contains(name));
+  const std::string dtype = header[name]["dtype"].get<std::string>();
+  const std::uint64_t at = 8 + header_text.size() + header[name]["data_offsets"][0].get<std::uint64_t>();
+  {
+    std::fstream f(dir / "model.safetensors", std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(static_cast<std::streamoff>(at));
+    const float nan = std::nanf("");
+    if (dtype == "F32") f.write(reinterpret_cast<const char*>(&nan), 4);
+    else f.write("\xC0\x7F", 2);  // a NaN in BF16 and in F16 alike (exponent all ones, mantissa set)
+  }
+  auto model = Checkpoint::open(dir);
+  ASSERT_TRUE(model) << model.error();
+  auto ids = model_tokens(**model, "hello world");
+  ASSERT_TRUE(ids);
+  auto r = run_forward(**model, *ids, {});
+  fs::remove_all(dir);
+  ASSERT_FALSE(r) << "a NaN weight gave a result (loss " << r->loss << ")";
+  EXPECT_NE(r.error().find("not finite"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("layer 1's MLP"), std::string::npos) << r.error();
+}
+
+TEST(RealModelErrors, InterventionValuesWithoutMeaningAreRefused) {
+  auto llama = open_model("llama");
+  ASSERT_TRUE(llama);
+  ForwardOptions o;
+  o.intervention.rope_theta = 0.0;
+  auto r = run_forward(*llama, {1, 2, 3}, o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("greater than 1"), std::string::npos) << r.error();
+  o.intervention.rope_theta.reset();
+  o.intervention.scaling = RopeScaling{RopeScalingType::Linear, 0.5};
+  EXPECT_FALSE(run_forward(*llama, {1, 2, 3}, o));
+}
+
 // The architecture table is data a new family is added to: every row's tensors have one role
 // each, a layer's names hold "{L}" and the model's own do not, and each row needs an embedding
 // table, a final norm and attention weights (fused or not).

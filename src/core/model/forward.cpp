@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "core/attention/dog.hpp"
@@ -237,10 +238,11 @@ std::vector<int> shuffle_tokens(const Checkpoint& model, const std::vector<int>&
   return out;
 }
 
-Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int>& ids, const ForwardOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
-  const TransformerConfig& c = model.config();
-  const PositionIntervention& v = o.intervention;
+namespace {
+
+// What a request asks of this model, checked before anything is computed: ids in the vocabulary,
+// positions inside a learned table, and intervention values that have a meaning.
+Status check_request(const TransformerConfig& c, const std::vector<int>& ids, const PositionIntervention& v) {
   const int T = static_cast<int>(ids.size());
   if (T == 0) return Error{"no tokens to run"};
   for (int id : ids)
@@ -250,146 +252,226 @@ Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int
     return Error{"this model has positions 0 … " + std::to_string(c.max_positions - 1) + "; " + std::to_string(T) +
                  " tokens shifted by " + std::to_string(v.position_shift) + " do not fit"};
   if (!learned && v.position_shift < 0) return Error{"a position shift must be 0 or more"};
+  if (v.rope_theta && !(*v.rope_theta > 1.0 && std::isfinite(*v.rope_theta)))
+    return Error{"the RoPE base must be greater than 1"};
+  if (v.scaling)
+    if (auto s = validate(*v.scaling); !s) return s;
+  return Ok{};
+}
 
-  ForwardResult r;
-  r.ids = ids;
-  for (int id : ids) r.tokens.push_back(token_text(model, id));
-  CpuBackend cpu;
-  AttentionBackend* backend = o.backend ? o.backend : &cpu;
-  r.backend = backend->name();
-
-  // x = embed(ids) + the learned positions (GPT-2).
+// x = embed(ids), plus the learned table's rows (GPT-2, from the shift) or the sinusoid.
+Matrix embed_tokens(const Checkpoint& model, const std::vector<int>& ids, const PositionIntervention& v) {
+  const TransformerConfig& c = model.config();
+  const int T = static_cast<int>(ids.size());
   Matrix X(T, c.hidden);
   for (int t = 0; t < T; ++t) read_rows(model.embed(), ids[static_cast<std::size_t>(t)], 1, X.row(t).data());
-  if (learned && !v.positions_off) {
+  if (v.positions_off) return X;
+  if (c.positions == PositionKind::Learned) {
     Matrix P(T, c.hidden);
     read_rows(model.positions(), v.position_shift, T, P.data());
     X += P;
   }
-  if (c.positions == PositionKind::Sinusoidal && !v.positions_off)
-    X += sinusoidal_encoding(T + v.position_shift, c.hidden, 10000.0).bottomRows(T);
-  const Matrix bias = v.positions_off ? Matrix() : relative_bias(model, T);
+  if (c.positions == PositionKind::Sinusoidal) X += sinusoidal_encoding(T + v.position_shift, c.hidden, 10000.0).bottomRows(T);
+  return X;
+}
 
-  // RoPE: the frequencies (with any change of base or scaling) and the positions t + shift.
-  const bool rope = c.positions == PositionKind::Rope && !v.positions_off && c.rotary_dim >= 2;
-  RopeSpec spec;
-  if (rope) {
-    const RopeFrequencies f = model_rope_frequencies(c, v, T);
-    spec = rope_1d(f.thetas, 1, v.pairing, T, T);
-    spec.scale = f.attention_scale;
-    for (int t = 0; t < T; ++t) spec.query_positions[static_cast<std::size_t>(t)].x = t + v.position_shift;
-  }
+// RoPE's rotation for T tokens at positions t + shift (with any change of base or scaling); empty
+// when the model has no RoPE or it is turned off.
+std::optional<RopeSpec> rope_for(const TransformerConfig& c, const PositionIntervention& v, int T) {
+  if (c.positions != PositionKind::Rope || v.positions_off || c.rotary_dim < 2) return std::nullopt;
+  const RopeFrequencies f = model_rope_frequencies(c, v, T);
+  RopeSpec spec = rope_1d(f.thetas, 1, v.pairing, T, T);
+  spec.scale = f.attention_scale;
+  for (int t = 0; t < T; ++t) spec.query_positions[static_cast<std::size_t>(t)].x = t + v.position_shift;
+  return spec;
+}
 
-  const auto kept = [&](int l) {
-    return o.all_layers || std::find(o.keep_layers.begin(), o.keep_layers.end(), l) != o.keep_layers.end();
-  };
+struct Projections {
+  Matrix Q, K, V;
+};
+
+Projections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
   const WeightLayout layout = c.arch->layout;
-  const int qw = c.query_width(), kvw = c.kv_width();
-  for (int l = 0; l < c.layers; ++l) {
-    if (cancelled(o)) return Error{"cancelled"};
-    const LayerWeights& w = model.layers()[static_cast<std::size_t>(l)];
-    const Matrix H = normalize(X, w.attn_norm, w.attn_norm_bias, c.arch->norm, c.norm_eps);
-    Matrix Q, K, V;
-    if (w.qkv.present()) {
-      Matrix QKV = linear(H, w.qkv, layout);
-      add_bias(QKV, w.qkv_bias);
-      Q = QKV.leftCols(qw);
-      K = QKV.middleCols(qw, kvw);
-      V = QKV.rightCols(kvw);
-    } else {
-      Q = linear(H, w.q, layout);
-      K = linear(H, w.k, layout);
-      V = linear(H, w.v, layout);
-      add_bias(Q, w.q_bias);
-      add_bias(K, w.k_bias);
-      add_bias(V, w.v_bias);
-    }
-    LayerAttention layer;
-    layer.layer = l;
-    if (kept(l) && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(Q, K, c);
-    if (rope) {
-      rotate(Q, c.heads, c.head_dim, spec);
-      rotate(K, c.kv_heads, c.head_dim, spec);
-    }
-    AttentionInput in;
-    in.Q = std::move(Q);
-    in.K = repeat_kv(K, c.kv_heads, c.heads, c.head_dim);
-    in.V = repeat_kv(V, c.kv_heads, c.heads, c.head_dim);
-    in.heads = c.heads;
-    in.causal = true;
-    in.key_valid.assign(static_cast<std::size_t>(T), 1);
-    in.relative_bias = bias;
-    auto attended = backend->attend(in, kept(l));
-    if (!attended && backend != &cpu) {
-      r.backend = cpu.name() + " (" + backend->name() + " failed: " + attended.error() + ")";
-      backend = &cpu;
-      attended = cpu.attend(in, kept(l));
-    }
-    if (!attended) return Error{attended.error()};
-    if (kept(l)) {
-      if (o.check_against_cpu && backend != &cpu) {
-        const AttentionOutput reference = attention_cpu(in);
-        const double diff = max_abs_difference(*attended, reference);
-        r.max_diff_vs_cpu = std::max(r.max_diff_vs_cpu.value_or(0.0), diff);
-      }
-      for (const Matrix& A : attended->weights) layer.heads.push_back(summarize(A, ids));
-      layer.scores = std::move(attended->scores);
-      layer.weights = std::move(attended->weights);
-      r.layers.push_back(std::move(layer));
-    }
-    Matrix out = linear(attended->context, w.o, layout);
-    add_bias(out, w.o_bias);
-    X += out;
-
-    const Matrix H2 = normalize(X, w.mlp_norm, w.mlp_norm_bias, c.arch->norm, c.norm_eps);
-    Matrix up = linear(H2, w.up, layout);
-    add_bias(up, w.up_bias);
-    if (c.arch->mlp == MlpKind::Gated) {
-      Matrix gate = linear(H2, w.gate, layout);
-      activate(gate, c.activation);
-      up.array() *= gate.array();
-    } else {
-      activate(up, c.activation);
-    }
-    Matrix down = linear(up, w.down, layout);
-    add_bias(down, w.down_bias);
-    X += down;
-    if (o.progress) o.progress(static_cast<double>(l + 1) / (c.layers + 1));
+  Projections p;
+  if (w.qkv.present()) {
+    Matrix QKV = linear(H, w.qkv, layout);
+    add_bias(QKV, w.qkv_bias);
+    p.Q = QKV.leftCols(c.query_width());
+    p.K = QKV.middleCols(c.query_width(), c.kv_width());
+    p.V = QKV.rightCols(c.kv_width());
+    return p;
   }
-  if (cancelled(o)) return Error{"cancelled"};
+  p.Q = linear(H, w.q, layout);
+  p.K = linear(H, w.k, layout);
+  p.V = linear(H, w.v, layout);
+  add_bias(p.Q, w.q_bias);
+  add_bias(p.K, w.k_bias);
+  add_bias(p.V, w.v_bias);
+  return p;
+}
 
-  // Logits in chunks of positions, so that T × V floats are never all held (unless asked).
-  const Matrix H = normalize(X, model.final_norm(), model.final_norm_bias(), c.arch->norm, c.norm_eps);
+// x += MLP(norm(x)): gated (down(act(gate) ⊙ up)) or plain (proj(act(fc))).
+void mlp_block(Matrix& X, const LayerWeights& w, const TransformerConfig& c) {
+  const WeightLayout layout = c.arch->layout;
+  const Matrix H2 = normalize(X, w.mlp_norm, w.mlp_norm_bias, c.arch->norm, c.norm_eps);
+  Matrix up = linear(H2, w.up, layout);
+  add_bias(up, w.up_bias);
+  if (c.arch->mlp == MlpKind::Gated) {
+    Matrix gate = linear(H2, w.gate, layout);
+    activate(gate, c.activation);
+    up.array() *= gate.array();
+  } else {
+    activate(up, c.activation);
+  }
+  Matrix down = linear(up, w.down, layout);
+  add_bias(down, w.down_bias);
+  X += down;
+}
+
+// A NaN or infinity in a weight would turn every later number into NaN and every probability into
+// "null": say where it first shows (the stage, the layer, the position) instead of printing it.
+Status check_finite(const Matrix& X, const std::string& where) {
+  if (X.allFinite()) return Ok{};
+  Eigen::Index t = 0;
+  while (t + 1 < X.rows() && X.row(t).allFinite()) ++t;
+  return Error{"the model's numbers are not finite (NaN or infinity) after " + where + ", first at position " +
+               std::to_string(t) + ": a weight of the model holds NaN or infinity, or its values overflow"};
+}
+
+// One forward pass over a checkpoint: the result it fills, the backend in use (the CPU once the
+// GPU fails) and what every layer shares (the relative bias, RoPE's rotation).
+class ForwardPass {
+ public:
+  ForwardPass(const Checkpoint& model, const ForwardOptions& options) : model_(model), options_(options) {}
+  Result<ForwardResult> run(const std::vector<int>& ids);
+
+ private:
+  Status run_layer(int l, Matrix& X);
+  Status read_out(const Matrix& X);
+
+  const Checkpoint& model_;
+  const ForwardOptions& options_;
+  ForwardResult result_;
+  CpuBackend cpu_;
+  AttentionBackend* backend_ = nullptr;
+  Matrix bias_;
+  std::optional<RopeSpec> rope_;
+};
+
+}  // namespace
+
+// One layer: x += attention(norm(x)) on the backend (the CPU when it fails), x += MLP(norm(x)).
+Status ForwardPass::run_layer(int l, Matrix& X) {
+  const TransformerConfig& c = model_.config();
+  const LayerWeights& w = model_.layers()[static_cast<std::size_t>(l)];
+  const bool keep = options_.all_layers || std::find(options_.keep_layers.begin(), options_.keep_layers.end(), l) != options_.keep_layers.end();
+  Projections p = project_qkv(normalize(X, w.attn_norm, w.attn_norm_bias, c.arch->norm, c.norm_eps), w, c);
+  LayerAttention layer;
+  layer.layer = l;
+  if (keep && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(p.Q, p.K, c);
+  if (rope_) {
+    rotate(p.Q, c.heads, c.head_dim, *rope_);
+    rotate(p.K, c.kv_heads, c.head_dim, *rope_);
+  }
+  AttentionInput in;
+  in.Q = std::move(p.Q);
+  in.K = repeat_kv(p.K, c.kv_heads, c.heads, c.head_dim);
+  in.V = repeat_kv(p.V, c.kv_heads, c.heads, c.head_dim);
+  in.heads = c.heads;
+  in.causal = true;
+  in.key_valid.assign(static_cast<std::size_t>(X.rows()), 1);
+  in.relative_bias = bias_;
+  auto attended = backend_->attend(in, keep);
+  if (!attended && backend_ != &cpu_) {
+    result_.backend = cpu_.name() + " (" + backend_->name() + " failed: " + attended.error() + ")";
+    backend_ = &cpu_;
+    attended = cpu_.attend(in, keep);
+  }
+  if (!attended) return Error{attended.error()};
+  if (keep) {
+    if (options_.check_against_cpu && backend_ != &cpu_)
+      result_.max_diff_vs_cpu = std::max(result_.max_diff_vs_cpu.value_or(0.0), max_abs_difference(*attended, attention_cpu(in)));
+    for (const Matrix& A : attended->weights) layer.heads.push_back(summarize(A, result_.ids));
+    layer.scores = std::move(attended->scores);
+    layer.weights = std::move(attended->weights);
+    result_.layers.push_back(std::move(layer));
+  }
+  Matrix out = linear(attended->context, w.o, c.arch->layout);
+  add_bias(out, w.o_bias);
+  X += out;
+  if (auto s = check_finite(X, "layer " + std::to_string(l) + "'s attention"); !s) return s;
+  mlp_block(X, w, c);
+  return check_finite(X, "layer " + std::to_string(l) + "'s MLP");
+}
+
+// Logits in chunks of positions, so that T × V floats are never all held (unless asked): the top
+// k of each position and the mean cross-entropy of each next token.
+Status ForwardPass::read_out(const Matrix& X) {
+  const TransformerConfig& c = model_.config();
+  const std::vector<int>& ids = result_.ids;
+  const Eigen::Index T = X.rows();
+  const Matrix H = normalize(X, model_.final_norm(), model_.final_norm_bias(), c.arch->norm, c.norm_eps);
+  if (auto s = check_finite(H, "the final norm"); !s) return s;
   const Eigen::Index chunk = std::max<Eigen::Index>(1, (64 << 20) / (4 * static_cast<Eigen::Index>(c.vocab)));
-  if (o.keep_logits) r.logits.resize(T, c.vocab);
+  if (options_.keep_logits) result_.logits.resize(T, c.vocab);
   double loss_sum = 0.0;
-  const int k = std::clamp(o.top_k, 0, c.vocab);
+  const int k = std::clamp(options_.top_k, 0, c.vocab);
+  std::vector<int> order(static_cast<std::size_t>(c.vocab));
   for (Eigen::Index first = 0; first < T; first += chunk) {
     const Eigen::Index n = std::min<Eigen::Index>(chunk, T - first);
-    const Matrix L = logits_of(H.middleRows(first, n), model);
-    if (o.keep_logits) r.logits.middleRows(first, n) = L;
+    const Matrix L = logits_of(H.middleRows(first, n), model_);
+    if (auto s = check_finite(L, "the output head"); !s) return s;
+    if (options_.keep_logits) result_.logits.middleRows(first, n) = L;
     for (Eigen::Index i = 0; i < n; ++i) {
-      const int t = static_cast<int>(first + i);
+      const Eigen::Index t = first + i;
       const auto row = L.row(i);
       const double m = row.maxCoeff();
       const double lse = m + std::log((row.cast<double>().array() - m).exp().sum());
       if (t + 1 < T) loss_sum += lse - row(ids[static_cast<std::size_t>(t + 1)]);
-      std::vector<int> order(static_cast<std::size_t>(c.vocab));
       for (int j = 0; j < c.vocab; ++j) order[static_cast<std::size_t>(j)] = j;
       std::partial_sort(order.begin(), order.begin() + k, order.end(), [&row](int a, int b) { return row(a) > row(b); });
       std::vector<TokenProbability> top;
       for (int j = 0; j < k; ++j) {
         const int id = order[static_cast<std::size_t>(j)];
-        top.push_back({id, token_text(model, id), std::exp(row(id) - lse)});
+        top.push_back({id, token_text(model_, id), std::exp(row(id) - lse)});
       }
-      r.top.push_back(std::move(top));
+      result_.top.push_back(std::move(top));
     }
   }
-  r.loss = T > 1 ? loss_sum / (T - 1) : std::numeric_limits<double>::quiet_NaN();
-  r.perplexity = std::exp(r.loss);
-  if (o.progress) o.progress(1.0);
-  r.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return r;
+  result_.loss = T > 1 ? loss_sum / static_cast<double>(T - 1) : std::numeric_limits<double>::quiet_NaN();
+  result_.perplexity = std::exp(result_.loss);
+  return Ok{};
+}
+
+Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
+  const auto start = std::chrono::steady_clock::now();
+  const TransformerConfig& c = model_.config();
+  const PositionIntervention& v = options_.intervention;
+  if (auto s = check_request(c, ids, v); !s) return Error{s.error()};
+  const int T = static_cast<int>(ids.size());
+  result_.ids = ids;
+  for (int id : ids) result_.tokens.push_back(token_text(model_, id));
+  backend_ = options_.backend ? options_.backend : &cpu_;
+  result_.backend = backend_->name();
+  Matrix X = embed_tokens(model_, ids, v);
+  if (auto s = check_finite(X, "the embeddings"); !s) return Error{s.error()};
+  bias_ = v.positions_off ? Matrix() : relative_bias(model_, T);
+  rope_ = rope_for(c, v, T);
+  for (int l = 0; l < c.layers; ++l) {
+    if (cancelled(options_)) return Error{"cancelled"};
+    if (auto s = run_layer(l, X); !s) return Error{s.error()};
+    if (options_.progress) options_.progress(static_cast<double>(l + 1) / (c.layers + 1));
+  }
+  if (cancelled(options_)) return Error{"cancelled"};
+  if (auto s = read_out(X); !s) return Error{s.error()};
+  if (options_.progress) options_.progress(1.0);
+  result_.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::move(result_);
+}
+
+Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int>& ids, const ForwardOptions& options) {
+  ForwardPass pass(model, options);
+  return pass.run(ids);
 }
 
 }  // namespace poslab

@@ -14,6 +14,7 @@
 #include "core/formats/files.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/model/forward.hpp"
+#include "core/model/model_run.hpp"
 #include "core/train/evaluate.hpp"
 #include "core/train/folder.hpp"
 
@@ -180,6 +181,31 @@ TEST(TrainedFolderFiles, ConfigReadsBackAndWeightsAreTheSameBits) {
       EXPECT_NE(t.name, "lm_head.weight");
     }
   }
+}
+
+// Text the task's tokenizer has no token for, and positions beyond the training length, are said
+// with the run (the CLI prints them on stderr, the GUI beside the predictions), never silent.
+TEST(TrainedFolderFiles, UnknownTextAndPositionsBeyondTrainingAreNotedWithTheRun) {
+  TrainSettings settings = small_settings(Variant{"rope", PositionKind::Rope});
+  settings.steps = 1;
+  auto run = train(settings);
+  ASSERT_TRUE(run) << run.error();
+  TempFolder dir("notes");
+  ASSERT_TRUE(save_model_folder(trained_model(std::move(*run)), dir.path()));
+  auto checkpoint = Checkpoint::open(dir.path());
+  ASSERT_TRUE(checkpoint) << checkpoint.error();
+  ModelRequest request;
+  request.sentence = "abc";  // inside the alphabet and the training length: nothing to say
+  auto quiet = run_model(**checkpoint, request);
+  ASSERT_TRUE(quiet) << quiet.error();
+  EXPECT_TRUE(quiet->notes.empty()) << quiet->notes.front();
+  request.sentence = "ab~c!é|abcabc";  // ~, ! and é are not symbols of the task; 10 tokens > 8
+  auto noted = run_model(**checkpoint, request);
+  ASSERT_TRUE(noted) << noted.error();
+  ASSERT_EQ(noted->notes.size(), 2u);
+  EXPECT_EQ(noted->notes[0], "the tokenizer has no token for \"~\", \"!\", \"é\": left out of the sentence");
+  EXPECT_EQ(noted->notes[1], "10 positions, beyond the length 8 the model was trained on");
+  EXPECT_EQ(noted->unchanged.ids.size(), 10u);
 }
 
 TEST(TrainedFolderFiles, TheTokenizerGivesTheTaskIds) {

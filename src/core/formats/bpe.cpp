@@ -104,149 +104,173 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
     if (root.contains("normalizer") && !root["normalizer"].is_null())
       return Error{name + ": normalizer " + root["normalizer"].value("type", std::string("?")) +
                    " is not supported (byte-level BPE tokenizers such as Llama 3's have none)"};
-    t.ignore_merges_ = model.value("ignore_merges", false);
-    for (const auto& [token, id] : model.at("vocab").items()) {
-      auto parsed = token_id(id, name, "the id of \"" + token + "\"");
-      if (!parsed) return Error{parsed.error()};
-      const int i = *parsed;
-      if (i >= (1 << 24)) return Error{name + ": token id " + std::to_string(i) + " is implausibly large"};
-      t.vocab_[token] = i;
-      if (static_cast<std::size_t>(i) >= t.id_to_token_.size()) t.id_to_token_.resize(static_cast<std::size_t>(i) + 1);
-      t.id_to_token_[static_cast<std::size_t>(i)] = token;
-    }
-    int rank = 0;
-    for (const json& merge : model.at("merges")) {
-      std::string left, right;
-      if (merge.is_array() && merge.size() == 2) {
-        left = merge[0].get<std::string>();
-        right = merge[1].get<std::string>();
-      } else {
-        const std::string m = merge.get<std::string>();
-        const auto space = m.find(' ', 1);
-        if (space == std::string::npos) return Error{name + ": merge " + std::to_string(rank) + " \"" + m + "\" has no space"};
-        left = m.substr(0, space);
-        right = m.substr(space + 1);
-      }
-      t.merge_rank_.emplace(left + '\x01' + right, rank++);
-    }
-    for (const json& added : root.value("added_tokens", json::array())) {
-      const std::string content = added.at("content").get<std::string>();
-      auto parsed = token_id(added.at("id"), name, "an added token's id");
-      if (!parsed) return Error{parsed.error()};
-      const int id = *parsed;
-      if (id >= (1 << 24)) return Error{name + ": added token id " + std::to_string(id) + " is implausibly large"};
-      if (content.empty()) continue;
-      t.added_.emplace_back(content, id);
-      if (added.value("special", false)) t.special_ids_.push_back(id);
-      if (static_cast<std::size_t>(id) >= t.id_to_token_.size()) t.id_to_token_.resize(static_cast<std::size_t>(id) + 1);
-      t.id_to_token_[static_cast<std::size_t>(id)] = content;
-      t.vocab_.emplace(content, id);
-    }
-    std::sort(t.added_.begin(), t.added_.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-
-    // The pre-tokenizer: Split and ByteLevel steps, alone or in a Sequence.
-    std::vector<json> steps;
-    if (root.contains("pre_tokenizer") && !root["pre_tokenizer"].is_null()) {
-      const json& pre = root["pre_tokenizer"];
-      if (pre.value("type", std::string()) == "Sequence") {
-        for (const json& step : pre.at("pretokenizers")) steps.push_back(step);
-      } else {
-        steps.push_back(pre);
-      }
-    }
-    for (const json& step : steps) {
-      const std::string type = step.value("type", std::string());
-      if (type == "Split") {
-        const json& pattern = step.at("pattern");
-        if (step.value("invert", false)) return Error{name + ": an inverted Split is not supported"};
-        const std::string behavior = step.value("behavior", std::string("Isolated"));
-        if (behavior != "Isolated" && behavior != "Removed")
-          return Error{name + ": Split behavior " + behavior + " is not supported (Isolated, Removed)"};
-        std::string regex_text;
-        if (pattern.contains("Regex")) {
-          regex_text = pattern["Regex"].get<std::string>();
-        } else {  // a plain string: match it literally
-          for (char c : pattern.at("String").get<std::string>()) {
-            if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) regex_text += '\\';
-            regex_text += c;
-          }
-        }
-        auto regex = compile(regex_text, name);
-        if (!regex) return Error{regex.error()};
-        t.splits_.push_back({*regex, behavior == "Removed"});
-      } else if (type == "ByteLevel") {
-        t.byte_level_ = true;
-        t.add_prefix_space_ = step.value("add_prefix_space", false);
-        t.byte_level_regex_ = step.value("use_regex", true);
-      } else {
-        return Error{name + ": pre-tokenizer " + type + " is not supported (Split, ByteLevel)"};
-      }
-    }
-    if (!t.byte_level_) return Error{name + ": not a byte-level BPE tokenizer (no ByteLevel pre-tokenizer)"};
-    if (t.byte_level_regex_) {
-      auto regex = compile(kGpt2Pattern, name);
-      if (!regex) return Error{regex.error()};
-      t.gpt2_regex_ = *regex;
-    }
-
-    // Byte-to-unicode: printable bytes stand for themselves, the others for 256, 257, ….
-    t.byte_to_unicode_.resize(256);
-    unsigned int next = 256;
-    for (unsigned int b = 0; b < 256; ++b) {
-      const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174);
-      t.byte_to_unicode_[b] = utf8(printable ? b : next++);
-      t.unicode_to_byte_[t.byte_to_unicode_[b]] = static_cast<unsigned char>(b);
-    }
-
-    // The post-processor's template: special tokens before and after the sequence.
-    std::vector<json> processors;
-    if (root.contains("post_processor") && !root["post_processor"].is_null()) {
-      const json& post = root["post_processor"];
-      if (post.value("type", std::string()) == "Sequence")
-        for (const json& p : post.at("processors")) processors.push_back(p);
-      else
-        processors.push_back(post);
-    }
-    bool templated = false;
-    for (const json& p : processors) {
-      if (p.value("type", std::string()) != "TemplateProcessing") continue;
-      templated = true;
-      bool after = false;
-      for (const json& item : p.at("single")) {
-        if (item.contains("Sequence")) {
-          after = true;
-          continue;
-        }
-        const std::string token = item.at("SpecialToken").at("id").get<std::string>();
-        std::vector<int> ids;
-        const json& specials = p.value("special_tokens", json::object());
-        if (specials.contains(token)) {
-          for (const json& id : specials[token].at("ids")) {
-            auto parsed = token_id(id, name, "the post-processor's id of " + token);
-            if (!parsed) return Error{parsed.error()};
-            ids.push_back(*parsed);
-          }
-        } else if (auto it = t.vocab_.find(token); it != t.vocab_.end()) {
-          ids.push_back(it->second);
-        } else {
-          return Error{name + ": the post-processor names an unknown special token " + token};
-        }
-        (after ? t.suffix_ids_ : t.prefix_ids_).insert((after ? t.suffix_ids_ : t.prefix_ids_).end(), ids.begin(), ids.end());
-      }
-    }
-    if (!templated && !config_json.empty()) {
-      const json config = json::parse(config_json, nullptr, false);
-      if (config.is_object() && config.value("add_bos_token", true)) {
-        std::string bos;
-        if (config.contains("bos_token") && config["bos_token"].is_string()) bos = config["bos_token"].get<std::string>();
-        else if (config.contains("bos_token") && config["bos_token"].is_object()) bos = config["bos_token"].value("content", std::string());
-        if (auto it = t.vocab_.find(bos); !bos.empty() && it != t.vocab_.end()) t.prefix_ids_.push_back(it->second);
-      }
-    }
+    for (auto step : {&BpeTokenizer::read_model, &BpeTokenizer::read_added_tokens, &BpeTokenizer::read_pre_tokenizer})
+      if (auto s = (t.*step)(root); !s) return Error{s.error()};
+    t.build_byte_map();
+    if (auto s = t.read_post_processor(root, config_json); !s) return Error{s.error()};
     return t;
   } catch (const json::exception& e) {
     return Error{name + ": unexpected structure: " + json_error_text(e.what())};
   }
+}
+
+// The BPE model: the vocabulary (id by token and token by id) and the merges' ranks.
+Status BpeTokenizer::read_model(const json& root) {
+  const json& model = root.at("model");
+  ignore_merges_ = model.value("ignore_merges", false);
+  for (const auto& [token, id] : model.at("vocab").items()) {
+    auto parsed = token_id(id, name_, "the id of \"" + token + "\"");
+    if (!parsed) return Error{parsed.error()};
+    const int i = *parsed;
+    if (i >= (1 << 24)) return Error{name_ + ": token id " + std::to_string(i) + " is implausibly large"};
+    vocab_[token] = i;
+    if (static_cast<std::size_t>(i) >= id_to_token_.size()) id_to_token_.resize(static_cast<std::size_t>(i) + 1);
+    id_to_token_[static_cast<std::size_t>(i)] = token;
+  }
+  int rank = 0;
+  for (const json& merge : model.at("merges")) {
+    std::string left, right;
+    if (merge.is_array() && merge.size() == 2) {
+      left = merge[0].get<std::string>();
+      right = merge[1].get<std::string>();
+    } else {
+      const std::string m = merge.get<std::string>();
+      const auto space = m.find(' ', 1);
+      if (space == std::string::npos) return Error{name_ + ": merge " + std::to_string(rank) + " \"" + m + "\" has no space"};
+      left = m.substr(0, space);
+      right = m.substr(space + 1);
+    }
+    merge_rank_.emplace(left + '\x01' + right, rank++);
+  }
+  return Ok{};
+}
+
+// Added tokens (specials among them), matched before anything else, longest first.
+Status BpeTokenizer::read_added_tokens(const json& root) {
+  for (const json& added : root.value("added_tokens", json::array())) {
+    const std::string content = added.at("content").get<std::string>();
+    auto parsed = token_id(added.at("id"), name_, "an added token's id");
+    if (!parsed) return Error{parsed.error()};
+    const int id = *parsed;
+    if (id >= (1 << 24)) return Error{name_ + ": added token id " + std::to_string(id) + " is implausibly large"};
+    if (content.empty()) continue;
+    added_.emplace_back(content, id);
+    if (added.value("special", false)) special_ids_.push_back(id);
+    if (static_cast<std::size_t>(id) >= id_to_token_.size()) id_to_token_.resize(static_cast<std::size_t>(id) + 1);
+    id_to_token_[static_cast<std::size_t>(id)] = content;
+    vocab_.emplace(content, id);
+  }
+  std::sort(added_.begin(), added_.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  return Ok{};
+}
+
+// The pre-tokenizer: Split and ByteLevel steps, alone or in a Sequence.
+Status BpeTokenizer::read_pre_tokenizer(const json& root) {
+  std::vector<json> steps;
+  if (root.contains("pre_tokenizer") && !root["pre_tokenizer"].is_null()) {
+    const json& pre = root["pre_tokenizer"];
+    if (pre.value("type", std::string()) == "Sequence") {
+      for (const json& step : pre.at("pretokenizers")) steps.push_back(step);
+    } else {
+      steps.push_back(pre);
+    }
+  }
+  for (const json& step : steps) {
+    const std::string type = step.value("type", std::string());
+    if (type == "Split") {
+      const json& pattern = step.at("pattern");
+      if (step.value("invert", false)) return Error{name_ + ": an inverted Split is not supported"};
+      const std::string behavior = step.value("behavior", std::string("Isolated"));
+      if (behavior != "Isolated" && behavior != "Removed")
+        return Error{name_ + ": Split behavior " + behavior + " is not supported (Isolated, Removed)"};
+      std::string regex_text;
+      if (pattern.contains("Regex")) {
+        regex_text = pattern["Regex"].get<std::string>();
+      } else {  // a plain string: match it literally
+        for (char c : pattern.at("String").get<std::string>()) {
+          if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) regex_text += '\\';
+          regex_text += c;
+        }
+      }
+      auto regex = compile(regex_text, name_);
+      if (!regex) return Error{regex.error()};
+      splits_.push_back({*regex, behavior == "Removed"});
+    } else if (type == "ByteLevel") {
+      byte_level_ = true;
+      add_prefix_space_ = step.value("add_prefix_space", false);
+      byte_level_regex_ = step.value("use_regex", true);
+    } else {
+      return Error{name_ + ": pre-tokenizer " + type + " is not supported (Split, ByteLevel)"};
+    }
+  }
+  if (!byte_level_) return Error{name_ + ": not a byte-level BPE tokenizer (no ByteLevel pre-tokenizer)"};
+  if (byte_level_regex_) {
+    auto regex = compile(kGpt2Pattern, name_);
+    if (!regex) return Error{regex.error()};
+    gpt2_regex_ = *regex;
+  }
+  return Ok{};
+}
+
+// Byte-to-unicode: printable bytes stand for themselves, the others for 256, 257, ….
+void BpeTokenizer::build_byte_map() {
+  byte_to_unicode_.resize(256);
+  unsigned int next = 256;
+  for (unsigned int b = 0; b < 256; ++b) {
+    const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174);
+    byte_to_unicode_[b] = utf8(printable ? b : next++);
+    unicode_to_byte_[byte_to_unicode_[b]] = static_cast<unsigned char>(b);
+  }
+}
+
+// The post-processor's template: special tokens before and after the sequence (or, without one,
+// tokenizer_config.json's add_bos_token).
+Status BpeTokenizer::read_post_processor(const json& root, std::string_view config_json) {
+  std::vector<json> processors;
+  if (root.contains("post_processor") && !root["post_processor"].is_null()) {
+    const json& post = root["post_processor"];
+    if (post.value("type", std::string()) == "Sequence")
+      for (const json& p : post.at("processors")) processors.push_back(p);
+    else
+      processors.push_back(post);
+  }
+  bool templated = false;
+  for (const json& p : processors) {
+    if (p.value("type", std::string()) != "TemplateProcessing") continue;
+    templated = true;
+    bool after = false;
+    for (const json& item : p.at("single")) {
+      if (item.contains("Sequence")) {
+        after = true;
+        continue;
+      }
+      const std::string token = item.at("SpecialToken").at("id").get<std::string>();
+      std::vector<int> ids;
+      const json& specials = p.value("special_tokens", json::object());
+      if (specials.contains(token)) {
+        for (const json& id : specials[token].at("ids")) {
+          auto parsed = token_id(id, name_, "the post-processor's id of " + token);
+          if (!parsed) return Error{parsed.error()};
+          ids.push_back(*parsed);
+        }
+      } else if (auto it = vocab_.find(token); it != vocab_.end()) {
+        ids.push_back(it->second);
+      } else {
+        return Error{name_ + ": the post-processor names an unknown special token " + token};
+      }
+      (after ? suffix_ids_ : prefix_ids_).insert((after ? suffix_ids_ : prefix_ids_).end(), ids.begin(), ids.end());
+    }
+  }
+  if (!templated && !config_json.empty()) {
+    const json config = json::parse(config_json, nullptr, false);
+    if (config.is_object() && config.value("add_bos_token", true)) {
+      std::string bos;
+      if (config.contains("bos_token") && config["bos_token"].is_string()) bos = config["bos_token"].get<std::string>();
+      else if (config.contains("bos_token") && config["bos_token"].is_object()) bos = config["bos_token"].value("content", std::string());
+      if (auto it = vocab_.find(bos); !bos.empty() && it != vocab_.end()) prefix_ids_.push_back(it->second);
+    }
+  }
+  return Ok{};
 }
 
 namespace {
@@ -309,7 +333,7 @@ Status BpeTokenizer::pre_tokenize(std::string_view text, std::vector<std::string
   return Ok{};
 }
 
-void BpeTokenizer::bpe(const std::string& word, std::vector<int>& out) const {
+void BpeTokenizer::bpe(const std::string& word, std::vector<int>& out, std::vector<std::string>* unknown) const {
   if (ignore_merges_)
     if (auto it = vocab_.find(word); it != vocab_.end()) {
       out.push_back(it->second);
@@ -338,15 +362,35 @@ void BpeTokenizer::bpe(const std::string& word, std::vector<int>& out) const {
     }
     symbols = std::move(merged);
   }
+  // Only a vocabulary without the whole byte alphabet leaves symbols unknown (a PosLab task's):
+  // what it has no token for is left out, and said. The byte-level symbols are decoded together,
+  // so that a UTF-8 character stays whole.
+  std::string missing;
   for (const std::string& s : symbols) {
-    if (auto it = vocab_.find(s); it != vocab_.end()) out.push_back(it->second);
-    else
-      for (const std::string& c : characters(s))  // cannot happen with a complete byte alphabet
-        if (auto ct = vocab_.find(c); ct != vocab_.end()) out.push_back(ct->second);
+    if (auto it = vocab_.find(s); it != vocab_.end()) {
+      out.push_back(it->second);
+      continue;
+    }
+    for (const std::string& c : characters(s)) {
+      if (auto ct = vocab_.find(c); ct != vocab_.end()) out.push_back(ct->second);
+      else missing += c;
+    }
   }
+  if (!unknown || missing.empty()) return;
+  for (const std::string& text : characters(decode_bytes(missing)))
+    if (std::find(unknown->begin(), unknown->end(), text) == unknown->end()) unknown->push_back(text);
 }
 
-Result<std::vector<int>> BpeTokenizer::encode(std::string_view text) const {
+std::string BpeTokenizer::decode_bytes(const std::string& byte_level) const {
+  std::string out;
+  for (const std::string& c : characters(byte_level)) {
+    if (auto it = unicode_to_byte_.find(c); it != unicode_to_byte_.end()) out += static_cast<char>(it->second);
+    else out += c;
+  }
+  return out;
+}
+
+Result<std::vector<int>> BpeTokenizer::encode(std::string_view text, std::vector<std::string>* unknown) const {
   std::vector<int> ids = prefix_ids_;
   // Added tokens first: they are never split or merged.
   std::size_t pos = 0;
@@ -364,7 +408,7 @@ Result<std::vector<int>> BpeTokenizer::encode(std::string_view text) const {
     if (!segment.empty()) {
       std::vector<std::string> words;
       if (auto s = pre_tokenize(segment, words); !s) return Error{s.error()};
-      for (const std::string& w : words) bpe(w, ids);
+      for (const std::string& w : words) bpe(w, ids, unknown);
     }
     if (!which) break;
     ids.push_back(which->second);
@@ -378,12 +422,7 @@ std::string BpeTokenizer::token_text(int id) const {
   if (id < 0 || id >= vocab_size()) return "";
   const std::string& token = id_to_token_[static_cast<std::size_t>(id)];
   if (is_special(id)) return token;
-  std::string bytes;
-  for (const std::string& c : characters(token)) {
-    if (auto it = unicode_to_byte_.find(c); it != unicode_to_byte_.end()) bytes += static_cast<char>(it->second);
-    else bytes += c;
-  }
-  return bytes;
+  return decode_bytes(token);
 }
 
 bool BpeTokenizer::is_special(int id) const {

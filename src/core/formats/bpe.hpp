@@ -8,6 +8,7 @@
 // tokenizer.json, whose models always start with <|begin_of_text|>).
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,8 +25,9 @@ class BpeTokenizer {
   // The same from text; `config_json` may be empty. `name` is used in messages.
   static Result<BpeTokenizer> parse(std::string_view tokenizer_json, std::string_view config_json, const std::string& name);
 
-  // Token ids of `text` (UTF-8), with the template's special tokens around them.
-  Result<std::vector<int>> encode(std::string_view text) const;
+  // Token ids of `text` (UTF-8), with the template's special tokens around them. Text the
+  // vocabulary has no token for is left out and, with `unknown`, listed there (each once).
+  Result<std::vector<int>> encode(std::string_view text, std::vector<std::string>* unknown = nullptr) const;
   // The text a token stands for (bytes decoded back from the byte-level alphabet).
   std::string token_text(int id) const;
   int vocab_size() const { return static_cast<int>(id_to_token_.size()); }
@@ -44,8 +46,16 @@ class BpeTokenizer {
     bool removed = false;  // behavior "Removed": the matches are dropped
   };
 
+  // parse()'s steps, each reading its part of tokenizer.json.
+  Status read_model(const nlohmann::json& root);
+  Status read_added_tokens(const nlohmann::json& root);
+  Status read_pre_tokenizer(const nlohmann::json& root);
+  void build_byte_map();
+  Status read_post_processor(const nlohmann::json& root, std::string_view config_json);
+
   Status pre_tokenize(std::string_view text, std::vector<std::string>& words) const;
-  void bpe(const std::string& word, std::vector<int>& out) const;
+  void bpe(const std::string& word, std::vector<int>& out, std::vector<std::string>* unknown) const;
+  std::string decode_bytes(const std::string& byte_level) const;  // byte-level symbols back to UTF-8
 
   std::unordered_map<std::string, int> vocab_;
   std::vector<std::string> id_to_token_;

@@ -221,9 +221,9 @@ RopeFrequencies model_rope_frequencies(const TransformerConfig& c, const Positio
   return rotary_angles(c.rotary_dim, theta, scaling, tokens + std::max(0, v.position_shift), c.rope_fraction);
 }
 
-Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence) {
+Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence, std::vector<std::string>* unknown) {
   if (!model.tokenizer()) return Error{model.folder().string() + ": no tokenizer.json, so sentences cannot be split"};
-  auto ids = model.tokenizer()->encode(sentence);
+  auto ids = model.tokenizer()->encode(sentence, unknown);
   if (!ids) return Error{ids.error()};
   if (ids->empty()) return Error{"the sentence has no tokens"};
   return *ids;

@@ -89,8 +89,10 @@ struct ForwardResult {
 // a cancelled run, a backend that fails (then the CPU computes and a note says so).
 Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int>& ids, const ForwardOptions& options);
 
-// The model's token ids for a sentence (its tokenizer, BOS included), or an error.
-Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence);
+// The model's token ids for a sentence (its tokenizer, BOS included), or an error. Text the
+// tokenizer has no token for is left out and, with `unknown`, listed there.
+Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence,
+                                      std::vector<std::string>* unknown = nullptr);
 
 // The shuffled-tokens intervention: a seeded shuffle of the ids that keeps a leading special
 // token (BOS) in place.

@@ -48,8 +48,30 @@ std::string ModelRun::describe() const {
   return s;
 }
 
+namespace {
+
+std::vector<std::string> run_notes(const TransformerConfig& c, int tokens, int shift, const std::vector<std::string>& unknown) {
+  std::vector<std::string> notes;
+  if (!unknown.empty()) {
+    std::string list;
+    for (const std::string& u : unknown) list += (list.empty() ? "\"" : ", \"") + u + "\"";
+    notes.push_back("the tokenizer has no token for " + list + ": left out of the sentence");
+  }
+  const int last = tokens + std::max(0, shift);
+  if (c.training && last > c.training->train_length)
+    notes.push_back(std::to_string(last) + " positions, beyond the length " + std::to_string(c.training->train_length) +
+                    " the model was trained on");
+  else if (c.positions != PositionKind::Learned && last > c.max_positions)
+    notes.push_back(std::to_string(last) + " positions, beyond the model's max_position_embeddings (" +
+                    std::to_string(c.max_positions) + ")");
+  return notes;
+}
+
+}  // namespace
+
 Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request, const RunControl& control) {
-  auto ids = model_tokens(model, request.sentence);
+  std::vector<std::string> unknown;
+  auto ids = model_tokens(model, request.sentence, &unknown);
   if (!ids) return Error{ids.error()};
   const bool two = request.changes();
   const auto options = [&](int pass) {
@@ -64,6 +86,7 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
   };
   ModelRun run;
   run.request = request;
+  run.notes = run_notes(model.config(), static_cast<int>(ids->size()), request.intervention.position_shift, unknown);
   auto unchanged = run_forward(model, *ids, options(0));
   if (!unchanged) return Error{unchanged.error()};
   run.unchanged = std::move(*unchanged);

@@ -44,6 +44,10 @@ struct ModelRun {
   std::optional<ForwardResult> changed;  // with the request's changes, when it has any
   const ForwardResult& shown() const { return changed ? *changed : unchanged; }
   std::string describe() const;          // "unchanged", or what was changed
+  // What the user should know of this run, one sentence each: text the tokenizer left out,
+  // positions beyond the length the model was made or trained for (allowed: this is a lab for
+  // extrapolation, but said).
+  std::vector<std::string> notes;
 };
 
 struct RunControl {

@@ -208,6 +208,43 @@ TEST(TrainedFolderFiles, UnknownTextAndPositionsBeyondTrainingAreNotedWithTheRun
   EXPECT_EQ(noted->unchanged.ids.size(), 10u);
 }
 
+// A copy model is scored on the copy, as training scores it, not on the prompt it cannot know: the
+// loss averages the predictions from the separator on, and says so.
+TEST(TrainedFolderFiles, ATaskModelsLossCountsWhatItsTaskScores) {
+  TrainSettings settings = small_settings(Variant{"rope", PositionKind::Rope});
+  settings.steps = 1;
+  auto run = train(settings);
+  ASSERT_TRUE(run) << run.error();
+  TempFolder dir("scored");
+  ASSERT_TRUE(save_model_folder(trained_model(std::move(*run)), dir.path()));
+  auto checkpoint = Checkpoint::open(dir.path());
+  ASSERT_TRUE(checkpoint) << checkpoint.error();
+  ModelRequest request;
+  request.sentence = "abcd|abcd";
+  auto scored = run_model(**checkpoint, request);
+  ASSERT_TRUE(scored) << scored.error();
+  EXPECT_EQ(scored->unchanged.scored, 4);  // predicted at | and at a, b, c of the copy
+  EXPECT_EQ(scored->unchanged.scored_description, "the copy after |, as the task scores it");
+  // The same mean by hand, from the full logits.
+  ForwardOptions all;
+  all.keep_logits = true;
+  auto full = run_forward(**checkpoint, scored->unchanged.ids, all);
+  ASSERT_TRUE(full);
+  double sum = 0.0;
+  for (int t = 4; t < 8; ++t) {
+    const auto row = full->logits.row(t).cast<double>();
+    const double m = row.maxCoeff();
+    sum += m + std::log((row.array() - m).exp().sum()) - row(full->ids[static_cast<std::size_t>(t + 1)]);
+  }
+  EXPECT_NEAR(scored->unchanged.loss, sum / 4, 1e-6);  // float logits, summed in another order
+  EXPECT_EQ(full->scored, 8);  // without a task, every next token counts
+  request.sentence = "abcd";   // no separator: the task says nothing, every prediction counts
+  auto plain = run_model(**checkpoint, request);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->unchanged.scored, 3);
+  EXPECT_TRUE(plain->unchanged.scored_description.empty());
+}
+
 TEST(TrainedFolderFiles, TheTokenizerGivesTheTaskIds) {
   const Task task{TaskKind::Copy, 62};
   TempFolder dir("tokenizer");

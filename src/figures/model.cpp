@@ -159,6 +159,8 @@ std::string predictions_json(const ForwardResult& f) {
   Json out = {{"ids", f.ids}, {"tokens", f.tokens}};
   out["loss"] = std::isfinite(f.loss) ? Json(f.loss) : Json(nullptr);
   out["perplexity"] = std::isfinite(f.perplexity) ? Json(f.perplexity) : Json(nullptr);
+  // A task model's loss counts what its task scores; say which predictions were averaged.
+  if (!f.scored_description.empty()) out["loss_over"] = f.scored_description;
   out["top"] = top;
   // A token's bytes need not be valid UTF-8 on their own (a piece of a character): replace them.
   return out.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -207,8 +209,10 @@ std::string visible_token(const std::string& token) {
 }
 
 std::string loss_text(const ForwardResult& f) {
-  return std::isfinite(f.loss) ? "loss " + fmt("%.4f", f.loss) + " nats, perplexity " + fmt("%.4g", f.perplexity)
-                               : "one token: no loss";
+  const std::string over = f.scored_description.empty() ? "" : " on " + f.scored_description;
+  if (!std::isfinite(f.loss))
+    return f.scored_description.empty() ? "one token: no loss" : "the task scores no prediction of this text: no loss";
+  return "loss " + fmt("%.4f", f.loss) + " nats, perplexity " + fmt("%.4g", f.perplexity) + over;
 }
 
 }  // namespace poslab

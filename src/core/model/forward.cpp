@@ -427,7 +427,11 @@ Status ForwardPass::read_out(const Matrix& X) {
       const auto row = L.row(i);
       const double m = row.maxCoeff();
       const double lse = m + std::log((row.cast<double>().array() - m).exp().sum());
-      if (t + 1 < T) loss_sum += lse - row(ids[static_cast<std::size_t>(t + 1)]);
+      const bool counts = options_.scored.empty() || options_.scored[static_cast<std::size_t>(t)];
+      if (t + 1 < T && counts) {
+        loss_sum += lse - row(ids[static_cast<std::size_t>(t + 1)]);
+        ++result_.scored;
+      }
       for (int j = 0; j < c.vocab; ++j) order[static_cast<std::size_t>(j)] = j;
       std::partial_sort(order.begin(), order.begin() + k, order.end(), [&row](int a, int b) { return row(a) > row(b); });
       std::vector<TokenProbability> top;
@@ -438,7 +442,8 @@ Status ForwardPass::read_out(const Matrix& X) {
       result_.top.push_back(std::move(top));
     }
   }
-  result_.loss = T > 1 ? loss_sum / static_cast<double>(T - 1) : std::numeric_limits<double>::quiet_NaN();
+  result_.loss = result_.scored > 0 ? loss_sum / result_.scored : std::numeric_limits<double>::quiet_NaN();
+  result_.scored_description = options_.scored.empty() ? "" : options_.scored_description;
   result_.perplexity = std::exp(result_.loss);
   return Ok{};
 }
@@ -448,6 +453,8 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   const TransformerConfig& c = model_.config();
   const PositionIntervention& v = options_.intervention;
   if (auto s = check_request(c, ids, v); !s) return Error{s.error()};
+  if (!options_.scored.empty() && options_.scored.size() != ids.size())
+    return Error{"the scored predictions do not match the tokens"};
   const int T = static_cast<int>(ids.size());
   result_.ids = ids;
   for (int id : ids) result_.tokens.push_back(token_text(model_, id));

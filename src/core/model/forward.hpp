@@ -40,6 +40,10 @@ struct ForwardOptions {
   bool all_layers = false;       // keep every layer (tests; small models)
   bool keep_logits = false;      // the T × V logits (tests; memory grows with T · V)
   int top_k = 5;
+  // Per position t, whether the prediction of ids[t + 1] counts in the loss (empty: every one);
+  // a trained task model scores only what its task scores.
+  std::vector<std::uint8_t> scored;
+  std::string scored_description;       // what `scored` counts, said beside the loss
   AttentionBackend* backend = nullptr;  // null: the CPU
   bool check_against_cpu = false;       // kept layers computed on the CPU too, and compared
   const std::atomic<bool>* cancel = nullptr;
@@ -79,6 +83,8 @@ struct ForwardResult {
   std::vector<std::vector<TokenProbability>> top;  // per position, most probable first
   double loss = 0.0;                    // mean cross-entropy of ids[t+1] given ids[..t], nats
   double perplexity = 0.0;              // exp(loss)
+  int scored = 0;                       // the predictions the loss averages
+  std::string scored_description;       // empty: every next token
   std::string backend;                  // which path computed the attention
   double milliseconds = 0.0;
   std::optional<double> max_diff_vs_cpu;

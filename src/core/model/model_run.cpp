@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/train/tasks.hpp"
+
 namespace poslab {
 
 bool positions_off(const ModelSettings& m, PositionKind model_positions) {
@@ -74,8 +76,20 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
   auto ids = model_tokens(model, request.sentence, &unknown);
   if (!ids) return Error{ids.error()};
   const bool two = request.changes();
+  // A model PosLab trained is scored as its task scores it (a perfect copy model has no business
+  // with the prompt's perplexity).
+  std::vector<std::uint8_t> scored;
+  std::string scored_what;
+  if (const auto& record = model.config().training)
+    if (auto kind = parse_task_kind(record->task)) {
+      const Task task{*kind, model.config().vocab - 1};
+      scored = scored_predictions(task, *ids);
+      scored_what = scored_description(task);
+    }
   const auto options = [&](int pass) {
     ForwardOptions o;
+    o.scored = scored;
+    o.scored_description = scored_what;
     o.keep_layers = {request.layer};
     o.top_k = request.top_k;
     o.backend = control.backend;

@@ -86,6 +86,20 @@ Result<std::vector<int>> task_ids(const Task& task, std::string_view text) {
   return ids;
 }
 
+std::vector<std::uint8_t> scored_predictions(const Task& task, const std::vector<int>& ids) {
+  const auto sep = std::find(ids.begin(), ids.end(), separator_id(task));
+  if (sep == ids.end()) return {};
+  const auto at = static_cast<std::size_t>(sep - ids.begin());
+  std::vector<std::uint8_t> mask(ids.size(), 0);
+  for (std::size_t t = at; t + 1 < ids.size(); ++t)
+    mask[t] = task.kind == TaskKind::Copy ? 1 : static_cast<std::uint8_t>(t > at && (t - at - 1) % 2 == 0);
+  return mask;
+}
+
+std::string scored_description(const Task& task) {
+  return task.kind == TaskKind::Copy ? "the copy after |, as the task scores it" : "the answers after |, as the task scores them";
+}
+
 int recall_queries(int pairs) { return std::max(1, (pairs + 3) / 4); }
 
 int sequence_tokens(const Task& task, int length) {

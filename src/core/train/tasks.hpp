@@ -45,6 +45,14 @@ char token_character(const Task& task, int id);
 // The ids of a text made of the task's characters (a test's convenience); other characters are errors.
 Result<std::vector<int>> task_ids(const Task& task, std::string_view text);
 
+// Which predictions of a text the task scores, as training counts them: mask[t] says whether the
+// prediction of ids[t + 1] made at position t counts (copy: those from the first separator on;
+// recall: those made at the queries, every other token after it). Empty when the text has no
+// separator, since then the task says nothing about it.
+std::vector<std::uint8_t> scored_predictions(const Task& task, const std::vector<int>& ids);
+// What scored_predictions counts, for a note beside the loss: "the copy after |", …
+std::string scored_description(const Task& task);
+
 // Queries after the pairs of a recall sequence of n pairs: ⌈n/4⌉.
 int recall_queries(int pairs);
 // Tokens the model reads for a task of length L (copy: 2L; recall: 2L + 2·recall_queries(L)).

@@ -12,6 +12,7 @@
 #include <set>
 #include <unistd.h>
 
+#include "core/memory.hpp"
 #include "core/model/forward.hpp"
 #include "core/model/model_run.hpp"
 #include "core/model/model_worker.hpp"
@@ -226,6 +227,20 @@ TEST(RealModelErrors, InterventionValuesWithoutMeaningAreRefused) {
   o.intervention.rope_theta.reset();
   o.intervention.scaling = RopeScaling{RopeScalingType::Linear, 0.5};
   EXPECT_FALSE(run_forward(*llama, {1, 2, 3}, o));
+}
+
+// predict with 20 000 tokens on a tiny model took 12.7 GB: the pass is now measured first.
+TEST(RealModelErrors, AForwardPassOverTheMemoryBudgetIsRefusedFirst) {
+  auto llama = open_model("llama");
+  ASSERT_TRUE(llama);
+  set_memory_limit(256ull << 20, "--memory-limit 256M");
+  auto r = run_forward(*llama, std::vector<int>(20000, 5), {});
+  auto small = run_forward(*llama, std::vector<int>(12, 5), {});
+  set_memory_limit(0, "");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("the forward pass over 20000 tokens would need"), std::string::npos) << r.error();
+  EXPECT_NE(r.error().find("use a shorter sentence"), std::string::npos) << r.error();
+  EXPECT_TRUE(small) << small.error();
 }
 
 // The architecture table is data a new family is added to: every row's tensors have one role

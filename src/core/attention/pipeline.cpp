@@ -1,5 +1,7 @@
 #include "core/attention/pipeline.hpp"
 
+#include "core/memory.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -162,6 +164,16 @@ Matrix relative_bias(const ModelSettings& s, int heads, int Tq, int Tk) {
   return bias;
 }
 
+// The projections are d × d: 20 000-dimensional rows take 1.6 GB each, and the problem holds eight
+// of them (W_q, W_k, W_v, W_o, their copies shared across key/value heads); then the T × T_k
+// scores and weights of each head, twice for the CPU check.
+Status check_pipeline_memory(const ModelSettings& s, int d, int T, int Tk) {
+  const double dd = static_cast<double>(d) * d, td = static_cast<double>(T + Tk) * d;
+  const double need = 4.0 * (8.0 * dd + 6.0 * td + 4.0 * s.heads * static_cast<double>(T) * Tk);
+  return check_memory(need, "attention over " + std::to_string(d) + "-dimensional embeddings for " + std::to_string(T) + " tokens",
+                      "use embeddings with fewer dimensions or a shorter sentence");
+}
+
 Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable& table) {
   const int d = table.dim();
   if (d <= 0) return Error{"no embeddings are loaded"};
@@ -178,6 +190,7 @@ Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable
   in.key_tokens = cross ? tokens_of(s.cross_sentence, table) : in.tokens;
   if (in.key_tokens.empty()) return Error{"the cross-attention sentence has no tokens"};
   const int Tk = static_cast<int>(in.key_tokens.size());
+  if (auto fits = check_pipeline_memory(s, d, T, Tk); !fits) return Error{fits.error()};
 
   auto embedded = embed(in.tokens, table);  // T × d
   if (!embedded) return Error{embedded.error()};

@@ -42,7 +42,12 @@ Result<RopeSpec> rope_spec(const ModelSettings& settings, int heads, int head_di
 // heads × (T_q + T_k − 1) ALiBi or T5 bias by key − query offset; empty for none and Shaw.
 Matrix relative_bias(const ModelSettings& settings, int heads, int queries, int keys);
 
-// Everything before the attention step. Fails only on settings that do not fit the table.
+// The memory the attention of T query and T_k key tokens over d-dimensional embeddings takes
+// (the d × d projections above all), checked against the budget (core/memory.hpp).
+Status check_pipeline_memory(const ModelSettings& settings, int d, int T, int Tk);
+
+// Everything before the attention step. Fails only on settings that do not fit the table, or
+// that would take more memory than the budget allows.
 Result<PipelineInput> prepare_input(const ModelSettings& settings, const EmbeddingTable& table);
 
 struct Results {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/attention/dog.hpp"
+#include "core/memory.hpp"
 #include "core/encodings/bias.hpp"
 #include "core/encodings/encodings.hpp"
 #include "core/model/position_tables.hpp"
@@ -328,6 +329,17 @@ void mlp_block(Matrix& X, const LayerWeights& w, const TransformerConfig& c) {
   X += down;
 }
 
+// The bytes a pass over T tokens takes at its peak: the residual stream and a layer's projections
+// and MLP, each head's T × T scores and weights (twice more for every kept layer), the logits'
+// chunks and the kept logits.
+double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o) {
+  const double t = T, width = std::max({c.hidden, c.intermediate, c.query_width() + 2 * c.kv_width()});
+  const double kept = o.all_layers ? c.layers : static_cast<double>(o.keep_layers.size());
+  const double squares = static_cast<double>(c.heads) * t * t * (2.0 + 2.0 * kept);
+  const double logits = (o.keep_logits ? t * c.vocab : 0.0) + (64 << 20) / 4.0;
+  return 4.0 * (8.0 * t * width + squares + logits);
+}
+
 // A NaN or infinity in a weight would turn every later number into NaN and every probability into
 // "null": say where it first shows (the stage, the layer, the position) instead of printing it.
 Status check_finite(const Matrix& X, const std::string& where) {
@@ -455,6 +467,10 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   if (auto s = check_request(c, ids, v); !s) return Error{s.error()};
   if (!options_.scored.empty() && options_.scored.size() != ids.size())
     return Error{"the scored predictions do not match the tokens"};
+  if (auto s = check_memory(forward_bytes(c, static_cast<int>(ids.size()), options_), "the forward pass over " + std::to_string(ids.size()) + " tokens",
+                            "use a shorter sentence");
+      !s)
+    return Error{s.error()};
   const int T = static_cast<int>(ids.size());
   result_.ids = ids;
   for (int id : ids) result_.tokens.push_back(token_text(model_, id));

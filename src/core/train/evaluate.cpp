@@ -4,6 +4,11 @@
 #include <cmath>
 #include <memory>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/memory.hpp"
 #include "core/random.hpp"
 #include "core/train/model.hpp"
 
@@ -49,6 +54,28 @@ RopeScaling scaling_for_length(RopeScalingType kind, int tokens, int train_token
   return s;
 }
 
+namespace {
+
+// Sequences evaluated at once per core: chunks whose attention weights stay near 16 MB.
+int eval_chunk(const TrainModelConfig& c, int T) {
+  return static_cast<int>(std::clamp(4'000'000.0 / (static_cast<double>(c.heads) * c.layers * T * T), 1.0, 32.0));
+}
+
+}  // namespace
+
+Status check_evaluation_memory(const TrainModelConfig& c, const Task& task, int length, const EvalSettings& settings) {
+  const int T = sequence_tokens(task, length);
+#ifdef _OPENMP
+  const double cores = std::max(1, omp_get_max_threads());
+#else
+  const double cores = 1.0;
+#endif
+  const double need = cores * Activations<float>::bytes(c, std::min(eval_chunk(c, T), settings.sequences), T, false) +
+                      3.0 * 4.0 * static_cast<double>(settings.sequences) * T;
+  return check_memory(need, "evaluating length " + std::to_string(length) + " (" + std::to_string(T) + " tokens)",
+                      "give shorter --lengths");
+}
+
 std::vector<EvalRow> evaluate_lengths(const Params<float>& p, const Task& task, int train_length,
                                       const std::vector<int>& lengths, const EvalSettings& settings) {
   const TrainModelConfig& c = p.config();
@@ -64,12 +91,18 @@ std::vector<EvalRow> evaluate_lengths(const Params<float>& p, const Task& task, 
       rows.push_back(row);
       continue;
     }
+    if (auto fits = check_evaluation_memory(c, task, length, settings); !fits) {
+      row.supported = false;
+      row.refused = fits.error();
+      rows.push_back(row);
+      continue;
+    }
     const RopeScaling scaling = c.positions == PositionKind::Rope ? scaling_for_length(settings.scaling, T, train_tokens)
                                                                   : RopeScaling{};
     const PositionTables<float> pos = make_position_tables<float>(c, T, scaling);
     const Batch b = make_batch(task, length, settings.sequences, mix_seed(settings.seed, static_cast<std::uint64_t>(length)));
     // Chunks of sequences whose attention weights stay near 16 MB.
-    const int chunk = std::clamp(static_cast<int>(4'000'000 / (static_cast<long long>(c.heads) * c.layers * T * T)), 1, 32);
+    const int chunk = eval_chunk(c, T);
     const int chunks = (b.sequences + chunk - 1) / chunk;
     std::vector<SequenceScore> scores(static_cast<std::size_t>(b.sequences));
 #pragma omp parallel

@@ -4,6 +4,7 @@
 // applied at inference, its factor set from the length.
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "core/encodings/rope_scaling.hpp"
@@ -17,7 +18,8 @@ struct EvalRow {
   int tokens = 0;          // tokens the model reads
   double loss = std::numeric_limits<double>::quiet_NaN();  // mean −log p over the target tokens
   double accuracy = 0.0;   // exact match: sequences with every target token the argmax
-  bool supported = true;   // false: longer than a learned table (loss NaN, accuracy 0)
+  bool supported = true;   // false: longer than a learned table, or over the memory budget
+  std::string refused;     // why it was not run, when it was not (empty for a learned table)
 };
 
 struct EvalSettings {
@@ -34,6 +36,10 @@ std::vector<int> extrapolation_lengths(int train_length);
 
 // The scaling `kind` for `tokens` tokens of a model trained on `train_tokens`.
 RopeScaling scaling_for_length(RopeScalingType kind, int tokens, int train_tokens);
+
+// The memory evaluating `length` takes (the batch, each core's activations), checked against the
+// budget (core/memory.hpp); evaluate_lengths refuses a length over it in its row.
+Status check_evaluation_memory(const TrainModelConfig& config, const Task& task, int length, const EvalSettings& settings);
 
 // One row per length. The sequences are shared between the cores; the sums run in sequence order.
 std::vector<EvalRow> evaluate_lengths(const Params<float>& params, const Task& task, int train_length,

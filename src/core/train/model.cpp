@@ -50,7 +50,16 @@ PositionTables<S> make_position_tables(const TrainModelConfig& c, int T, const R
 }
 
 template <class S>
-Activations<S>::Activations(const TrainModelConfig& c, int n, int tokens, bool backward) : sequences(n), T(tokens) {
+Activations<S>::Activations(const TrainModelConfig& c, int n, int tokens, bool backward)
+    : Activations(c, n, tokens, backward, true) {}
+
+template <class S>
+double Activations<S>::bytes(const TrainModelConfig& c, int n, int tokens, bool backward) {
+  return Activations(c, n, tokens, backward, false).elements_ * static_cast<double>(sizeof(S));
+}
+
+template <class S>
+Activations<S>::Activations(const TrainModelConfig& c, int n, int tokens, bool backward, bool allocate) : sequences(n), T(tokens) {
   const Eigen::Index N = static_cast<Eigen::Index>(n) * T, d = c.width, F = c.mlp(), V = c.vocab, h = c.heads;
   const bool bias_used = c.positions == PositionKind::Alibi || c.positions == PositionKind::T5;
   std::vector<std::pair<Tensor<S>*, std::pair<Eigen::Index, Eigen::Index>>> plan;
@@ -88,7 +97,11 @@ Activations<S>::Activations(const TrainModelConfig& c, int n, int tokens, bool b
   // Every tensor starts on a 64-byte boundary, like the allocation (see CacheAligned).
   const auto padded = [](Eigen::Index count) { return (count + 15) / 16 * 16; };
   Eigen::Index total = 0;
-  for (const auto& [t, shape] : plan) total += padded(shape.first * shape.second);
+  for (const auto& [t, shape] : plan) {
+    total += padded(shape.first * shape.second);
+    elements_ += static_cast<double>(padded(shape.first * shape.second));
+  }
+  if (!allocate) return;
   memory_.assign(static_cast<std::size_t>(total), S(0));
   Eigen::Index offset = 0;
   for (const auto& [t, shape] : plan) {

@@ -54,6 +54,8 @@ template <class S>
 class Activations {
  public:
   Activations(const TrainModelConfig& config, int sequences, int T, bool backward);
+  // The bytes such an Activations would take, without taking them (the memory check's estimate).
+  static double bytes(const TrainModelConfig& config, int sequences, int T, bool backward);
   Activations(Activations&&) noexcept = default;
   Activations& operator=(Activations&&) noexcept = default;
   Activations(const Activations&) = delete;
@@ -72,6 +74,8 @@ class Activations {
   Tensor<S> dbias;                      // heads × T (T5)
 
  private:
+  Activations(const TrainModelConfig& config, int sequences, int T, bool backward, bool allocate);
+  double elements_ = 0.0;  // planned, padded
   AlignedVector<S> memory_;
 };
 

@@ -100,6 +100,9 @@ void TrainWorker::run(TrainJob job, std::vector<std::filesystem::path> evaluate_
     if (lengths.empty()) lengths = extrapolation_lengths(trained.front().second.train_length);
     EvalSettings eval;
     eval.sequences = job.eval_sequences;
+    for (const auto& [name, model] : trained)
+      for (int length : lengths)
+        if (auto fits = check_evaluation_memory(model.model, model.task, length, eval); !fits) return fail(fits.error());
     const auto curves = extrapolation_curves(name_models(std::move(trained)), lengths, job.with_scalings, eval,
                                              [&](int done, int total) {
                                                update([&](TrainProgress& p) {

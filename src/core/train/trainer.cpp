@@ -1,5 +1,7 @@
 #include "core/train/trainer.hpp"
 
+#include "core/memory.hpp"
+
 #include <chrono>
 
 #include "core/random.hpp"
@@ -53,6 +55,24 @@ Status validate(const TrainSettings& s) {
   return Ok{};
 }
 
+double training_bytes(const TrainSettings& s) {
+  const TrainModelConfig model = resolved_model(s);
+  double parameters = 0.0;
+  for (const TensorSpec& t : Params<float>::specs_of(model)) parameters += static_cast<double>(t.rows) * static_cast<double>(t.cols);
+  // The weights, the summed gradient, AdamW's two moments and one gradient per shard.
+  const double weights = parameters * 4.0 * (4.0 + s.shards);
+  const int T = sequence_tokens(s.task, s.train_length);
+  const double batch = 3.0 * 4.0 * static_cast<double>(s.batch) * T;  // ids, targets, mask
+  return weights + batch + Activations<float>::bytes(model, s.batch, T, true);
+}
+
+Status check_training_memory(const TrainSettings& s) {
+  return check_memory(training_bytes(s),
+                      "training " + std::to_string(s.batch) + " sequences of " + std::to_string(sequence_tokens(s.task, s.train_length)) +
+                          " tokens at a time",
+                      "lower --batch, --train-length, --width or --layers");
+}
+
 template <class S>
 Trainer<S>::Trainer(const TrainSettings& settings, Params<S> initial)
     : settings_(settings),
@@ -87,6 +107,7 @@ Params<float> initial_params(const TrainSettings& s) {
 
 Result<TrainRun> train(const TrainSettings& settings, const std::function<bool(const TrainStep&)>& on_step) {
   if (auto s = validate(settings); !s) return Error{s.error()};
+  if (auto s = check_training_memory(settings); !s) return Error{s.error()};
   const auto start = std::chrono::steady_clock::now();
   Trainer<float> trainer(settings, initial_params(settings));
   std::vector<TrainStep> log;

@@ -37,6 +37,11 @@ TrainModelConfig resolved_model(const TrainSettings& settings);
 // Problems with the settings, named; the model is checked with validate() (not the app's limits).
 Status validate(const TrainSettings& settings);
 
+// The memory a run takes (the parameters, their gradient per shard and AdamW's moments, a batch's
+// activations), checked against the budget (core/memory.hpp) before anything is allocated.
+double training_bytes(const TrainSettings& settings);
+Status check_training_memory(const TrainSettings& settings);
+
 struct TrainStep {
   int step = 0;
   double loss = 0.0;          // before this step's update

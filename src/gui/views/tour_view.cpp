@@ -26,6 +26,7 @@
 #include "figures/rope_image.hpp"
 #include "figures/shift.hpp"
 #include "figures/trajectory.hpp"
+#include "gui/flow.hpp"
 #include "gui/probe.hpp"
 
 namespace poslab {
@@ -100,7 +101,7 @@ void TourView::draw_slide(const State& state, const Workspace& workspace, const 
     });
   figure_.refresh();
   if (!figure_.failure().empty()) {  // in the slide's place, wrapped: a slide's failure is its content
-    ImGui::TextWrapped("%s", figure_.failure().c_str());
+    flow::text_wrapped(figure_.failure().c_str());
     return;
   }
   // A slide taller than the window scrolls, as a page would; it is never wider than the panel.

@@ -92,151 +92,189 @@ Status assign(Result<T> parsed, auto& field) {
   return Ok{};
 }
 
+// --model DIR: a Hugging Face model folder (or a cache folder): its embeddings, and the RoPE and
+// heads of its config.json.
+Status apply_model_folder(State& s, std::string_view v) {
+  auto folder = resolve_model_folder(std::string(v));  // a Hugging Face cache folder too
+  if (!folder) return Error{"--model " + folder.error()};
+  std::error_code ec;
+  const auto config = *folder / "config.json";
+  if (std::filesystem::exists(config, ec)) {
+    if (auto applied = load_model_config(s.model, config); !applied) return applied;
+    s.model.rope_style = RopeStyle::Half;  // Hugging Face checkpoints pair by rotate-half
+  }
+  s.embeddings_path = std::string(v);
+  return Ok{};
+}
+
+// What is read: the embeddings, a model folder, the sentence.
+std::vector<StateOption> input_options() {
+  return {
+    {"--embeddings", "FILE", "embeddings: GloVe/word2vec text, word2vec .bin, .npy, .safetensors, a model folder; default: the shipped set",
+     [](State& s, std::string_view v) -> Status { s.embeddings_path = std::string(v); return Ok{}; }},
+    {"--vocab", "FILE", "vocabulary of a .npy or .safetensors, one token per line (default NAME.vocab.txt, else ids)",
+     [](State& s, std::string_view v) -> Status { s.vocab_path = std::string(v); return Ok{}; }},
+    {"--tensor", "NAME", "the .safetensors tensor to use (default: model.embed_tokens.weight, else the only 2-D one)",
+     [](State& s, std::string_view v) -> Status { s.tensor_name = std::string(v); return Ok{}; }},
+    {"--model", "DIR", "a Hugging Face model folder: embeddings, tokenizer.json and config.json's RoPE and heads", apply_model_folder},
+    {"--sentence", "TEXT", "the sentence to encode",
+     [](State& s, std::string_view v) -> Status { s.model.sentence = std::string(v); return Ok{}; }},
+  };
+}
+
+// The positional encoding, RoPE and its scaling, 2-D RoPE.
+std::vector<StateOption> encoding_options() {
+  return {
+    {"--encoding", "none|integer|normalized|binary|sinusoidal|learned|rope", "positional encoding (rope)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--encoding", kEncodings, s.model.encoding); }},
+    {"--binary-values", "01|pm1", "binary encoding values: {0,1} or {-1,+1} (01)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--binary-values", kBinaryValues, s.model.binary_values); }},
+    {"--learned-max", "N", "T_max of the seeded learned table (512)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--learned-max", 1, 65536), s.model.learned_max); }},
+    {"--learned-file", "F.npy", "a T_max x d learned table from a NumPy file",
+     [](State& s, std::string_view v) -> Status { s.model.learned_file = std::string(v); return Ok{}; }},
+    {"--rope-style", "interleaved|half", "RoPE pairing: interleaved (RoFormer) or rotate-half (NeoX, HF)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--rope-style", kRopeStyles, s.model.rope_style); }},
+    {"--base", "B", "frequency base of the sinusoid and RoPE (10000)",
+     [](State& s, std::string_view v) { return assign(parse_number(v, "--base"), s.model.base); }},
+    {"--rotary-dim", "N", "RoPE: rotated dimensions of each head, even (0 = all)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--rotary-dim", 0, 65536), s.model.rotary_dim); }},
+    {"--rope-fraction", "P", "p-RoPE: fraction of pairs, highest frequencies first, that rotate (1)",
+     [](State& s, std::string_view v) { return assign(parse_number(v, "--rope-fraction"), s.model.rope_fraction); }},
+    {"--rope-scaling", "none|linear|ntk|dynamic|yarn|llama3", "RoPE context scaling (none)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--rope-scaling", kScalings, s.model.scaling.type); }},
+    {"--factor", "S", "scaling factor s = new length / original length (1)",
+     [](State& s, std::string_view v) { return assign(parse_number(v, "--factor"), s.model.scaling.factor); }},
+    {"--original-max-position", "L", "original context length L (2048; Llama 3.2: 8192)",
+     [](State& s, std::string_view v) {
+       return assign(parse_integer(v, "--original-max-position", 1, 1 << 24), s.model.scaling.original_max_position);
+     }},
+    {"--low-freq-factor", "X", "Llama 3 low_freq_factor (1)",
+     [](State& s, std::string_view v) { return assign(parse_number(v, "--low-freq-factor"), s.model.scaling.low_freq_factor); }},
+    {"--high-freq-factor", "X", "Llama 3 high_freq_factor (4)",
+     [](State& s, std::string_view v) { return assign(parse_number(v, "--high-freq-factor"), s.model.scaling.high_freq_factor); }},
+    {"--beta-fast", "X", "YaRN beta_fast (32)",
+     [](State& s, std::string_view v) { return assign(parse_number(v, "--beta-fast"), s.model.scaling.beta_fast); }},
+    {"--beta-slow", "X", "YaRN beta_slow (1)",
+     [](State& s, std::string_view v) { return assign(parse_number(v, "--beta-slow"), s.model.scaling.beta_slow); }},
+    {"--grid", "WxH", "2-D RoPE: lay the tokens on a W x H grid, row by row",
+     [](State& s, std::string_view v) { return parse_grid(v, s.model); }},
+    {"--rope-2d", "axial|mixed", "2-D RoPE kind (axial)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--rope-2d", kRope2d, s.model.rope_2d); }},
+    {"--cls", "", "the first token is a CLS token and is not rotated",
+     [](State& s, std::string_view) -> Status { s.model.cls = true; return Ok{}; }},
+  };
+}
+
+// Biases, the heads and projections, masks and padding.
+std::vector<StateOption> attention_options() {
+  return {
+    {"--bias", "none|alibi|t5|shaw", "attention bias (none)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--bias", kBiases, s.model.bias); }},
+    {"--buckets", "N", "T5 num_buckets (32)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--buckets", 2, 1024), s.model.buckets); }},
+    {"--max-distance", "N", "T5 max_distance (128)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--max-distance", 1, 1 << 20), s.model.max_distance); }},
+    {"--clip", "K", "Shaw et al. clip distance (4)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--clip", 0, 4096), s.model.clip); }},
+    {"--model-config", "config.json", "rope_theta, rope_scaling and the heads of a Hugging Face config.json",
+     [](State& s, std::string_view v) { return load_model_config(s.model, std::string(v)); }},
+    {"--cross-sentence", "TEXT", "cross-attention: keys and values from this sentence",
+     [](State& s, std::string_view v) -> Status { s.model.cross_sentence = std::string(v); return Ok{}; }},
+    {"--heads", "H", "number of attention heads (must divide the embedding width)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--heads", 1, 4096), s.model.heads); }},
+    {"--kv-heads", "G", "grouped-query attention: G key/value heads shared by groups of query heads (0 = one per head)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--kv-heads", 0, 4096), s.model.kv_heads); }},
+    {"--projection", "random|identity", "W_q, W_k, W_v, W_o: seeded Gaussian or identity",
+     [](State& s, std::string_view v) { return parse_enum(v, "--projection", kProjections, s.model.projection); }},
+    {"--sigma", "X", "standard deviation of the random projections (0.1)",
+     [](State& s, std::string_view v) { return assign(parse_number(v, "--sigma"), s.model.sigma); }},
+    {"--seed", "N", "seed of the random projections (0)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--seed", 0, 1LL << 53), s.model.seed); }},
+    {"--causal", "", "apply the causal mask",
+     [](State& s, std::string_view) -> Status { s.model.causal = true; return Ok{}; }},
+    {"--pad-to", "N", "append padding tokens (masked keys) up to N tokens",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--pad-to", 0, 16384), s.model.pad_to); }},
+  };
+}
+
+// What the views show: the head, a model's layer, each view's own settings.
+std::vector<StateOption> view_options() {
+  return {
+    {"--head", "N|mean", "head shown in the heatmap (0-based), or the mean of the heads",
+     [](State& s, std::string_view v) -> Status {
+       if (v == "mean") {
+         s.view.mean_heads = true;
+         return Ok{};
+       }
+       s.view.mean_heads = false;
+       return assign(parse_integer(v, "--head", 0, 4095), s.view.head);
+     }},
+    {"--permute", "N", "dog view: shuffle the tokens with seed N and compare the outputs (0: no shuffle)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--permute", 0, 1 << 30), s.view.permutation); }},
+    {"--layer", "L", "a model folder's layer (0-based) whose own attention is shown (-1: none)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--layer", -1, 4095), s.view.layer); }},
+    {"--position-shift", "K", "a model folder: token t sits at position t + K (GPT-2: row t + K of its table) (0)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--position-shift", 0, 1 << 20), s.model.position_shift); }},
+    {"--shift-k", "N", "offset k of the shift view (3)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--shift-k", 0, 100000), s.view.shift_k); }},
+    {"--rope-m", "N", "rope2d view: position m of q (3)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-m", 0, 1 << 20), s.view.rope_m); }},
+    {"--rope-n", "N", "rope2d view: position n of k (7)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-n", 0, 1 << 20), s.view.rope_n); }},
+    {"--rope-pair", "N", "rope2d view: the pair i drawn on the plane (0)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-pair", 0, 4096), s.view.rope_pair); }},
+    {"--image-grid", "WxH", "rope-image view: the patch grid (14x14)",
+     [](State& s, std::string_view v) -> Status {
+       int w = 0, h = 0;
+       if (auto r = parse_pair(v, "--image-grid", 'x', 64, w, h); !r) return r;
+       if (w < 1 || h < 1) return Error{"--image-grid sides must be at least 1"};
+       s.view.image_width = w;
+       s.view.image_height = h;
+       return Ok{};
+     }},
+    {"--patch", "X,Y", "rope-image view: the patch whose scores are shown (7,7)",
+     [](State& s, std::string_view v) { return parse_pair(v, "--patch", ',', 63, s.view.patch_x, s.view.patch_y); }},
+    // One coordinate at a time, so that an animation can sweep the patch along a row or a column.
+    {"--patch-x", "X", "rope-image view: the patch's column alone (7)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--patch-x", 0, 63), s.view.patch_x); }},
+    {"--patch-y", "Y", "rope-image view: the patch's row alone (7)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--patch-y", 0, 63), s.view.patch_y); }},
+    {"--token", "I", "trajectory view: the sentence's token whose path is drawn (1)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--token", 0, 4095), s.view.trajectory_token); }},
+    {"--positions", "N", "trajectory view: positions 0 … N − 1 (64)",
+     [](State& s, std::string_view v) { return assign(parse_integer(v, "--positions", 2, 4096), s.view.trajectory_positions); }},
+    {"--plane", "pca|dims", "trajectory view: the PCA plane or two dimensions (pca)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--plane", kPlanes, s.view.trajectory_plane); }},
+    {"--dims", "I,J", "trajectory view: the two dimensions of --plane dims (0,1)",
+     [](State& s, std::string_view v) {
+       return parse_pair(v, "--dims", ',', 1 << 16, s.view.trajectory_dim_x, s.view.trajectory_dim_y);
+     }},
+    {"--value", "weights|scores", "what the heatmap shows",
+     [](State& s, std::string_view v) { return parse_enum(v, "--value", kValues, s.view.value); }},
+  };
+}
+
+// Where attention is computed.
+std::vector<StateOption> backend_options() {
+  return {
+    {"--backend", "auto|gpu|cpu", "where attention is computed: auto takes the GPU on hardware, the CPU on a software renderer (auto)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--backend", kBackends, s.backend); }},
+    {"--no-check", "", "do not compare the GPU result with the CPU reference",
+     [](State& s, std::string_view) -> Status { s.check_against_cpu = false; return Ok{}; }},
+  };
+}
+
 }  // namespace
 
+// The groups in the order the help lists them.
 const std::vector<StateOption>& state_options() {
-  static const std::vector<StateOption> options = {
-      {"--embeddings", "FILE", "embeddings: GloVe/word2vec text, word2vec .bin, .npy, .safetensors, a model folder; default: the shipped set",
-       [](State& s, std::string_view v) -> Status { s.embeddings_path = std::string(v); return Ok{}; }},
-      {"--vocab", "FILE", "vocabulary of a .npy or .safetensors, one token per line (default NAME.vocab.txt, else ids)",
-       [](State& s, std::string_view v) -> Status { s.vocab_path = std::string(v); return Ok{}; }},
-      {"--tensor", "NAME", "the .safetensors tensor to use (default: model.embed_tokens.weight, else the only 2-D one)",
-       [](State& s, std::string_view v) -> Status { s.tensor_name = std::string(v); return Ok{}; }},
-      {"--model", "DIR", "a Hugging Face model folder: embeddings, tokenizer.json and config.json's RoPE and heads",
-       [](State& s, std::string_view v) -> Status {
-         auto folder = resolve_model_folder(std::string(v));  // a Hugging Face cache folder too
-         if (!folder) return Error{"--model " + folder.error()};
-         std::error_code ec;
-         const auto config = *folder / "config.json";
-         if (std::filesystem::exists(config, ec)) {
-           if (auto applied = load_model_config(s.model, config); !applied) return applied;
-           s.model.rope_style = RopeStyle::Half;  // Hugging Face checkpoints pair by rotate-half
-         }
-         s.embeddings_path = std::string(v);
-         return Ok{};
-       }},
-      {"--sentence", "TEXT", "the sentence to encode",
-       [](State& s, std::string_view v) -> Status { s.model.sentence = std::string(v); return Ok{}; }},
-      {"--encoding", "none|integer|normalized|binary|sinusoidal|learned|rope", "positional encoding (rope)",
-       [](State& s, std::string_view v) { return parse_enum(v, "--encoding", kEncodings, s.model.encoding); }},
-      {"--binary-values", "01|pm1", "binary encoding values: {0,1} or {-1,+1} (01)",
-       [](State& s, std::string_view v) { return parse_enum(v, "--binary-values", kBinaryValues, s.model.binary_values); }},
-      {"--learned-max", "N", "T_max of the seeded learned table (512)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--learned-max", 1, 65536), s.model.learned_max); }},
-      {"--learned-file", "F.npy", "a T_max x d learned table from a NumPy file",
-       [](State& s, std::string_view v) -> Status { s.model.learned_file = std::string(v); return Ok{}; }},
-      {"--rope-style", "interleaved|half", "RoPE pairing: interleaved (RoFormer) or rotate-half (NeoX, HF)",
-       [](State& s, std::string_view v) { return parse_enum(v, "--rope-style", kRopeStyles, s.model.rope_style); }},
-      {"--base", "B", "frequency base of the sinusoid and RoPE (10000)",
-       [](State& s, std::string_view v) { return assign(parse_number(v, "--base"), s.model.base); }},
-      {"--rotary-dim", "N", "RoPE: rotated dimensions of each head, even (0 = all)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--rotary-dim", 0, 65536), s.model.rotary_dim); }},
-      {"--rope-fraction", "P", "p-RoPE: fraction of pairs, highest frequencies first, that rotate (1)",
-       [](State& s, std::string_view v) { return assign(parse_number(v, "--rope-fraction"), s.model.rope_fraction); }},
-      {"--rope-scaling", "none|linear|ntk|dynamic|yarn|llama3", "RoPE context scaling (none)",
-       [](State& s, std::string_view v) { return parse_enum(v, "--rope-scaling", kScalings, s.model.scaling.type); }},
-      {"--factor", "S", "scaling factor s = new length / original length (1)",
-       [](State& s, std::string_view v) { return assign(parse_number(v, "--factor"), s.model.scaling.factor); }},
-      {"--original-max-position", "L", "original context length L (2048; Llama 3.2: 8192)",
-       [](State& s, std::string_view v) {
-         return assign(parse_integer(v, "--original-max-position", 1, 1 << 24), s.model.scaling.original_max_position);
-       }},
-      {"--low-freq-factor", "X", "Llama 3 low_freq_factor (1)",
-       [](State& s, std::string_view v) { return assign(parse_number(v, "--low-freq-factor"), s.model.scaling.low_freq_factor); }},
-      {"--high-freq-factor", "X", "Llama 3 high_freq_factor (4)",
-       [](State& s, std::string_view v) { return assign(parse_number(v, "--high-freq-factor"), s.model.scaling.high_freq_factor); }},
-      {"--beta-fast", "X", "YaRN beta_fast (32)",
-       [](State& s, std::string_view v) { return assign(parse_number(v, "--beta-fast"), s.model.scaling.beta_fast); }},
-      {"--beta-slow", "X", "YaRN beta_slow (1)",
-       [](State& s, std::string_view v) { return assign(parse_number(v, "--beta-slow"), s.model.scaling.beta_slow); }},
-      {"--grid", "WxH", "2-D RoPE: lay the tokens on a W x H grid, row by row",
-       [](State& s, std::string_view v) { return parse_grid(v, s.model); }},
-      {"--rope-2d", "axial|mixed", "2-D RoPE kind (axial)",
-       [](State& s, std::string_view v) { return parse_enum(v, "--rope-2d", kRope2d, s.model.rope_2d); }},
-      {"--cls", "", "the first token is a CLS token and is not rotated",
-       [](State& s, std::string_view) -> Status { s.model.cls = true; return Ok{}; }},
-      {"--bias", "none|alibi|t5|shaw", "attention bias (none)",
-       [](State& s, std::string_view v) { return parse_enum(v, "--bias", kBiases, s.model.bias); }},
-      {"--buckets", "N", "T5 num_buckets (32)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--buckets", 2, 1024), s.model.buckets); }},
-      {"--max-distance", "N", "T5 max_distance (128)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--max-distance", 1, 1 << 20), s.model.max_distance); }},
-      {"--clip", "K", "Shaw et al. clip distance (4)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--clip", 0, 4096), s.model.clip); }},
-      {"--model-config", "config.json", "rope_theta, rope_scaling and the heads of a Hugging Face config.json",
-       [](State& s, std::string_view v) { return load_model_config(s.model, std::string(v)); }},
-      {"--cross-sentence", "TEXT", "cross-attention: keys and values from this sentence",
-       [](State& s, std::string_view v) -> Status { s.model.cross_sentence = std::string(v); return Ok{}; }},
-      {"--heads", "H", "number of attention heads (must divide the embedding width)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--heads", 1, 4096), s.model.heads); }},
-      {"--kv-heads", "G", "grouped-query attention: G key/value heads shared by groups of query heads (0 = one per head)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--kv-heads", 0, 4096), s.model.kv_heads); }},
-      {"--projection", "random|identity", "W_q, W_k, W_v, W_o: seeded Gaussian or identity",
-       [](State& s, std::string_view v) { return parse_enum(v, "--projection", kProjections, s.model.projection); }},
-      {"--sigma", "X", "standard deviation of the random projections (0.1)",
-       [](State& s, std::string_view v) { return assign(parse_number(v, "--sigma"), s.model.sigma); }},
-      {"--seed", "N", "seed of the random projections (0)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--seed", 0, 1LL << 53), s.model.seed); }},
-      {"--causal", "", "apply the causal mask",
-       [](State& s, std::string_view) -> Status { s.model.causal = true; return Ok{}; }},
-      {"--pad-to", "N", "append padding tokens (masked keys) up to N tokens",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--pad-to", 0, 16384), s.model.pad_to); }},
-      {"--head", "N|mean", "head shown in the heatmap (0-based), or the mean of the heads",
-       [](State& s, std::string_view v) -> Status {
-         if (v == "mean") {
-           s.view.mean_heads = true;
-           return Ok{};
-         }
-         s.view.mean_heads = false;
-         return assign(parse_integer(v, "--head", 0, 4095), s.view.head);
-       }},
-      {"--permute", "N", "dog view: shuffle the tokens with seed N and compare the outputs (0: no shuffle)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--permute", 0, 1 << 30), s.view.permutation); }},
-      {"--layer", "L", "a model folder's layer (0-based) whose own attention is shown (-1: none)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--layer", -1, 4095), s.view.layer); }},
-      {"--position-shift", "K", "a model folder: token t sits at position t + K (GPT-2: row t + K of its table) (0)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--position-shift", 0, 1 << 20), s.model.position_shift); }},
-      {"--shift-k", "N", "offset k of the shift view (3)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--shift-k", 0, 100000), s.view.shift_k); }},
-      {"--rope-m", "N", "rope2d view: position m of q (3)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-m", 0, 1 << 20), s.view.rope_m); }},
-      {"--rope-n", "N", "rope2d view: position n of k (7)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-n", 0, 1 << 20), s.view.rope_n); }},
-      {"--rope-pair", "N", "rope2d view: the pair i drawn on the plane (0)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-pair", 0, 4096), s.view.rope_pair); }},
-      {"--image-grid", "WxH", "rope-image view: the patch grid (14x14)",
-       [](State& s, std::string_view v) -> Status {
-         int w = 0, h = 0;
-         if (auto r = parse_pair(v, "--image-grid", 'x', 64, w, h); !r) return r;
-         if (w < 1 || h < 1) return Error{"--image-grid sides must be at least 1"};
-         s.view.image_width = w;
-         s.view.image_height = h;
-         return Ok{};
-       }},
-      {"--patch", "X,Y", "rope-image view: the patch whose scores are shown (7,7)",
-       [](State& s, std::string_view v) { return parse_pair(v, "--patch", ',', 63, s.view.patch_x, s.view.patch_y); }},
-      // One coordinate at a time, so that an animation can sweep the patch along a row or a column.
-      {"--patch-x", "X", "rope-image view: the patch's column alone (7)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--patch-x", 0, 63), s.view.patch_x); }},
-      {"--patch-y", "Y", "rope-image view: the patch's row alone (7)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--patch-y", 0, 63), s.view.patch_y); }},
-      {"--token", "I", "trajectory view: the sentence's token whose path is drawn (1)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--token", 0, 4095), s.view.trajectory_token); }},
-      {"--positions", "N", "trajectory view: positions 0 … N − 1 (64)",
-       [](State& s, std::string_view v) { return assign(parse_integer(v, "--positions", 2, 4096), s.view.trajectory_positions); }},
-      {"--plane", "pca|dims", "trajectory view: the PCA plane or two dimensions (pca)",
-       [](State& s, std::string_view v) { return parse_enum(v, "--plane", kPlanes, s.view.trajectory_plane); }},
-      {"--dims", "I,J", "trajectory view: the two dimensions of --plane dims (0,1)",
-       [](State& s, std::string_view v) {
-         return parse_pair(v, "--dims", ',', 1 << 16, s.view.trajectory_dim_x, s.view.trajectory_dim_y);
-       }},
-      {"--value", "weights|scores", "what the heatmap shows",
-       [](State& s, std::string_view v) { return parse_enum(v, "--value", kValues, s.view.value); }},
-      {"--backend", "auto|gpu|cpu", "where attention is computed: auto takes the GPU on hardware, the CPU on a software renderer (auto)",
-       [](State& s, std::string_view v) { return parse_enum(v, "--backend", kBackends, s.backend); }},
-      {"--no-check", "", "do not compare the GPU result with the CPU reference",
-       [](State& s, std::string_view) -> Status { s.check_against_cpu = false; return Ok{}; }},
-  };
+  static const std::vector<StateOption> options = [] {
+    std::vector<StateOption> all;
+    for (auto group : {input_options, encoding_options, attention_options, view_options, backend_options})
+      for (StateOption& o : group()) all.push_back(std::move(o));
+    return all;
+  }();
   return options;
 }
 

@@ -2,7 +2,6 @@
 
 #include <chrono>
 
-#include "core/jobs.hpp"
 #include "core/formats/embeddings.hpp"
 #include "core/formats/formats.hpp"
 
@@ -12,10 +11,7 @@ Workspace::Workspace() : table_(std::make_shared<const EmbeddingTable>()) {}
 
 Workspace::~Workspace() { stop(); }
 
-void Workspace::stop() {
-  for (auto& j : jobs_) j->cancel = true;
-  reap(true);
-}
+void Workspace::stop() { runs_.stop(); }
 
 Status Workspace::load_embeddings(const std::string& path, const std::string& vocab, const std::string& tensor) {
   auto loaded = load_embeddings_file(path, vocab, tensor);
@@ -67,83 +63,66 @@ Status Workspace::update(const State& state) {
   if (!has_embeddings()) return Error{"no embeddings are loaded"};
   const Inputs in = inputs_of(state);
   if (computed_ && *computed_ == in) return failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
-  for (auto& j : jobs_) j->cancel = true;
+  runs_.cancel();
   requested_ = in;
   return install(in, compute(state, in, {}));
 }
 
-void Workspace::reap(bool all) {
-  reap_jobs(jobs_, all);
+bool Workspace::collect(Status* status) {
+  std::optional<Computed> finished = runs_.take();
+  if (!finished) return false;
+  const Status installed = install(finished->inputs, std::move(finished->result));
+  if (status) *status = installed;
+  return true;
 }
 
 Status Workspace::update_async(const State& state) {
   if (!has_embeddings()) return Error{"no embeddings are loaded"};
-  // A finished current run: its results replace the shown ones.
-  if (!jobs_.empty() && jobs_.back()->done && !jobs_.back()->cancel && jobs_.back()->result) {
-    Job& j = *jobs_.back();
-    auto result = std::move(*j.result);
-    j.result.reset();
-    j.cancel = true;  // taken
-    install(j.inputs, std::move(result));
-  }
-  reap(false);
+  collect();  // a finished current run: its results replace the shown ones
   const Inputs in = inputs_of(state);
   if (requested_ && *requested_ == in) {
     if (computed_ && *computed_ == in) return failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
     return Ok{};  // still computing
   }
-  for (auto& j : jobs_) j->cancel = true;  // stale: dropped, not waited for
+  runs_.cancel();  // a stale run: dropped, not waited for
   requested_ = in;
   // A GPU backend bound to this thread's OpenGL context computes here; one with a thread of its
   // own (the GUI's) is called from the worker like the CPU.
   AttentionBackend* gpu = in.backend == Backend::Gpu ? gpu_ : nullptr;
   if (gpu && !gpu->callable_from_any_thread()) return install(in, compute(state, in, {}));
-  auto job = std::make_unique<Job>();
-  job->inputs = in;
-  job->started = std::chrono::steady_clock::now();
-  Job* j = job.get();
+  started_ = std::chrono::steady_clock::now();
   // The worker sees only what it is given: the table (shared) and the words for its results.
   const BackendChoice choice = backend_choice(state.backend);
   std::string note = state.backend == Backend::Gpu && !gpu ? "GPU path unavailable, computed on the CPU" +
                                                          (gpu_unavailable_.empty() ? std::string(".") : ": " + gpu_unavailable_)
                                                    : std::string();
-  j->thread = std::thread([j, table = table_, choice, gpu, note = std::move(note)] {
+  runs_.request([in, table = table_, choice, gpu, note = std::move(note)](const RunSignals& run) {
     PipelineControl control;
-    control.keep = j->inputs.keep;
-    control.cancel = &j->cancel;
-    control.progress = [j](double f) { j->progress = f; };
+    control.keep = in.keep;
+    control.cancel = run.cancel_flag();
+    control.progress = run.progress_sink();
     CpuBackend cpu;
     AttentionBackend& backend = gpu ? *gpu : static_cast<AttentionBackend&>(cpu);
-    auto computed = run_pipeline(j->inputs.model, *table, backend, j->inputs.check && gpu, control);
+    auto computed = run_pipeline(in.model, *table, backend, in.check && gpu, control);
     if (computed) {
       computed->backend_reason = choice.reason;
       computed->backend_brief = choice.brief;
       if (!note.empty()) computed->notes.push_back(note);
     }
-    j->result = std::move(computed);
-    j->done = true;
+    return Computed{in, std::move(computed)};
   });
-  jobs_.push_back(std::move(job));
   return Ok{};
 }
 
 double Workspace::computing_seconds() const {
   if (!computing()) return 0.0;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - jobs_.back()->started).count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
 Status Workspace::wait() {
-  if (jobs_.empty()) return failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
-  if (jobs_.back()->thread.joinable()) jobs_.back()->thread.join();
-  Job& j = *jobs_.back();
+  runs_.wait();
   Status status = failure_.empty() ? Status(Ok{}) : Status(Error{failure_});
-  if (!j.cancel && j.result) {
-    auto result = std::move(*j.result);
-    j.result.reset();
-    j.cancel = true;
-    status = install(j.inputs, std::move(result));
-  }
-  reap(true);
+  collect(&status);
   return status;
 }
 

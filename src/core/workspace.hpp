@@ -2,17 +2,15 @@
 // Holds the loaded embeddings and the latest results for a State, and recomputes only when a
 // pipeline input changed. Shared by the GUI and `poslab export`: export computes in place
 // (update), the GUI off its thread (update_async), so that the window never waits for it.
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "core/attention/backend_choice.hpp"
 #include "core/attention/pipeline.hpp"
+#include "core/newest_worker.hpp"
 #include "core/state.hpp"
 
 namespace poslab {
@@ -58,8 +56,8 @@ class Workspace {
   // than waited for. Each call installs a finished run's results. The GPU path runs at once on
   // the calling thread instead, unless the backend is callable from any thread (GpuThread).
   Status update_async(const State& state);
-  bool computing() const { return !jobs_.empty() && !jobs_.back()->done; }
-  double progress() const { return jobs_.empty() ? 1.0 : jobs_.back()->progress.load(); }
+  bool computing() const { return runs_.running(); }
+  double progress() const { return runs_.progress(); }
   // Seconds the current run has taken so far (0 when none runs).
   double computing_seconds() const;
   // Blocks until no run is in flight, then installs its results (tests, scripted screenshots).
@@ -82,18 +80,16 @@ class Workspace {
     MatricesKept keep;
     bool operator==(const Inputs&) const = default;
   };
-  struct Job {
+  // A run the worker finished, with what it computed from.
+  struct Computed {
     Inputs inputs;
-    std::atomic<bool> cancel{false}, done{false};
-    std::atomic<double> progress{0.0};
-    std::chrono::steady_clock::time_point started;
-    std::optional<Result<Results>> result;  // written by the worker before done is set
-    std::thread thread;
+    Result<Results> result;
   };
   Inputs inputs_of(const State& state) const;
   Result<Results> compute(const State& state, const Inputs& inputs, const PipelineControl& control);
   Status install(const Inputs& inputs, Result<Results> computed);
-  void reap(bool all);
+  // Installs the newest run's results if it finished; false when there were none.
+  bool collect(Status* status = nullptr);
 
   std::shared_ptr<const EmbeddingTable> table_;  // shared with a run in flight
   std::string table_path_;
@@ -107,7 +103,8 @@ class Workspace {
   std::optional<Inputs> computed_;   // what the current results (or failure) came from
   std::optional<Inputs> requested_;  // what the newest run computes
   std::string failure_;  // why the last attempt failed, while its inputs are unchanged
-  std::vector<std::unique_ptr<Job>> jobs_;  // the last one is current; older ones were cancelled
+  std::chrono::steady_clock::time_point started_;  // when the newest run was asked for
+  NewestWorker<Computed> runs_;  // last: joined (its run cancelled) before what it reads goes
 };
 
 }  // namespace poslab

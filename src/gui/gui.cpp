@@ -209,6 +209,8 @@ void Gui::draw_window() {
     ImGui::BeginChild("view", ImVec2(0, -bar_height), true, ImGuiWindowFlags_HorizontalScrollbar);
     draw_views();
     view_panel_ = ImGui::GetCurrentWindow()->InnerClipRect;
+    // How far the tab's content runs past the panel (0: it fits; a test reads it at a large scale).
+    if (probe::enabled()) probe::value("view: sideways scroll", std::to_string(static_cast<int>(ImGui::GetScrollMaxX())));
     ImGui::EndChild();
   }
   draw_bottom_bar(narrow);
@@ -272,7 +274,12 @@ void Gui::draw_views() {
     if (!info.is_tab()) continue;
     const bool select = (first_frame_ && view_info(options_.initial_view).home == info.id) || selecting == info.id;
     const std::string label(info.tab);
+    // ImGui 1.86 counts a tab scrolled out of the bar as the panel's content, so that the whole
+    // panel would scroll sideways for the tabs that do not fit: the bar scrolls them itself.
+    ImGuiWindow* panel = ImGui::GetCurrentWindow();
+    const float content_right = panel->DC.CursorMaxPos.x;
     const bool open = ImGui::BeginTabItem(label.c_str(), nullptr, select ? ImGuiTabItemFlags_SetSelected : 0);
+    panel->DC.CursorMaxPos.x = content_right;
     probe::item("tab: " + label);
     if (!open) continue;
     const bool entering = active_view_ != info.id;

@@ -200,134 +200,168 @@ std::pair<int, int> HeatmapFigure::cell_at(Point p) const {
   return {r, c};
 }
 
-HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
-  HeatmapFigure out;
-  const int rows = static_cast<int>(s.values->rows());
-  const int cols = static_cast<int>(s.values->cols());
-  out.rows = rows;
-  out.cols = cols;
-  Figure& fig = out.figure;
+namespace {
 
-  const float cell = s.row_height > 0 ? s.side / static_cast<float>(std::max(cols, 1))  // cell width
-                                      : s.side / static_cast<float>(std::max({rows, cols, 1}));
-  const float cell_h = s.row_height > 0 ? s.row_height : cell;
-  // Index labels step by 1, 2, 5, 10, 20, …; token labels by whatever fits.
-  auto nice = [&](int stride, bool index) {
-    if (!index) return stride;
-    for (int base = 1;; base *= 10)
-      for (int m : {1, 2, 5})
-        if (m * base >= stride) return m * base;
-  };
-  const int row_stride = nice(label_stride(cell_h, kLabelSize), s.index_rows);
-  const int col_stride = nice(label_stride(cell, kLabelSize), s.index_cols);
+// Where everything goes, measured before anything is drawn.
+struct HeatmapLayout {
+  float cell = 0, cell_h = 0;          // a cell's width and height
+  int row_stride = 1, col_stride = 1;  // every k-th row and column is labelled
+  float tick_w = 0;                    // the widest colorbar tick label
+  std::vector<double> ticks;
+  double tick_step = 1.0;
+  std::vector<std::string> subtitle;  // its lines
+  Box bar;                            // the colorbar
+};
+
+// Index labels step by 1, 2, 5, 10, 20, …; token labels by whatever fits.
+int nice_stride(int stride, bool index) {
+  if (!index) return stride;
+  for (int base = 1;; base *= 10)
+    for (int m : {1, 2, 5})
+      if (m * base >= stride) return m * base;
+}
+
+// Lays the heatmap out, left to right: axis title, row labels, cells, colorbar, its ticks, its
+// title, and sets the figure's size and its cell area. The subtitle wraps at its " · "
+// separators to the width the rest needs.
+HeatmapLayout layout_heatmap(const HeatmapSpec& s, const TextMeasure& measure, HeatmapFigure& out) {
+  HeatmapLayout l;
+  const int rows = out.rows, cols = out.cols;
+  l.cell = s.row_height > 0 ? s.side / static_cast<float>(std::max(cols, 1))  // cell width
+                            : s.side / static_cast<float>(std::max({rows, cols, 1}));
+  l.cell_h = s.row_height > 0 ? s.row_height : l.cell;
+  l.row_stride = nice_stride(label_stride(l.cell_h, kLabelSize), s.index_rows);
+  l.col_stride = nice_stride(label_stride(l.cell, kLabelSize), s.index_cols);
   float row_label_w = 0, col_label_w = 0;
-  for (int r = 0; r < rows; r += row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, row_stride, s.index_rows, s.row_offset), kLabelSize));
-  for (int c = 0; c < cols; c += col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, col_stride, s.index_cols, s.col_offset), kLabelSize));
+  for (int r = 0; r < rows; r += l.row_stride) row_label_w = std::max(row_label_w, measure.width(axis_label(s.row_labels, r, l.row_stride, s.index_rows, s.row_offset), kLabelSize));
+  for (int c = 0; c < cols; c += l.col_stride) col_label_w = std::max(col_label_w, measure.width(axis_label(s.col_labels, c, l.col_stride, s.index_cols, s.col_offset), kLabelSize));
 
-  const auto ticks = nice_ticks(s.vmin, s.vmax, std::clamp(static_cast<int>(cell_h * static_cast<float>(rows) / 28.0f), 2, 6));
-  const double tick_step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
-  float tick_w = 0;
-  for (double t : ticks) tick_w = std::max(tick_w, measure.width(tick_label(t, tick_step), kTickSize));
+  l.ticks = nice_ticks(s.vmin, s.vmax, std::clamp(static_cast<int>(l.cell_h * static_cast<float>(rows) / 28.0f), 2, 6));
+  l.tick_step = l.ticks.size() > 1 ? l.ticks[1] - l.ticks[0] : 1.0;
+  for (double t : l.ticks) l.tick_w = std::max(l.tick_w, measure.width(tick_label(t, l.tick_step), kTickSize));
 
-  // Layout, left to right: axis title, row labels, cells, colorbar, its ticks, its title. The
-  // subtitle wraps at its " · " separators to the width the rest needs.
   const float x0 = kMargin + kLabelSize + kGap + row_label_w + kGap + 4.0f;
-  const float natural_width = x0 + cell * static_cast<float>(cols) + 32.0f + kGap + tick_w + kGap + kLabelSize + kMargin;
-  const auto subtitle = wrap_at_separators(s.subtitle, " · ", natural_width - 2 * kMargin, kTickSize, measure);
-  const float header = kMargin + kTitleSize + kGap + static_cast<float>(subtitle.size()) * (kTickSize + 4.0f) + 10.0f;
+  const float natural_width = x0 + l.cell * static_cast<float>(cols) + 32.0f + kGap + l.tick_w + kGap + kLabelSize + kMargin;
+  l.subtitle = wrap_at_separators(s.subtitle, " · ", natural_width - 2 * kMargin, kTickSize, measure);
+  const float header = kMargin + kTitleSize + kGap + static_cast<float>(l.subtitle.size()) * (kTickSize + 4.0f) + 10.0f;
   const float y0 = header;
-  out.cells = {x0, y0, x0 + cell * static_cast<float>(cols), y0 + cell_h * static_cast<float>(rows)};
+  out.cells = {x0, y0, x0 + l.cell * static_cast<float>(cols), y0 + l.cell_h * static_cast<float>(rows)};
   const Box& grid = out.cells;
-  const Box bar{grid.x1 + 18.0f, grid.y0, grid.x1 + 32.0f, grid.y1};
-  fig.width = std::max({bar.x1 + kGap + tick_w + kGap + kLabelSize + kMargin,
+  l.bar = {grid.x1 + 18.0f, grid.y0, grid.x1 + 32.0f, grid.y1};
+  Figure& fig = out.figure;
+  fig.width = std::max({l.bar.x1 + kGap + l.tick_w + kGap + kLabelSize + kMargin,
                         kMargin * 2 + measure.width(s.title, kTitleSize),
-                        bar.x0 + 14.0f + kGap + measure.width("masked", kTickSize) + kMargin});
+                        l.bar.x0 + 14.0f + kGap + measure.width("masked", kTickSize) + kMargin});
   fig.height = std::max(grid.y1 + 4.0f + kGap + col_label_w + kGap + kLabelSize + kMargin, grid.y1 + 40.0f);
+  return l;
+}
 
-  fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk);
-  for (std::size_t k = 0; k < subtitle.size(); ++k)
-    fig.text({kMargin, kMargin + kTitleSize + kGap + static_cast<float>(k) * (kTickSize + 4.0f)}, subtitle[k], kTickSize,
-             kMuted);
-
-  // Cells, then a thin frame.
-  Image cells;
-  if (t_layout_only) {
-    cells = Image{cols, rows, {}, 0, 0};  // measured, never drawn
-  } else if (s.cell_texture != 0) {
+// The cells' image: none while only measuring, the GPU's texture, the caller's image, or made here.
+Image heatmap_cells_image(const HeatmapSpec& s, int rows, int cols) {
+  if (t_layout_only) return Image{cols, rows, {}, 0, 0};  // measured, never drawn
+  if (s.cell_texture != 0) {
     const int f = heatmap_texels_per_cell(std::max(rows, cols));
-    cells = Image{cols * f, rows * f, {}, next_version(), s.cell_texture};
-  } else if (s.cells_image) {
-    cells = *s.cells_image;  // the same version: its texture is not uploaded again
-  } else {
-    cells = heatmap_cells(s);
+    return Image{cols * f, rows * f, {}, next_version(), s.cell_texture};
   }
-  fig.image(grid, fig.add_image(std::move(cells)));
-  fig.rect(grid, {0, 0, 0, 0}, kMuted, 1.0f);
+  if (s.cells_image) return *s.cells_image;  // the same version: its texture is not uploaded again
+  return heatmap_cells(s);
+}
 
-  // Values inside the cells when there is room to read them.
-  if (cell >= 38.0f && cell_h >= 20.0f) {
-    const float span = s.vmax > s.vmin ? s.vmax - s.vmin : 1.0f;
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) {
-        if (s.masked && s.masked(r, c)) continue;
-        const float v = (*s.values)(r, c);
-        char buf[16];
-        std::snprintf(buf, sizeof buf, s.value_format, static_cast<double>(v));
-        // A value that rounds to zero prints as "0.00", never "-0.00".
-        if (buf[0] == '-' && std::strspn(buf + 1, "0.") == std::strlen(buf + 1)) std::memmove(buf, buf + 1, std::strlen(buf));
-        const Color bg = sample(s.colormap, (v - s.vmin) / span);
-        const Color ink = luminance(bg) > 0.45f ? kInk : Color{1, 1, 1, 1};
-        fig.text({grid.x0 + (static_cast<float>(c) + 0.5f) * cell, grid.y0 + (static_cast<float>(r) + 0.5f) * cell_h},
-                 buf, kTickSize, ink, HAlign::Center, VAlign::Middle);
-      }
-  }
+// Values inside the cells, when there is room to read them.
+void draw_cell_values(Figure& fig, const HeatmapSpec& s, const HeatmapLayout& l, const Box& grid, int rows, int cols) {
+  if (l.cell < 38.0f || l.cell_h < 20.0f) return;
+  const float span = s.vmax > s.vmin ? s.vmax - s.vmin : 1.0f;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      if (s.masked && s.masked(r, c)) continue;
+      const float v = (*s.values)(r, c);
+      char buf[16];
+      std::snprintf(buf, sizeof buf, s.value_format, static_cast<double>(v));
+      // A value that rounds to zero prints as "0.00", never "-0.00".
+      if (buf[0] == '-' && std::strspn(buf + 1, "0.") == std::strlen(buf + 1)) std::memmove(buf, buf + 1, std::strlen(buf));
+      const Color bg = sample(s.colormap, (v - s.vmin) / span);
+      const Color ink = luminance(bg) > 0.45f ? kInk : Color{1, 1, 1, 1};
+      fig.text({grid.x0 + (static_cast<float>(c) + 0.5f) * l.cell, grid.y0 + (static_cast<float>(r) + 0.5f) * l.cell_h},
+               buf, kTickSize, ink, HAlign::Center, VAlign::Middle);
+    }
+}
 
-  // Row labels (left, right-aligned) and column labels (below, reading upwards).
-  for (int r = 0; r < rows; r += row_stride) {
-    const float y = grid.y0 + (static_cast<float>(r) + 0.5f) * cell_h;
+// Row labels (left, right-aligned), column labels (below, reading upwards) and both axis titles.
+void draw_axis_labels(Figure& fig, const HeatmapSpec& s, const HeatmapLayout& l, const Box& grid, int rows, int cols) {
+  for (int r = 0; r < rows; r += l.row_stride) {
+    const float y = grid.y0 + (static_cast<float>(r) + 0.5f) * l.cell_h;
     fig.line({grid.x0 - 4.0f, y}, {grid.x0, y}, kMuted);
-    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, row_stride, s.index_rows, s.row_offset), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
+    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, l.row_stride, s.index_rows, s.row_offset), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
   }
-  for (int c = 0; c < cols; c += col_stride) {
-    const float x = grid.x0 + (static_cast<float>(c) + 0.5f) * cell;
+  for (int c = 0; c < cols; c += l.col_stride) {
+    const float x = grid.x0 + (static_cast<float>(c) + 0.5f) * l.cell;
     fig.line({x, grid.y1}, {x, grid.y1 + 4.0f}, kMuted);
-    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, col_stride, s.index_cols, s.col_offset), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
+    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, l.col_stride, s.index_cols, s.col_offset), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
   }
   fig.text({kMargin + kLabelSize * 0.5f, (grid.y0 + grid.y1) * 0.5f}, s.row_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true);
   fig.text({(grid.x0 + grid.x1) * 0.5f, fig.height - kMargin}, s.col_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom);
+}
 
-  // Colorbar with ticks; its title reads upwards on the right.
+// The colorbar with its ticks; its title reads upwards on the right.
+void draw_colorbar(Figure& fig, const HeatmapSpec& s, const HeatmapLayout& l) {
+  const Box& bar = l.bar;
   fig.image(bar, fig.add_image(colorbar_image(s.colormap)));
   fig.rect(bar, {0, 0, 0, 0}, kMuted, 1.0f);
   const float span = s.vmax > s.vmin ? s.vmax - s.vmin : 1.0f;
-  for (double t : ticks) {
+  for (double t : l.ticks) {
     const float y = bar.y1 - static_cast<float>((t - s.vmin) / span) * bar.height();
     fig.line({bar.x1, y}, {bar.x1 + 4.0f, y}, kMuted);
-    fig.text({bar.x1 + kGap, y}, tick_label(t, tick_step), kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    fig.text({bar.x1 + kGap, y}, tick_label(t, l.tick_step), kTickSize, kInk, HAlign::Left, VAlign::Middle);
   }
-  fig.text({bar.x1 + kGap + tick_w + kGap + kLabelSize * 0.5f, (bar.y0 + bar.y1) * 0.5f}, s.value_label, kLabelSize, kMuted,
+  fig.text({bar.x1 + kGap + l.tick_w + kGap + kLabelSize * 0.5f, (bar.y0 + bar.y1) * 0.5f}, s.value_label, kLabelSize, kMuted,
            HAlign::Center, VAlign::Middle, true);
+}
 
-  // Legend for masked cells, drawn only when some cell is masked.
-  // A layout alone needs no answer: the legend's room is reserved either way.
+// Whether the legend for masked cells is drawn. A layout alone needs no answer: the legend's
+// room is reserved either way.
+bool shows_masked(const HeatmapSpec& s, int rows, int cols) {
   bool any_masked = s.any_masked.value_or(false);
   for (int r = 0; r < rows && s.masked && !s.any_masked && !t_layout_only && !any_masked; ++r)
     for (int c = 0; c < cols && !any_masked; ++c) any_masked = s.masked(r, c);
-  if (any_masked) {
-    // Below the colorbar, where the column labels leave room.
-    const Box swatch{bar.x0, grid.y1 + 10.0f, bar.x0 + 14.0f, grid.y1 + 22.0f};
-    Image hatch;
-    hatch.width = hatch.height = 12;
-    hatch.version = next_version();
-    for (int y = 0; y < 12; ++y)
-      for (int x = 0; x < 12; ++x) {
-        const Color c = (x + y) % 6 < 2 ? kMaskDark : kMaskLight;
-        hatch.rgba.insert(hatch.rgba.end(), {to_byte(c.r), to_byte(c.g), to_byte(c.b), 255});
-      }
-    fig.image(swatch, fig.add_image(std::move(hatch)));
-    fig.rect(swatch, {0, 0, 0, 0}, kMuted, 1.0f);
-    fig.text({swatch.x1 + kGap, (swatch.y0 + swatch.y1) * 0.5f}, "masked", kTickSize, kInk, HAlign::Left, VAlign::Middle);
-  }
+  return any_masked;
+}
+
+// The hatch swatch and "masked", below the colorbar, where the column labels leave room.
+void draw_masked_legend(Figure& fig, const Box& bar, const Box& grid) {
+  const Box swatch{bar.x0, grid.y1 + 10.0f, bar.x0 + 14.0f, grid.y1 + 22.0f};
+  Image hatch;
+  hatch.width = hatch.height = 12;
+  hatch.version = next_version();
+  for (int y = 0; y < 12; ++y)
+    for (int x = 0; x < 12; ++x) {
+      const Color c = (x + y) % 6 < 2 ? kMaskDark : kMaskLight;
+      hatch.rgba.insert(hatch.rgba.end(), {to_byte(c.r), to_byte(c.g), to_byte(c.b), 255});
+    }
+  fig.image(swatch, fig.add_image(std::move(hatch)));
+  fig.rect(swatch, {0, 0, 0, 0}, kMuted, 1.0f);
+  fig.text({swatch.x1 + kGap, (swatch.y0 + swatch.y1) * 0.5f}, "masked", kTickSize, kInk, HAlign::Left, VAlign::Middle);
+}
+
+}  // namespace
+
+HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
+  HeatmapFigure out;
+  out.rows = static_cast<int>(s.values->rows());
+  out.cols = static_cast<int>(s.values->cols());
+  const HeatmapLayout l = layout_heatmap(s, measure, out);
+  Figure& fig = out.figure;
+  const Box& grid = out.cells;
+  fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk);
+  for (std::size_t k = 0; k < l.subtitle.size(); ++k)
+    fig.text({kMargin, kMargin + kTitleSize + kGap + static_cast<float>(k) * (kTickSize + 4.0f)}, l.subtitle[k], kTickSize,
+             kMuted);
+  // Cells, then a thin frame.
+  fig.image(grid, fig.add_image(heatmap_cells_image(s, out.rows, out.cols)));
+  fig.rect(grid, {0, 0, 0, 0}, kMuted, 1.0f);
+  draw_cell_values(fig, s, l, grid, out.rows, out.cols);
+  draw_axis_labels(fig, s, l, grid, out.rows, out.cols);
+  draw_colorbar(fig, s, l);
+  if (shows_masked(s, out.rows, out.cols)) draw_masked_legend(fig, l.bar, grid);
   return out;
 }
 

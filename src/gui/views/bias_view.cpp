@@ -19,14 +19,9 @@ void BiasView::draw(const State& state, const Workspace& workspace, const plot::
     ImGui::TextWrapped("No ALiBi or T5 bias is applied now: below is what each would add (choose one under "
                        "\"Bias and cross-attention\").");
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(built_version_ != workspace.version() || !(built_view_ == state.view), room)) {
-    figure_.request([state, r, room] { return bias_figure_to_fill(state, *r, room); });
-    built_version_ = workspace.version();
-    built_view_ = state.view;
-  }
-  figure_.refresh();
-  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
-  show_figure(figure_.current(), room, fonts, textures_);
+  const std::tuple key{workspace.version(), state.view};
+  if (figure_.stale(key, room)) figure_.request(key, [state, r, room] { return bias_figure_to_fill(state, *r, room); });
+  figure_.show(room, fonts);
 }
 
 }  // namespace poslab

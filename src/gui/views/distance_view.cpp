@@ -22,20 +22,16 @@ void DistanceView::draw(const Workspace& workspace, const plot::FontSet& fonts) 
     return;
   }
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(built_version_ != workspace.version(), room)) {
-    built_.request([shared = workspace.results_shared(), room] {
+  if (built_.stale(workspace.version(), room))
+    built_.request(workspace.version(), [shared = workspace.results_shared(), room] {
       Built b;
       b.profile = attention_by_distance(shared->attention.weights, shared->problem);
       b.figure = distance_figure_to_fill(*shared, b.profile, room);
       return b;
     });
-    built_version_ = workspace.version();
-  }
-  built_.refresh();
+  const ShownFigure shown = built_.show(room, fonts, "distance");
   const DistanceProfile& profile = built_.current().profile;
   const plot::LinePlotFigure& figure = built_.current().figure;
-  draw_figure_note(built_.busy(), figure.figure.width > 0, built_.failure());
-  const ShownFigure shown = show_figure(figure.figure, room, fonts, textures_, "distance");
   if (!shown.hovered || profile.heads == 0) return;
   // The distance under the mouse, with every head's exact means before and after the query.
   const plot::Box& a = figure.area;

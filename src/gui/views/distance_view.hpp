@@ -1,8 +1,7 @@
 #pragma once
 // The GUI part of the distance view (its figure: figures/distance.hpp).
 #include "figures/distance.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -21,10 +20,7 @@ class DistanceView {
     DistanceProfile profile;
     plot::LinePlotFigure figure;
   };
-  FigureWorker<Built> built_;
-  plot::TextureCache textures_;
-  std::uint64_t built_version_ = ~0ull;
-  Refit refit_;
+  ViewFigure<Built, std::uint64_t> built_;  // for the results' version
 };
 
 }  // namespace poslab

@@ -14,11 +14,6 @@
 
 namespace poslab {
 
-DogView::~DogView() {
-  for (auto& j : jobs_)
-    if (j->thread.joinable()) j->thread.join();
-}
-
 void DogView::draw(State& state, const Workspace& workspace, const plot::FontSet& fonts) {
   if (!workspace.has_embeddings()) return;
   if (ImGui::Button("Permute")) ++state.view.permutation;  // a new shuffle on every click
@@ -36,33 +31,15 @@ void DogView::draw(State& state, const Workspace& workspace, const plot::FontSet
     built_for_ = state.model;
     built_permutation_ = state.view.permutation;
     built_table_ = workspace.version();
-    auto job = std::make_unique<Job>();
-    Job* j = job.get();
-    j->thread = std::thread([j, state, table = workspace.embeddings_shared()] {
-      j->result = dog_data(state, *table);
-      j->done = true;
-    });
-    jobs_.push_back(std::move(job));
+    // dog_data cannot be cut short: a superseded run ends on its own and its result is dropped.
+    runs_.request([state, table = workspace.embeddings_shared()](const RunSignals&) { return dog_data(state, *table); });
   }
-  if (!jobs_.empty() && jobs_.back()->done && jobs_.back()->result) {
-    Result<DogData> result = std::move(*jobs_.back()->result);
-    jobs_.back()->result.reset();
-    error_ = result ? "" : result.error();
-    if (result) data_ = std::move(*result);
+  if (std::optional<Result<DogData>> result = runs_.take()) {
+    error_ = *result ? "" : result->error();
+    if (*result) data_ = std::move(**result);
     data_changed_ = true;
   }
-  for (auto it = jobs_.begin(); it != jobs_.end();) {  // finished runs, the stale ones' results dropped
-    if ((*it)->done && !(*it)->result) {
-      (*it)->thread.join();
-      it = jobs_.erase(it);
-    } else if ((*it)->done && it + 1 != jobs_.end()) {
-      (*it)->thread.join();
-      it = jobs_.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  if (!jobs_.empty()) {
+  if (runs_.busy()) {
     ImGui::SameLine();
     ImGui::TextDisabled("computing the four cases …");
   }

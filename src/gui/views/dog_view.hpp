@@ -1,5 +1,6 @@
 #pragma once
 // The GUI part of the dog view (its figure: figures/dog.hpp).
+#include "core/newest_worker.hpp"
 #include "figures/dog.hpp"
 #include "gui/figure_worker.hpp"
 #include "gui/show_figure.hpp"
@@ -10,24 +11,11 @@ class Workspace;
 
 class DogView {
  public:
-  DogView() = default;
-  DogView(const DogView&) = delete;
-  DogView& operator=(const DogView&) = delete;
-  ~DogView();  // waits for a run still going
-
   void draw(State& state, const Workspace& workspace, const plot::FontSet& fonts);
   // A run is in flight (a scripted screenshot waits for it).
-  bool busy() const { return !jobs_.empty(); }
+  bool busy() const { return runs_.busy(); }
 
  private:
-  // The cases run the attention four times (and twice more when shuffled): on a worker thread, so
-  // that a long sentence never stops the window; a newer setting drops a stale run's result.
-  struct Job {
-    std::thread thread;
-    std::atomic<bool> done{false};
-    std::optional<Result<DogData>> result;  // written before done is set
-  };
-  std::vector<std::unique_ptr<Job>> jobs_;  // the last one is current
   std::optional<DogData> data_;
   plot::Figure figure_;
   std::string error_;
@@ -37,6 +25,10 @@ class DogView {
   Refit refit_;  // when to lay the figure out again
   int built_permutation_ = 0;
   bool data_changed_ = false;  // data_ arrived since the figure was built
+  // The cases run the attention four times (and twice more when shuffled): on a worker thread, so
+  // that a long sentence never stops the window; a newer setting drops a stale run's result.
+  // Last: its thread is joined (waiting for a run still going) before the members above go.
+  NewestWorker<Result<DogData>> runs_;
 };
 
 }  // namespace poslab

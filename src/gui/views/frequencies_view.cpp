@@ -23,17 +23,13 @@ void FrequenciesView::draw(const State& state, const Workspace& workspace, const
     return;
   }
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(!(built_for_ == state.model) || built_rotary_ != rotary, room)) {
-    figure_.request([model = state.model, rotary, length = r->problem.queries(), room] {
+  const std::tuple key{state.model, rotary};
+  if (figure_.stale(key, room))
+    figure_.request(key, [model = state.model, rotary, length = r->problem.queries(), room] {
       return frequencies_figure_to_fill(model, rotary, length, room);
     });
-    built_for_ = state.model;
-    built_rotary_ = rotary;
-  }
-  figure_.refresh();
+  const ShownFigure shown = figure_.show(room, fonts, "frequencies");
   const plot::LinePlotFigure& figure = figure_.current();
-  draw_figure_note(figure_.busy(), figure.figure.width > 0, figure_.failure());
-  const ShownFigure shown = show_figure(figure.figure, room, fonts, textures_, "frequencies");
   if (!shown.hovered) return;
   // The pair nearest the mouse, with its exact values.
   const plot::Box& a = figure.area;

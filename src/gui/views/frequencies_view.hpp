@@ -1,8 +1,9 @@
 #pragma once
 // The GUI part of the frequencies view (its figure: figures/frequencies.hpp).
+#include <tuple>
+
 #include "figures/frequencies.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -16,11 +17,7 @@ class FrequenciesView {
   bool busy() const { return figure_.busy(); }
 
  private:
-  FigureWorker<plot::LinePlotFigure> figure_;  // built off the UI thread
-  plot::TextureCache textures_;
-  ModelSettings built_for_;
-  int built_rotary_ = -1;
-  Refit refit_;  // when to lay the figure out again
+  ViewFigure<plot::LinePlotFigure, std::tuple<ModelSettings, int>> figure_;  // for the model and its rotary width
 };
 
 }  // namespace poslab

@@ -14,15 +14,11 @@ void MagnitudeView::draw(const State& state, const Workspace& workspace, const p
   const Results* r = workspace.results();
   if (!r) return;
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(built_version_ != workspace.version(), room)) {
-    figure_.request([model = state.model, shared = workspace.results_shared(), room] {
+  if (figure_.stale(workspace.version(), room))
+    figure_.request(workspace.version(), [model = state.model, shared = workspace.results_shared(), room] {
       return magnitude_figure_to_fill(model, *shared, room);
     });
-    built_version_ = workspace.version();
-  }
-  figure_.refresh();
-  draw_figure_note(figure_.busy(), figure_.current().figure.width > 0, figure_.failure());
-  show_figure(figure_.current().figure, room, fonts, textures_);
+  figure_.show(room, fonts);
 }
 
 }  // namespace poslab

@@ -1,8 +1,7 @@
 #pragma once
 // The GUI part of the magnitude view (its figure: figures/magnitude.hpp).
 #include "figures/magnitude.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -16,10 +15,7 @@ class MagnitudeView {
   bool busy() const { return figure_.busy(); }
 
  private:
-  FigureWorker<plot::LinePlotFigure> figure_;  // built off the UI thread
-  plot::TextureCache textures_;
-  std::uint64_t built_version_ = 0;
-  Refit refit_;  // when to lay the figure out again
+  ViewFigure<plot::LinePlotFigure, std::uint64_t> figure_;  // for the results' version
 };
 
 }  // namespace poslab

@@ -13,6 +13,7 @@
 #include "figures/attention.hpp"
 #include "figures/fit.hpp"
 #include "figures/train.hpp"
+#include "gui/flow.hpp"
 #include "gui/probe.hpp"
 
 namespace poslab {
@@ -135,13 +136,16 @@ void ModelView::draw_heads(State& state, const plot::FontSet& fonts, bool& show_
 // folders). `open` is set to the folder to open; the window loads it as Load would.
 void ModelView::draw_picker(const std::vector<std::string>& recent, std::string& open) {
   const float em = ImGui::GetFontSize();
-  ImGui::SetNextItemWidth(24.0f * em);
+  // The folder box gives way to the Open button in a narrow panel; the picker wraps below them.
+  const float folder_width = 24.0f * em, open_width = flow::button("Open");
+  const float room = flow::right_edge() - ImGui::GetCursorScreenPos().x - ImGui::GetStyle().ItemSpacing.x - open_width;
+  ImGui::SetNextItemWidth(std::clamp(room, 8.0f * em, folder_width));
   ImGui::InputTextWithHint("##model-folder", "a Hugging Face model folder", folder_input_, sizeof folder_input_);
   probe::item("model: folder");
   ImGui::SameLine();
   if (ImGui::Button("Open") && folder_input_[0] != '\0') open = folder_input_;
   probe::item("model: open");
-  ImGui::SameLine();
+  flow::same_line_if_fits(18.0f * em);
   ImGui::SetNextItemWidth(18.0f * em);
   if (ImGui::BeginCombo("##pick-model", "or pick one…")) {
     ImGui::TextDisabled("shipped with PosLab (tiny models trained on the copy task)");
@@ -169,7 +173,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   draw_picker(recent, open);
   if (!open_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", open_error_.c_str());
   if (!model_) {
-    ImGui::TextWrapped(
+    flow::text_wrapped(
         "Open a Hugging Face model folder (Llama 2/3/3.1/3.2, Mistral, Qwen2/2.5 or GPT-2: config.json, model.safetensors "
         "or its shards, tokenizer.json) above, in the Embeddings box, by dropping it on the window, or with --model DIR. "
         "A Hugging Face cache folder (~/.cache/huggingface/hub/models--ORG--NAME) works too. The model then runs its own "
@@ -179,10 +183,12 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   const TransformerConfig& c = model_->config();
   probe::value("model", model_->folder().filename().string());
   const double mb = static_cast<double>(model_->weight_bytes()) / 1e6;
-  ImGui::TextWrapped("%s · %s weights, %.4g %s memory-mapped from %s", describe_model(c).c_str(), model_->dtype().c_str(),
-                     mb >= 1000 ? mb / 1000 : mb, mb >= 1000 ? "GB" : "MB", model_->folder().string().c_str());
+  char size[32];
+  std::snprintf(size, sizeof size, "%.4g %s", mb >= 1000 ? mb / 1000 : mb, mb >= 1000 ? "GB" : "MB");
+  flow::text_wrapped((describe_model(c) + " · " + model_->dtype() + " weights, " + size + " memory-mapped from " +
+                      model_->folder().string()).c_str());
   if (c.positions == PositionKind::Rope)
-    ImGui::TextDisabled("Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+d/2}).");
+    flow::text_disabled_wrapped("Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+d/2}).");
   bool on = state.view.layer >= 0;
   if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
   if (!on) return;
@@ -191,7 +197,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
 
   // Interventions: each shown against the unchanged model.
   ImGui::Separator();
-  ImGui::TextUnformatted("Change the positions (compared with the unchanged model):");
+  flow::text_wrapped("Change the positions (compared with the unchanged model):");
   bool off = positions_off(state.model, c.positions);
   const char* switch_label = c.positions == PositionKind::Rope         ? "RoPE off"
                              : c.positions == PositionKind::Learned    ? "position table zeroed"
@@ -199,17 +205,18 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
                              : c.positions == PositionKind::None       ? nullptr
                                                                        : "position bias off";
   if (switch_label && ImGui::Checkbox(switch_label, &off)) set_positions_off(state.model, c.positions, off);
-  if (!switch_label) ImGui::TextDisabled("this model has no positions to change: only the shift and shuffling below apply");
+  if (!switch_label) flow::text_disabled_wrapped("this model has no positions to change: only the shift and shuffling below apply");
   if (c.positions == PositionKind::Rope) {
-    ImGui::SameLine();
+    const char* interleaved_label = "interleaved pairs (the wrong convention)";
+    flow::same_line_if_fits(flow::checkbox(interleaved_label));
     bool interleaved = state.model.rope_style == RopeStyle::Interleaved;
-    if (ImGui::Checkbox("interleaved pairs (the wrong convention)", &interleaved))
+    if (ImGui::Checkbox(interleaved_label, &interleaved))
       state.model.rope_style = interleaved ? RopeStyle::Interleaved : RopeStyle::Half;
     ImGui::SetNextItemWidth(11.0f * ImGui::GetFontSize());
     double base = state.model.base;
     if (ImGui::InputDouble("RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) && base > 1.0)
       state.model.base = base;
-    ImGui::SameLine();
+    flow::same_line_if_fits(flow::button("the model's own"));
     if (ImGui::Button("the model's own")) {
       state.model.base = c.rope_theta;
       state.model.scaling = c.scaling;
@@ -221,9 +228,10 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   }
   ImGui::SetNextItemWidth(11.0f * ImGui::GetFontSize());
   ImGui::SliderInt("position shift", &state.model.position_shift, 0, 512);
-  ImGui::SameLine();
+  const char* shuffle_label = "shuffle tokens (seed, 0 off)";
+  flow::same_line_if_fits(8.0f * ImGui::GetFontSize() + flow::label(shuffle_label));
   ImGui::SetNextItemWidth(8.0f * ImGui::GetFontSize());
-  ImGui::InputInt("shuffle tokens (seed, 0 off)", &state.view.permutation);
+  ImGui::InputInt(shuffle_label, &state.view.permutation);
   state.view.permutation = std::max(0, state.view.permutation);
   update(state);
 

@@ -20,14 +20,10 @@ void PatternsView::draw(const State& state, const Workspace& workspace, const pl
   if (!r) return;
   const int width = r->problem.width();
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(!(built_for_ == state.model) || built_width_ != width, room)) {
-    figure_.request([model = state.model, width, room] { return patterns_figure_to_fill(model, width, room); });
-    built_for_ = state.model;
-    built_width_ = width;
-  }
-  figure_.refresh();
-  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
-  show_figure(figure_.current(), room, fonts, textures_);
+  const std::tuple key{state.model, width};
+  if (figure_.stale(key, room))
+    figure_.request(key, [model = state.model, width, room] { return patterns_figure_to_fill(model, width, room); });
+  figure_.show(room, fonts);
 }
 
 }  // namespace poslab

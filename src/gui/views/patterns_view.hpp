@@ -1,8 +1,9 @@
 #pragma once
 // The GUI part of the patterns view (its figure: figures/patterns.hpp).
+#include <tuple>
+
 #include "figures/patterns.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -16,11 +17,7 @@ class PatternsView {
   bool busy() const { return figure_.busy(); }
 
  private:
-  FigureWorker<plot::Figure> figure_;  // built off the UI thread
-  plot::TextureCache textures_;
-  ModelSettings built_for_;
-  int built_width_ = -1;
-  Refit refit_;  // when to lay the figure out again
+  ViewFigure<plot::Figure, std::tuple<ModelSettings, int>> figure_;  // for the model and the embedding width
 };
 
 }  // namespace poslab

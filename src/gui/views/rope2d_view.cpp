@@ -25,14 +25,8 @@ void Rope2dView::draw(State& state, const plot::FontSet& fonts) {
   ImGui::SliderInt("pair i", &state.view.rope_pair, 0, kRope2dHeadDim / 2 - 1);
   ImGui::PopItemWidth();
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(!built_ || !(built_for_ == state), room)) {
-    figure_.request([state, room] { return rope2d_figure_to_fill(state, room); });
-    built_for_ = state;
-    built_ = true;
-  }
-  figure_.refresh();
-  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
-  show_figure(figure_.current(), room, fonts, textures_);
+  if (figure_.stale(state, room)) figure_.request(state, [state, room] { return rope2d_figure_to_fill(state, room); });
+  figure_.show(room, fonts);
 }
 
 }  // namespace poslab

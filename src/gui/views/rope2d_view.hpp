@@ -1,8 +1,7 @@
 #pragma once
 // The GUI part of the rope2d view (its figure: figures/rope2d.hpp).
 #include "figures/rope2d.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -15,11 +14,7 @@ class Rope2dView {
   bool busy() const { return figure_.busy(); }
 
  private:
-  FigureWorker<plot::Figure> figure_;  // built off the UI thread
-  plot::TextureCache textures_;
-  State built_for_;
-  bool built_ = false;
-  Refit refit_;  // when to lay the figure out again
+  ViewFigure<plot::Figure, State> figure_;  // for the state
 };
 
 }  // namespace poslab

@@ -26,14 +26,8 @@ void RopeImageView::draw(State& state, const plot::FontSet& fonts) {
   }
   ImGui::PopItemWidth();
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(!built_ || !(built_for_ == state), room)) {
-    figure_.request([state, room] { return rope_image_panels_to_fill(state, room); });
-    built_for_ = state;
-    built_ = true;
-  }
-  figure_.refresh();
-  draw_figure_note(figure_.busy(), figure_.current().figure.width > 0, figure_.failure());
-  const ShownFigure shown = show_figure(figure_.current().figure, room, fonts, textures_, "patches");
+  if (figure_.stale(state, room)) figure_.request(state, [state, room] { return rope_image_panels_to_fill(state, room); });
+  const ShownFigure shown = figure_.show(room, fonts, "patches");
   // Click (or drag over) a patch in either panel to pick it.
   if (!shown.hovered) return;
   const plot::Point at = shown.mouse;

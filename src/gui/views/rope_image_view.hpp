@@ -1,8 +1,7 @@
 #pragma once
 // The GUI part of the rope-image view (its figure: figures/rope_image.hpp).
 #include "figures/rope_image.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -14,11 +13,7 @@ class RopeImageView {
   bool busy() const { return figure_.busy(); }
 
  private:
-  FigureWorker<RopeImageFigure> figure_;  // built off the UI thread
-  plot::TextureCache textures_;
-  State built_for_;
-  bool built_ = false;
-  Refit refit_;  // when to lay the figure out again
+  ViewFigure<RopeImageFigure, State> figure_;  // for the state
 };
 
 }  // namespace poslab

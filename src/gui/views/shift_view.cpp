@@ -20,14 +20,10 @@ void ShiftView::draw(State& state, const Workspace& workspace, const plot::FontS
   ImGui::SetNextItemWidth(200.0f * screen_scale(fonts));
   if (ImGui::InputInt("shift k", &state.view.shift_k)) state.view.shift_k = std::clamp(state.view.shift_k, 0, 100000);
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(!(built_for_ == state) || built_width_ != width, room)) {
-    figure_.request([state, width, room] { return shift_figure_to_fill(state, width, room); });
-    built_for_ = state;
-    built_width_ = width;
-  }
-  figure_.refresh();
-  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
-  show_figure(figure_.current(), room, fonts, textures_);
+  const std::tuple key{state, width};
+  if (figure_.stale(key, room))
+    figure_.request(key, [state, width, room] { return shift_figure_to_fill(state, width, room); });
+  figure_.show(room, fonts);
 }
 
 }  // namespace poslab

@@ -1,8 +1,9 @@
 #pragma once
 // The GUI part of the shift view (its figure: figures/shift.hpp).
+#include <tuple>
+
 #include "figures/shift.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -15,11 +16,7 @@ class ShiftView {
   bool busy() const { return figure_.busy(); }
 
  private:
-  FigureWorker<plot::Figure> figure_;  // built off the UI thread
-  plot::TextureCache textures_;
-  State built_for_;
-  int built_width_ = -1;
-  Refit refit_;  // when to lay the figure out again
+  ViewFigure<plot::Figure, std::tuple<State, int>> figure_;  // for the state and the embedding width
 };
 
 }  // namespace poslab

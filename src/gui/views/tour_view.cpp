@@ -26,6 +26,7 @@
 #include "figures/rope_image.hpp"
 #include "figures/shift.hpp"
 #include "figures/trajectory.hpp"
+#include "gui/flow.hpp"
 #include "gui/probe.hpp"
 
 namespace poslab {
@@ -92,26 +93,19 @@ void TourView::draw_slide(const State& state, const Workspace& workspace, const 
   const Results* r = workspace.results();
   if (!r || !workspace.has_embeddings()) return;
   const plot::Point room = figure_room(fonts);
-  const bool changed = built_step_ != step_ || built_language_ != language || built_version_ != workspace.version() ||
-                       !(built_state_ == state);
-  if (refit_.now(changed, room)) {
-    figure_.request([step = step_, language = language, state, results = workspace.results_shared(),
-                     table = workspace.embeddings_shared(), room] {
+  const std::tuple key{step_, language, workspace.version(), state};
+  if (figure_.stale(key, room))
+    figure_.request(key, [step = step_, language = language, state, results = workspace.results_shared(),
+                          table = workspace.embeddings_shared(), room] {
       return tour_figure_to_fill(step, language, state, *results, *table, room);
     });
-    built_step_ = step_;
-    built_language_ = language;
-    built_version_ = workspace.version();
-    built_state_ = state;
-  }
   figure_.refresh();
-  if (!figure_.failure().empty()) {
-    ImGui::TextWrapped("%s", figure_.failure().c_str());
+  if (!figure_.failure().empty()) {  // in the slide's place, wrapped: a slide's failure is its content
+    flow::text_wrapped(figure_.failure().c_str());
     return;
   }
-  draw_figure_note(figure_.busy(), figure_.current().width > 0, "");
   // A slide taller than the window scrolls, as a page would; it is never wider than the panel.
-  show_figure(figure_.current(), room, fonts, textures_, nullptr, Overflow::ScrollDown);
+  figure_.show(room, fonts, nullptr, Overflow::ScrollDown);
 }
 
 }  // namespace poslab

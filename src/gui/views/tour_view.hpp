@@ -1,8 +1,9 @@
 #pragma once
 // The GUI part of the tour view (its figure: figures/tour.hpp).
+#include <tuple>
+
 #include "figures/tour.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -39,13 +40,8 @@ class TourView {
   int step_ = 0;
   std::vector<std::optional<State>> visited_;
   State before_tour_;
-  FigureWorker<plot::Figure> figure_;  // built off the UI thread
-  plot::TextureCache textures_;
-  std::uint64_t built_version_ = 0;
-  State built_state_;
-  int built_step_ = -1;
-  Language built_language_ = Language::En;
-  Refit refit_;  // when to lay the figure out again
+  // A slide for the step, its language, the results' version and the state.
+  ViewFigure<plot::Figure, std::tuple<int, Language, std::uint64_t, State>> figure_;
 };
 
 }  // namespace poslab

@@ -13,6 +13,7 @@
 #include "core/formats/files.hpp"
 #include "core/options.hpp"
 #include "figures/assets.hpp"
+#include "gui/flow.hpp"
 #include "gui/probe.hpp"
 
 namespace poslab {
@@ -76,31 +77,15 @@ void TrainView::draw_settings() {
   ImGui::SetNextItemWidth(120);
   ImGui::Combo("task", &task_, "copy\0recall\0");
   ImGui::SameLine();
-  ImGui::TextDisabled(task_ == 0 ? "L random symbols, a separator, the same L symbols again: scored on the copy"
-                                 : "L key–value pairs, a separator, ⌈L/4⌉ of the keys: predict each value");
+  flow::text_disabled_wrapped(task_ == 0 ? "L random symbols, a separator, the same L symbols again: scored on the copy"
+                                         : "L key–value pairs, a separator, ⌈L/4⌉ of the keys: predict each value");
   ImGui::TextUnformatted("encodings:");
   for (int k = 0; k < 6; ++k) {
-    ImGui::SameLine();
-    ImGui::Checkbox(std::string(to_string(kTrainedEncodings[k])).c_str(), &encodings_[k]);
+    const std::string name(to_string(kTrainedEncodings[k]));
+    flow::same_line_if_fits(flow::checkbox(name.c_str()));
+    ImGui::Checkbox(name.c_str(), &encodings_[k]);
   }
-  ImGui::PushItemWidth(90);
-  ImGui::InputInt("layers", &layers_);
-  ImGui::SameLine();
-  ImGui::InputInt("width", &width_, 16);
-  ImGui::SameLine();
-  ImGui::InputInt("heads", &heads_);
-  ImGui::SameLine();
-  ImGui::InputInt("train length", &train_length_, 8);
-  ImGui::InputInt("steps", &steps_, 100);
-  ImGui::SameLine();
-  ImGui::InputInt("batch", &batch_, 8);
-  ImGui::SameLine();
-  ImGui::InputFloat("learning rate", &lr_, 0.0f, 0.0f, "%.1e");
-  ImGui::SameLine();
-  ImGui::InputInt("seed", &seed_);
-  ImGui::SameLine();
-  ImGui::InputInt("symbols", &symbols_);
-  ImGui::PopItemWidth();
+  draw_sizes();
   layers_ = std::clamp(layers_, 1, 4);
   width_ = std::clamp(width_, 32, 256);
   heads_ = std::clamp(heads_, 1, 16);
@@ -109,7 +94,8 @@ void TrainView::draw_settings() {
   batch_ = std::clamp(batch_, 1, 512);
   symbols_ = std::clamp(symbols_, 4, static_cast<int>(kTaskAlphabet.size()));
   seed_ = std::max(seed_, 0);
-  ImGui::SetNextItemWidth(420);
+  // As wide as it was made, narrower where the panel is.
+  ImGui::SetNextItemWidth(std::min(420.0f, flow::right_edge() - ImGui::GetCursorScreenPos().x - flow::label("save in")));
   ImGui::InputText("save in", folder_, sizeof folder_);
   ImGui::EndDisabled();
   if (idle) {
@@ -122,11 +108,38 @@ void TrainView::draw_settings() {
   if (!message_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", message_.c_str());
   if (!shown_.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", shown_.error.c_str());
   if (!shown_.runs.empty() && shown_.runs.front().seconds == 0.0 && !shown_.running)
-    ImGui::TextDisabled("pre-trained on the copy task (tools/train_shipped_models.sh): %s", shipped_models_folder().string().c_str());
-  for (const auto& run : shown_.runs)
-    if (run.finished && run.seconds > 0.0)
-      ImGui::TextDisabled("%s: %zu steps in %.1f s%s → %s", run.encoding.c_str(), run.log.size(), run.seconds,
-                          run.stopped ? " (stopped)" : "", run.folder.string().c_str());
+    flow::text_disabled_wrapped(
+        ("pre-trained on the copy task (tools/train_shipped_models.sh): " + shipped_models_folder().string()).c_str());
+  for (const auto& run : shown_.runs) {
+    if (!run.finished || run.seconds <= 0.0) continue;
+    char line[160];
+    std::snprintf(line, sizeof line, "%s: %zu steps in %.1f s%s → ", run.encoding.c_str(), run.log.size(), run.seconds,
+                  run.stopped ? " (stopped)" : "");
+    flow::text_disabled_wrapped((line + run.folder.string()).c_str());
+  }
+}
+
+// The model's sizes and the run's settings: one row where the panel is wide, wrapped where not.
+void TrainView::draw_sizes() {
+  const auto next = [](const char* label) { flow::same_line_if_fits(90.0f + flow::label(label)); };
+  ImGui::PushItemWidth(90);
+  ImGui::InputInt("layers", &layers_);
+  next("width");
+  ImGui::InputInt("width", &width_, 16);
+  next("heads");
+  ImGui::InputInt("heads", &heads_);
+  next("train length");
+  ImGui::InputInt("train length", &train_length_, 8);
+  ImGui::InputInt("steps", &steps_, 100);
+  next("batch");
+  ImGui::InputInt("batch", &batch_, 8);
+  next("learning rate");
+  ImGui::InputFloat("learning rate", &lr_, 0.0f, 0.0f, "%.1e");
+  next("seed");
+  ImGui::InputInt("seed", &seed_);
+  next("symbols");
+  ImGui::InputInt("symbols", &symbols_);
+  ImGui::PopItemWidth();
 }
 
 void TrainView::draw_models(fs::path& open_model) {
@@ -134,17 +147,17 @@ void TrainView::draw_models(fs::path& open_model) {
   ImGui::TextUnformatted("trained models:");
   ImGui::SameLine();
   chosen_model_ = std::clamp(chosen_model_, 0, static_cast<int>(models_.size()) - 1);
-  ImGui::SetNextItemWidth(360);
+  ImGui::SetNextItemWidth(std::min(360.0f, flow::right_edge() - ImGui::GetCursorScreenPos().x));
   const std::string current = models_[static_cast<std::size_t>(chosen_model_)].string();
   if (ImGui::BeginCombo("##model", current.c_str())) {
     for (std::size_t k = 0; k < models_.size(); ++k)
       if (ImGui::Selectable(models_[k].string().c_str(), static_cast<int>(k) == chosen_model_)) chosen_model_ = static_cast<int>(k);
     ImGui::EndCombo();
   }
-  ImGui::SameLine();
+  flow::same_line_if_fits(flow::button("Open in the attention view"));
   if (ImGui::Button("Open in the attention view")) open_model = models_[static_cast<std::size_t>(chosen_model_)];
   probe::item("train: open in the attention view");
-  ImGui::SameLine();
+  flow::same_line_if_fits(flow::button("Evaluate all"));
   ImGui::BeginDisabled(worker_.running());
   if (ImGui::Button("Evaluate all")) evaluate_models(models_);
   ImGui::EndDisabled();
@@ -174,7 +187,7 @@ void TrainView::draw(const plot::FontSet& fonts, fs::path& open_model) {
   if (ImGui::BeginTabItem("Length extrapolation", nullptr, bring_ == Bring::Curves ? ImGuiTabItemFlags_SetSelected : 0)) {
     const plot::Point room = figure_room(fonts);
     if (shown_.curves.empty()) {
-      ImGui::TextWrapped("Train a few encodings against each other; their extrapolation plot appears here once they are measured.");
+      flow::text_wrapped("Train a few encodings against each other; their extrapolation plot appears here once they are measured.");
     } else {
       if (extrapolation_refit_.now(curves_changed_, room)) {
         const auto& curves = shown_.curves;

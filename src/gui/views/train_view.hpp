@@ -19,6 +19,7 @@ class TrainView {
 
  private:
   void draw_settings();
+  void draw_sizes();
   void draw_models(std::filesystem::path& open_model);
   void start_training();
   void evaluate_models(std::vector<std::filesystem::path> folders);

@@ -45,16 +45,12 @@ void TrajectoryView::draw(State& state, const Workspace& workspace, const plot::
   }
   ImGui::PopItemWidth();
   const plot::Point room = figure_room(fonts);
-  if (refit_.now(built_version_ != workspace.version() || !(built_view_ == v), room)) {
-    figure_.request([state, shared = workspace.results_shared(), room] {
+  const std::tuple key{workspace.version(), v};
+  if (figure_.stale(key, room))
+    figure_.request(key, [state, shared = workspace.results_shared(), room] {
       return trajectory_figure_to_fill(state, *shared, room);
     });
-    built_version_ = workspace.version();
-    built_view_ = v;
-  }
-  figure_.refresh();
-  draw_figure_note(figure_.busy(), figure_.current().width > 0, figure_.failure());
-  show_figure(figure_.current(), room, fonts, textures_);
+  figure_.show(room, fonts);
 }
 
 }  // namespace poslab

@@ -1,8 +1,9 @@
 #pragma once
 // The GUI part of the trajectory view (its figure: figures/trajectory.hpp).
+#include <tuple>
+
 #include "figures/trajectory.hpp"
-#include "gui/figure_worker.hpp"
-#include "gui/show_figure.hpp"
+#include "gui/views/view_figure.hpp"
 
 namespace poslab {
 
@@ -16,11 +17,7 @@ class TrajectoryView {
   bool busy() const { return figure_.busy(); }
 
  private:
-  FigureWorker<plot::Figure> figure_;  // built off the UI thread
-  plot::TextureCache textures_;
-  std::uint64_t built_version_ = 0;
-  ViewSettings built_view_;
-  Refit refit_;  // when to lay the figure out again
+  ViewFigure<plot::Figure, std::tuple<std::uint64_t, ViewSettings>> figure_;  // for the results' version and the view
 };
 
 }  // namespace poslab

@@ -129,9 +129,11 @@ Status OutputPlan::reserve_one(Output& out) {
     case Kind::CheckedFolder: {
       if (auto s = check_folder_target(out.target, name); !s) return s;
       // Writable where the files will land: inside the folder when it is there, else where it will be made.
-      const fs::path where = fs::is_directory(out.target, ec) ? out.target : existing_ancestor(folder_of(out.target));
+      const bool exists = fs::is_directory(out.target, ec);
+      const fs::path where = exists ? out.target : existing_ancestor(folder_of(out.target));
       const fs::path probe = temp_beside(where, out.target);
-      if (auto s = create_new_file(probe, name); !s) return s;
+      if (auto s = create_new_file(probe, ""); !s)
+        return Error{name + (exists ? ": cannot write in the folder" : ": cannot create the folder") + s.error()};
       fs::remove(probe, ec);
       if (out.kind == Kind::CheckedFolder) return Ok{};
       out.temp = temp_beside(existing_ancestor(folder_of(out.target)), out.target);
@@ -210,23 +212,59 @@ Status OutputPlan::commit_folder(const Output& out) {
   return Ok{};
 }
 
+namespace {
+
+// A file moved into place by commit(), and its previous version while the others follow.
+struct Placed {
+  fs::path target, previous;  // previous: the old version's second name (empty: none kept)
+  bool existed = false;       // a file was there before
+};
+
+// Puts back what commit() had already moved when a later step fails.
+void undo(const std::vector<Placed>& placed) {
+  std::error_code ec;
+  for (auto it = placed.rbegin(); it != placed.rend(); ++it) {
+    if (!it->previous.empty()) fs::rename(it->previous, it->target, ec);
+    else if (!it->existed) fs::remove(it->target, ec);
+  }
+}
+
+}  // namespace
+
+// Every file first, each old version kept under a second hidden name (a hard link) until all of
+// them are in place, so a rename that fails half-way puts the earlier ones back: all or none.
+// Then the folders (a new one arrives by one rename; into an existing one the files are moved
+// one by one, which cannot be undone, so folders go last).
 Status OutputPlan::commit() {
   std::error_code ec;
+  std::vector<Placed> placed;
+  const auto fail = [&](const std::string& message) -> Status {
+    undo(placed);
+    discard();
+    return Error{message};
+  };
   for (Output& out : outputs_) {
-    if (!out.reserved) continue;
-    Status s = Ok{};
-    if (out.kind == Kind::Folder) {
-      s = commit_folder(out);
-    } else {
-      fs::rename(out.temp, out.target, ec);
-      if (ec) s = Error{out.target.string() + ": cannot replace the file: " + ec.message()};
+    if (!out.reserved || out.kind != Kind::File) continue;
+    Placed p{out.target, {}, fs::exists(out.target, ec)};
+    if (p.existed) {
+      p.previous = out.temp.string() + ".old";
+      if (::link(out.target.c_str(), p.previous.c_str()) != 0) p.previous.clear();  // no hard links here: no undo
     }
-    if (!s) {
-      discard();
-      return s;
+    fs::rename(out.temp, out.target, ec);
+    if (ec) {
+      if (!p.previous.empty()) fs::remove(p.previous, ec);
+      return fail(label(out.flag, out.target) + ": cannot replace the file: " + ec.message());
     }
     out.reserved = false;
+    placed.push_back(p);
   }
+  for (Output& out : outputs_) {
+    if (!out.reserved || out.kind != Kind::Folder) continue;
+    if (auto s = commit_folder(out); !s) return fail(s.error());
+    out.reserved = false;
+  }
+  for (const Placed& p : placed)
+    if (!p.previous.empty()) fs::remove(p.previous, ec);
   committed_ = true;
   return Ok{};
 }

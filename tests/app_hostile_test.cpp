@@ -108,7 +108,7 @@ const std::vector<Case> kOutputCases = {
     {"export all --dir keep.csv", 1, "--dir keep.csv: is a file, not a folder"},
     {"export attention --model model --layer 0 --csv model/tokenizer.json", 2, "must not replace"},
     {"export attention --model model --layer 0 --csv keep.csv --png /proc/m.png", 1, "cannot write in /proc"},
-    {"train --steps 5 --out /proc/m", 1, "--out /proc/m: cannot write in /proc"},
+    {"train --steps 5 --out /proc/m", 1, "--out /proc/m: cannot create the folder"},
     {"train --steps 5 --out new-model --log folder", 1, "--log folder: is a folder"},
     {"train --steps 5 --out new-model --log new-model", 2, "are one file"},
     {"train --steps 5 --out keep.csv", 1, "--out keep.csv: is a file, not a folder"},

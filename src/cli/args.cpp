@@ -25,13 +25,19 @@ Result<std::string_view> ArgParser::value_of(std::string_view name, std::string_
   return next();
 }
 
+namespace {
+
+// An argument split at its first '=' when it is "--name=value".
+struct ParsedOption {
+  std::string_view name, inline_value;
+  bool has_inline = false;
+};
+
 ParsedOption split_option(std::string_view arg) {
   const auto eq = arg.find('=');
   if (arg.starts_with("--") && eq != std::string_view::npos) return {arg.substr(0, eq), arg.substr(eq + 1), true};
   return {arg, {}, false};
 }
-
-namespace {
 
 std::optional<Status> try_session_option(State& state, ArgParser& p, const ParsedOption& opt) {
   if (opt.name != "--session") return std::nullopt;
@@ -45,8 +51,8 @@ std::optional<Status> try_session_option(State& state, ArgParser& p, const Parse
   return Status(Ok{});
 }
 
-}  // namespace
-
+// Applies `opt` if it is a state option or --session (FILE replaces the whole state with the
+// file's; options after it refine it); nullopt when it is neither.
 std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedOption& opt) {
   if (auto session = try_session_option(state, p, opt)) return session;
   const StateOption* so = find_state_option(opt.name);
@@ -59,8 +65,6 @@ std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedO
   if (!v) return Status(Error{v.error()});
   return so->apply(state, *v);
 }
-
-namespace {
 
 const Flag* find_flag(const std::vector<Flag>& flags, std::string_view name) {
   // A checkpoint has no name, and no argument reaches it.

@@ -72,17 +72,6 @@ Flag text_flag(std::string_view name, std::string& into);
 Flag text_flag(std::string_view name, std::optional<std::string>& into);  // nullopt: not given
 Flag integer_flag(std::string_view name, long long lo, long long hi, int& into);
 
-// An argument split at its first '=' when it is "--name=value".
-struct ParsedOption {
-  std::string_view name, inline_value;
-  bool has_inline = false;
-};
-ParsedOption split_option(std::string_view arg);
-
-// Applies `opt` if it is a state option or --session (FILE replaces the whole state with the
-// file's; options after it refine it); nullopt when it is neither.
-std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedOption& opt);
-
 // Checks a command's outputs before its work starts (OutputPlan::prepare): 0 when they are fine,
 // else the exit code after the message (2: outputs naming one file or an input; 1: unwritable).
 int prepare_outputs(OutputPlan& plan);

@@ -112,6 +112,8 @@ const std::vector<Case> kOutputCases = {
     {"train --steps 5 --out new-model --log folder", 1, "--log folder: is a folder"},
     {"train --steps 5 --out new-model --log new-model", 2, "are one file"},
     {"train --steps 5 --out keep.csv", 1, "--out keep.csv: is a file, not a folder"},
+    {"train --steps 5 --out ''", 2, "--out needs a folder name"},
+    {"train --steps 5 --out new-model --log=", 2, "--log needs a file name"},
     {"eval --model model --csv model/config.json", 2, "must not replace"},
     {"eval --model model --csv /proc/e.csv", 1, "cannot write in /proc"},
     {"export extrapolation --models model --png e.png --csv e.png", 2, "are one file"},

@@ -106,7 +106,12 @@ Status parse_train_options(ArgParser& p, TrainArgs& t) {
          s.model.positions = *kind;
          return Ok{};
        }},
-      {"--out", [&](std::string_view v) -> Status { t.out = std::string(v); return Ok{}; }, true, false,
+      // An empty name would be found only when the trained model is saved, minutes later.
+      {"--out", [&](std::string_view v) -> Status {
+         if (v.empty()) return Error{"--out needs a folder name"};
+         t.out = std::string(v);
+         return Ok{};
+       }, true, false,
        "train needs a folder to write the model to: --out DIR"},
       integer_flag("--layers", 1, 4, s.model.layers), integer_flag("--width", 32, 256, s.model.width),
       integer_flag("--heads", 1, 256, s.model.heads), integer_flag("--mlp", 1, 4096, s.model.mlp_width),
@@ -117,7 +122,11 @@ Status parse_train_options(ArgParser& p, TrainArgs& t) {
       number_flag("--lr", 1e-7, 1.0, s.lr), number_flag("--rope-theta", 1.0, 1e9, s.model.rope_theta),
       number_flag("--partial-rotary", 0.0, 1.0, s.model.partial_rotary),
       number_flag("--rope-fraction", 0.0, 1.0, s.model.rope_fraction),
-      text_flag("--log", t.log),
+      {"--log", [&](std::string_view v) -> Status {
+         if (v.empty()) return Error{"--log needs a file name"};
+         t.log = std::string(v);
+         return Ok{};
+       }},
   };
   if (auto parsed = parse_flags(p, flags, "train"); !parsed) return parsed;
   s.seed = static_cast<std::uint64_t>(seed);

@@ -488,15 +488,16 @@ TEST(AnimateCli, BadInputsAreUsageErrorsAndWriteNothing) {
 
 TEST(AnimateCli, AFailureHalfwayLeavesNoFile) {
   const fs::path dir = temp_dir("halfway");
-  // Five heads: frames 0 … 4 draw, frame 5 (head 5) fails. Without --size a video measures every
-  // figure first and fails before the file is begun; with it, and into a folder, after five
-  // frames were written.
+  // Heads 1 and 2 divide the width 100, 3 does not: frames 0 and 1 draw, frame 2 fails. (A head
+  // past the last one is refused before any frame, with exit code 2: app_hostile_test.cpp.)
+  // Without --size a video measures every figure first and fails before the file is begun; with
+  // it, and into a folder, after two frames were written.
   for (const std::string& out :
        {"--mp4 " + (dir / "h.mp4").string(), "--size 1600x1200 --mp4 " + (dir / "h.mp4").string(),
         "--gif " + (dir / "h.gif").string(), "--frames-dir " + (dir / "frames").string()}) {
-    const RunResult r = run("export attention --backend cpu --animate head --from 0 --to 7 --frames 8 " + out);
+    const RunResult r = run("export attention --backend cpu --animate heads --from 1 --to 8 --frames 8 " + out);
     EXPECT_EQ(r.exit_code, 1) << out << "\n" << r.output;
-    EXPECT_NE(r.output.find("frame 5 (head = 5)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("frame 2 (heads = 3)"), std::string::npos) << r.output;
     EXPECT_TRUE(files_in(dir).empty()) << out;
   }
   // A folder that does not exist is a runtime error, and creates nothing.

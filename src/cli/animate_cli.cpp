@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/args.hpp"
+#include "cli/commands.hpp"
 #include "core/animate/sweep.hpp"
 #include "core/attention/backend_choice.hpp"
 #include "core/formats/formats.hpp"
@@ -85,87 +86,76 @@ std::string animation_help() {
 
 namespace {
 
-// One option of `export VIEW --animate …` that takes a value: a state option, --session, or the
-// animation's own.
-Status apply_animation_option(std::string_view name, std::string_view v, const StateOption* option, State& state,
-                              AnimationArgs& a) {
-  if (option) {
-    if (auto s = option->apply(state, v); !s) return Error{s.error()};
-  } else if (name == "--session") {
-    auto loaded = load_session(std::string(v));
-    if (!loaded) return Error{loaded.error()};
-    for (const auto& key : loaded->unknown_keys)
-      std::fprintf(stderr, "poslab: %s: ignoring unknown key \"%s\"\n", std::string(v).c_str(), key.c_str());
-    state = loaded->state;
-  } else if (name == "--animate") {
-    a.param = std::string(v);
-  } else if (name == "--from" || name == "--to" || name == "--fps") {
-    auto number = parse_number(v, name);
-    if (!number) return Error{number.error()};
-    if (name == "--from")
-      a.from = *number;
-    else if (name == "--to")
-      a.to = *number;
-    else if (!(*number >= 0.1 && *number <= 240.0))
-      return Error{"--fps must be between 0.1 and 240, got " + std::string(v)};
-    else
-      a.fps = *number;
-  } else if (name == "--frames") {
-    auto n = parse_integer(v, "--frames", 2, kMaxSweepFrames);
-    if (!n) return Error{n.error() + " (an animation has at least 2 frames)"};
-    a.frames = static_cast<int>(*n);
-  } else if (name == "--size") {
-    const std::string text(v);
-    const auto x = text.find_first_of("xX");
-    auto w = parse_integer(text.substr(0, x), "--size width", 16, 8192);
-    auto h = parse_integer(x == std::string::npos ? "" : text.substr(x + 1), "--size height", 16, 8192);
-    if (!w || !h)
-      return Error{"--size expects WxH with sides from 16 to 8192, e.g. 1280x720, got \"" + text + "\""};
-    a.width = static_cast<int>(*w);
-    a.height = static_cast<int>(*h);
-  } else if (name == "--scale") {
-    auto n = parse_integer(v, "--scale", 1, 8);
-    if (!n) return Error{n.error()};
-    a.scale = static_cast<float>(*n);
-  } else {
-    if (a.format) return Error{"give only one of --mp4 FILE, --gif FILE and --frames-dir DIR"};
-    a.format = name == "--mp4"   ? plot::AnimationFormat::Mp4
-               : name == "--gif" ? plot::AnimationFormat::Gif
-                                 : plot::AnimationFormat::FramesDir;
-    a.output = std::string(v);
-    if (a.output.empty()) return Error{std::string(name) + " needs a file name"};
-  }
-  return Ok{};
+// An output flag: --mp4, --gif or --frames-dir, only one of them.
+Flag output_flag(std::string_view name, plot::AnimationFormat format, AnimationArgs& a) {
+  return {name, [name, format, &a](std::string_view v) -> Status {
+            if (a.format) return Error{"give only one of --mp4 FILE, --gif FILE and --frames-dir DIR"};
+            a.format = format;
+            a.output = std::string(v);
+            if (a.output.empty()) return Error{std::string(name) + " needs a file name"};
+            return Ok{};
+          }};
+}
+
+Flag number_flag(std::string_view name, std::optional<double>& into) {
+  return {name, [name, &into](std::string_view v) -> Status {
+            auto number = parse_number(v, name);
+            if (!number) return Error{number.error()};
+            into = *number;
+            return Ok{};
+          }};
+}
+
+// The animation's own options, each declared once.
+std::vector<Flag> animation_flags(AnimationArgs& a) {
+  return {
+      text_flag("--animate", a.param),
+      number_flag("--from", a.from),
+      number_flag("--to", a.to),
+      {"--fps", [&a](std::string_view v) -> Status {
+         auto number = parse_number(v, "--fps");
+         if (!number) return Error{number.error()};
+         if (!(*number >= 0.1 && *number <= 240.0)) return Error{"--fps must be between 0.1 and 240, got " + std::string(v)};
+         a.fps = *number;
+         return Ok{};
+       }},
+      {"--frames", [&a](std::string_view v) -> Status {
+         auto n = parse_integer(v, "--frames", 2, kMaxSweepFrames);
+         if (!n) return Error{n.error() + " (an animation has at least 2 frames)"};
+         a.frames = static_cast<int>(*n);
+         return Ok{};
+       }},
+      {"--size", [&a](std::string_view v) -> Status {
+         const std::string text(v);
+         const auto x = text.find_first_of("xX");
+         auto w = parse_integer(text.substr(0, x), "--size width", 16, 8192);
+         auto h = parse_integer(x == std::string::npos ? "" : text.substr(x + 1), "--size height", 16, 8192);
+         if (!w || !h) return Error{"--size expects WxH with sides from 16 to 8192, e.g. 1280x720, got \"" + text + "\""};
+         a.width = static_cast<int>(*w);
+         a.height = static_cast<int>(*h);
+         return Ok{};
+       }},
+      {"--scale", [&a](std::string_view v) -> Status {
+         auto n = parse_integer(v, "--scale", 1, 8);
+         if (!n) return Error{n.error()};
+         a.scale = static_cast<float>(*n);
+         return Ok{};
+       }},
+      output_flag("--mp4", plot::AnimationFormat::Mp4, a),
+      output_flag("--gif", plot::AnimationFormat::Gif, a),
+      output_flag("--frames-dir", plot::AnimationFormat::FramesDir, a),
+  };
+}
+
+std::string unknown_animation_option(std::string_view name) {
+  if (name == "--png" || name == "--svg" || name == "--csv" || name == "--dir" || name == "--step")
+    return std::string(name) + " cannot be combined with --animate: give --mp4 FILE, --gif FILE or --frames-dir DIR";
+  return "unknown option \"" + std::string(name) + "\" for export --animate";
 }
 
 // The options after VIEW, into `state` and `a`; an error is the user's (a usage error).
-Status parse_animation_options(const std::vector<std::string_view>& args, State& state, AnimationArgs& a) {
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    std::string_view name = args[i], inline_value;
-    bool has_inline = false;
-    if (const auto eq = name.find('='); name.starts_with("--") && eq != std::string_view::npos) {
-      inline_value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_inline = true;
-    }
-    const StateOption* option = find_state_option(name);
-    if (option && option->value.empty()) {
-      if (has_inline) return Error{std::string(name) + " takes no value"};
-      if (auto s = option->apply(state, ""); !s) return s;
-      continue;
-    }
-    const bool known = option || name == "--session" || name == "--animate" || name == "--from" || name == "--to" ||
-                       name == "--frames" || name == "--fps" || name == "--scale" || name == "--mp4" ||
-                       name == "--gif" || name == "--frames-dir" || name == "--size";
-    if (!known) {
-      if (name == "--png" || name == "--svg" || name == "--csv" || name == "--dir" || name == "--step")
-        return Error{std::string(name) + " cannot be combined with --animate: give --mp4 FILE, --gif FILE or --frames-dir DIR"};
-      return Error{"unknown option \"" + std::string(name) + "\" for export --animate"};
-    }
-    if (!has_inline && i + 1 >= args.size()) return Error{std::string(name) + " needs a value"};
-    const std::string_view v = has_inline ? inline_value : args[++i];
-    if (auto s = apply_animation_option(name, v, option, state, a); !s) return s;
-  }
+Status parse_animation_options(ArgParser& p, State& state, AnimationArgs& a) {
+  if (auto s = p.parse(animation_flags(a), &state, unknown_animation_option); !s) return s;
   if (a.param.empty()) return Error{"--animate needs a parameter, e.g. --animate base"};
   if (!a.from || !a.to) return Error{"--animate " + a.param + " needs --from A and --to B"};
   if (!a.frames) return Error{"--animate " + a.param + " needs --frames N (at least 2)"};
@@ -220,6 +210,28 @@ Status open_animation_inputs(ViewId view, const State& state, const Sweep& sweep
   std::fprintf(stderr, "poslab: attention: %s\n",
                choose_backend(state.backend, renderer, in.gpu_backend != nullptr, gpu_unavailable).reason.c_str());
   in.source.gpu = in.gpu_backend.get();
+  return Ok{};
+}
+
+// The index-like options at the sweep's ends (its values run from one to the other): an index
+// past what the input holds is the user's mistake at any frame, not a value to clamp.
+Status check_sweep_indices(const ArgParser& p, AnimationInputs& in, const State& state, const Sweep& sweep) {
+  const std::string swept = "--" + std::string(sweep.param.name);
+  const GivenFlag given = [&](std::string_view name) { return name == swept || flag_given(p, name); };
+  for (const int k : {0, sweep.frames - 1}) {
+    auto frame = sweep_state(state, sweep, k);
+    if (!frame) return Error{frame.error()};
+    const auto at_frame = [&](const Status& s) {
+      return Error{"frame " + std::to_string(k) + " (" + std::string(sweep.param.name) + " = " + sweep_value_text(sweep, k) +
+                   "): " + s.error()};
+    };
+    if (view_needs_model(in.source.view, *frame)) {
+      if (auto s = check_model_indices(*frame, in.source.model->config()); !s) return at_frame(s);
+      continue;
+    }
+    if (auto s = in.workspace.update(*frame); !s) return Ok{};  // the frame itself reports it, as before
+    if (auto s = check_given_indices(given, *frame, *in.workspace.results()); !s) return at_frame(s);
+  }
   return Ok{};
 }
 
@@ -285,21 +297,29 @@ Status write_frames(AnimationInputs& in, const State& state, const Sweep& sweep,
 
 }  // namespace
 
-int run_animation_export(const std::vector<std::string_view>& args) {
-  if (args.empty()) return usage_error("export needs a view: poslab export patterns --animate base …");
-  const std::string_view view_name = args[0];
+int run_animation_export(ArgParser& p) {
+  if (p.done()) return usage_error("export needs a view: poslab export patterns --animate base …");
+  const std::string_view view_name = p.next();
   const auto view = view_named(view_name);
   if (!view) return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() + ")");
   if (*view == ViewId::Tour) return usage_error("the tour cannot be animated; animate the view of a step instead");
   State state;
   AnimationArgs a;
-  if (auto s = parse_animation_options(args, state, a); !s) return usage_error(s.error());
+  if (auto s = parse_animation_options(p, state, a); !s) return usage_error(s.error());
   auto sweep = make_sweep(a.param, *a.from, *a.to, *a.frames);
   if (!sweep) return usage_error(sweep.error());
   if (auto s = check_sweep(state, *sweep); !s) return usage_error(s.error());
 
+  // The output is only checked here: the frame sink makes its own temporary file and renames it.
+  OutputPlan plan;
+  const char* flag = *a.format == plot::AnimationFormat::Mp4 ? "--mp4" : *a.format == plot::AnimationFormat::Gif ? "--gif" : "--frames-dir";
+  plan.add_checked(flag, a.output, *a.format == plot::AnimationFormat::FramesDir);
+  plan_state_inputs(plan, state);
+  if (const int code = prepare_outputs(plan)) return code;
+
   AnimationInputs inputs;
   if (auto s = open_animation_inputs(*view, state, *sweep, inputs); !s) return runtime_error(s.error());
+  if (auto s = check_sweep_indices(p, inputs, state, *sweep); !s) return usage_error(s.error());
   auto canvas = canvas_size(inputs, state, *sweep, a);
   if (!canvas) return runtime_error(canvas.error());
   if (auto s = write_frames(inputs, state, *sweep, a, *canvas); !s) return runtime_error(s.error());

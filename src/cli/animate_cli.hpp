@@ -3,6 +3,8 @@
 // (--mp4 F | --gif F | --frames-dir D) [--scale N]`: a sweep of one state option as a video, a
 // GIF or numbered PNG frames, each frame the still `poslab export VIEW --PARAM v_k --png` writes.
 #include <string>
+
+#include "cli/args.hpp"
 #include <string_view>
 #include <vector>
 
@@ -11,8 +13,8 @@ namespace poslab {
 // Whether the arguments after `export` ask for an animation (they hold --animate).
 bool is_animation_request(const std::vector<std::string_view>& args);
 
-// Runs the export; `args` are the arguments after `export`, the view first. Returns the exit code.
-int run_animation_export(const std::vector<std::string_view>& args);
+// Runs the export; `p` is at the arguments after `export`, the view first. Returns the exit code.
+int run_animation_export(ArgParser& p);
 
 // The help text's lines for the command.
 std::string animation_help();

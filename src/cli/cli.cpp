@@ -100,70 +100,81 @@ void print_help() {
       POSLAB_VERSION, view_names().c_str(), animation_help().c_str(), state_options_help().c_str());
 }
 
-int run_gui_from_args(ArgParser& p, const GuiLauncher& run_gui) {
-  GuiOptions options;
-  options.remember_session = p.done();  // a plain `poslab` picks up where the last one left off
-  while (!p.done()) {
-    const ParsedOption opt = split_option(p.next());
-    if (auto applied = try_state_option(options.state, p, opt)) {
-      if (!*applied) return usage_error(applied->error());
-      continue;
-    }
-    if (opt.name == "--screenshot" || opt.name == "--frames" || opt.name == "--size" || opt.name == "--view" ||
-        opt.name == "--load" || opt.name == "--load-rate" || opt.name == "--frame-log" || opt.name == "--ui-scale" ||
-        opt.name == "--probe" || opt.name == "--step" || opt.name == "--lang") {
-      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-      if (!v) return usage_error(v.error());
-      if (opt.name == "--load") {
-        options.load = std::string(*v);
-      } else if (opt.name == "--load-rate") {
-        auto rate = parse_number(*v, "--load-rate");
-        if (!rate) return usage_error(rate.error());
-        if (!(*rate > 0.0)) return usage_error("--load-rate expects a positive number of MB/s, got " + std::string(*v));
-        options.load_rate = *rate;
-      } else if (opt.name == "--frame-log") {
-        options.frame_log = std::string(*v);
-      } else if (opt.name == "--probe") {
-        options.probe = std::string(*v);
-      } else if (opt.name == "--step") {
-        auto step = parse_integer(*v, "--step", 1, static_cast<long long>(tour_steps().size()));
-        if (!step) return usage_error(step.error());
-        options.tour_step = static_cast<int>(*step) - 1;
-      } else if (opt.name == "--lang") {
-        auto language = parse_language(*v);
-        if (!language) return usage_error(language.error());
-        options.tour_language = *language;
-      } else if (opt.name == "--ui-scale") {
-        auto scale = parse_number(*v, "--ui-scale");
-        if (!scale) return usage_error(scale.error());
-        if (!(*scale >= kMinUiScale && *scale <= kMaxUiScale))
-          return usage_error("--ui-scale expects pixels per point from 0.5 to 4, got " + std::string(*v));
-        options.ui_scale = static_cast<float>(*scale);
-      } else if (opt.name == "--view") {
-        const auto view = view_named(*v);
-        if (!view)
-          return usage_error("unknown view \"" + std::string(*v) + "\" (available: " +
-                             view_names_where([](const ViewInfo&) { return true; }) + ")");
-        options.initial_view = *view;
-      } else if (opt.name == "--screenshot") {
-        options.screenshot = std::string(*v);
-      } else if (opt.name == "--frames") {
-        auto frames = parse_integer(*v, "--frames", 1, 100000);
-        if (!frames) return usage_error(frames.error());
-        options.frames = static_cast<int>(*frames);
-      } else {
-        const std::string text(*v);
+// A flag of the GUI whose value is checked by `parse` into the options.
+template <typename Parse>
+Flag gui_flag(std::string_view name, Parse parse) {
+  return {name, [parse](std::string_view v) -> Status { return parse(v); }};
+}
+
+// The GUI's own options, each declared once.
+std::vector<Flag> gui_flags(GuiOptions& o) {
+  return {
+      text_flag("--screenshot", o.screenshot),
+      integer_flag("--frames", 1, 100000, o.frames),
+      gui_flag("--size", [&o](std::string_view v) -> Status {
+        const std::string text(v);
         const auto x = text.find('x');
         auto w = parse_integer(text.substr(0, x), "--size width", 200, 8192);
         auto h = parse_integer(x == std::string::npos ? "" : text.substr(x + 1), "--size height", 200, 8192);
-        if (!w || !h) return usage_error("--size expects WxH, e.g. 1440x900, got \"" + text + "\"");
-        options.width = static_cast<int>(*w);
-        options.height = static_cast<int>(*h);
-      }
-      continue;
-    }
-    return usage_error("unknown option \"" + std::string(opt.name) + "\"");
-  }
+        if (!w || !h) return Error{"--size expects WxH, e.g. 1440x900, got \"" + text + "\""};
+        o.width = static_cast<int>(*w);
+        o.height = static_cast<int>(*h);
+        return Ok{};
+      }),
+      gui_flag("--view", [&o](std::string_view v) -> Status {
+        const auto view = view_named(v);
+        if (!view)
+          return Error{"unknown view \"" + std::string(v) + "\" (available: " +
+                       view_names_where([](const ViewInfo&) { return true; }) + ")"};
+        o.initial_view = *view;
+        return Ok{};
+      }),
+      text_flag("--load", o.load),
+      gui_flag("--load-rate", [&o](std::string_view v) -> Status {
+        auto rate = parse_number(v, "--load-rate");
+        if (!rate) return Error{rate.error()};
+        if (!(*rate > 0.0)) return Error{"--load-rate expects a positive number of MB/s, got " + std::string(v)};
+        o.load_rate = *rate;
+        return Ok{};
+      }),
+      text_flag("--frame-log", o.frame_log),
+      gui_flag("--ui-scale", [&o](std::string_view v) -> Status {
+        auto scale = parse_number(v, "--ui-scale");
+        if (!scale) return Error{scale.error()};
+        if (!(*scale >= kMinUiScale && *scale <= kMaxUiScale))
+          return Error{"--ui-scale expects pixels per point from 0.5 to 4, got " + std::string(v)};
+        o.ui_scale = static_cast<float>(*scale);
+        return Ok{};
+      }),
+      text_flag("--probe", o.probe),
+      gui_flag("--step", [&o](std::string_view v) -> Status {
+        auto step = parse_integer(v, "--step", 1, static_cast<long long>(tour_steps().size()));
+        if (!step) return Error{step.error()};
+        o.tour_step = static_cast<int>(*step) - 1;
+        return Ok{};
+      }),
+      gui_flag("--lang", [&o](std::string_view v) -> Status {
+        auto language = parse_language(v);
+        if (!language) return Error{language.error()};
+        o.tour_language = *language;
+        return Ok{};
+      }),
+  };
+}
+
+int run_gui_from_args(ArgParser& p, const GuiLauncher& run_gui) {
+  GuiOptions options;
+  options.remember_session = p.done();  // a plain `poslab` picks up where the last one left off
+  const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\""; };
+  if (auto s = p.parse(gui_flags(options), &options.state, unknown); !s) return usage_error(s.error());
+  // The files the window writes, checked before it opens: a bad one is found now, not at the end.
+  OutputPlan plan;
+  plan.add_checked("--screenshot", options.screenshot);
+  plan.add_checked("--frame-log", options.frame_log);
+  plan.add_checked("--probe", options.probe);
+  plan.add_input("--load", options.load);
+  plan_state_inputs(plan, options.state);
+  if (const int code = prepare_outputs(plan)) return code;
   return run_gui(options);
 }
 
@@ -200,14 +211,16 @@ int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
     return run_predict(p);
   }
   if (!p.done() && (p.args[0] == "train" || p.args[0] == "eval")) {
-    const std::vector<std::string_view> rest(p.args.begin() + 1, p.args.end());
-    return p.args[0] == "train" ? run_train(rest) : run_eval(rest);
+    const bool train = p.next() == "train";
+    return train ? run_train(p) : run_eval(p);
   }
-  if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "extrapolation")
-    return run_export_extrapolation(std::vector<std::string_view>(p.args.begin() + 2, p.args.end()));
+  if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "extrapolation") {
+    p.i = 2;
+    return run_export_extrapolation(p);
+  }
   if (!p.done() && p.args[0] == "export") {
     p.next();
-    if (is_animation_request(p.args)) return run_animation_export({p.args.begin() + 1, p.args.end()});
+    if (is_animation_request(p.args)) return run_animation_export(p);
     return run_export(p);
   }
   return run_gui_from_args(p, run_gui);

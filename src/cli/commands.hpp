@@ -1,6 +1,7 @@
 #pragma once
 // The command line's commands, a file per family (export_cli, model_cli, info_cli, animate_cli,
 // train_cli), each reading its arguments through cli/args.hpp; cli.cpp picks one by name.
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,8 +27,19 @@ struct HeadlessGpu {
 };
 HeadlessGpu open_headless_gpu(Backend wanted);
 
-// export attention --layer L, export heads, export frequency-usage: the model's own forward pass.
-int run_model_export(ViewId view, State state, const ExportRequest& request);
+// export attention --layer L, export heads, export frequency-usage: the model's own forward pass
+// (and the state it used, when --save-session names a file).
+int run_model_export(ViewId view, State state, const ExportRequest& request, const std::string& save_session);
+
+// Whether the command line gave an option (an animation counts the swept one as given).
+using GivenFlag = std::function<bool(std::string_view name)>;
+// The index-like options given (--head, --token, --dims, --rope-pair, --patch…), against what the
+// input holds: past the end is a usage error naming the valid range, never quietly moved inside.
+// A value only a session or the defaults set is left to the views, which keep it inside as the
+// GUI does.
+Status check_given_indices(const GivenFlag& given, const State& state, const Results& results);
+// --layer and --head against a model folder's own sizes.
+Status check_model_indices(const State& state, const TransformerConfig& config);
 
 // Each command, its arguments after the command's name.
 int run_export(ArgParser& p);   // export VIEW | all

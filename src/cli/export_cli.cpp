@@ -31,6 +31,8 @@
 #include "cli/args.hpp"
 #include "cli/train_cli.hpp"
 #include "cli/animate_cli.hpp"
+#include "core/encodings/encodings.hpp"
+#include "figures/rope2d.hpp"
 
 namespace poslab {
 
@@ -43,75 +45,66 @@ struct ExportArgs {
   State state;
   ExportRequest request;
   std::string save_session, folder;
+  OutputPlan plan;  // the files above, checked before any work
 };
+
+// The options of `export VIEW`, each declared once; which exist depends on the view.
+std::vector<Flag> export_flags(ExportArgs& e) {
+  std::vector<Flag> flags = {text_flag("--save-session", e.save_session)};
+  if (e.view == ViewId::Tour) {
+    flags.push_back({"--lang", [&e](std::string_view v) -> Status {
+                       auto language = parse_language(v);
+                       if (!language) return Error{language.error()};
+                       e.request.language = *language;
+                       return Ok{};
+                     }});
+    flags.push_back({"--step", [&e](std::string_view v) -> Status {
+                       auto step = parse_integer(v, "--step", 1, static_cast<long long>(tour_steps().size()));
+                       if (!step) return Error{step.error()};
+                       e.request.tour_step = static_cast<int>(*step) - 1;
+                       return Ok{};
+                     }});
+  }
+  if (e.all) flags.push_back(text_flag("--dir", e.folder));
+  if (e.view == ViewId::Frequencies && !e.all) flags.push_back(integer_flag("--head-dim", 2, 65536, e.request.head_dim));
+  if (!e.all)
+    for (auto [name, into] : {std::pair{"--png", &e.request.png}, {"--svg", &e.request.svg}, {"--csv", &e.request.csv}})
+      flags.push_back(text_flag(name, *into));
+  flags.push_back({"--scale", [&e](std::string_view v) -> Status {
+                     auto scale = parse_integer(v, "--scale", 1, 8);
+                     if (!scale) return Error{scale.error()};
+                     e.request.scale = static_cast<float>(*scale);
+                     return Ok{};
+                   }});
+  return flags;
+}
 
 // The options after VIEW; an error is the user's (a usage error).
 Status parse_export_options(ArgParser& p, ExportArgs& e) {
-  while (!p.done()) {
-    const ParsedOption opt = split_option(p.next());
-    if (auto applied = try_state_option(e.state, p, opt)) {
-      if (!*applied) return *applied;
-      continue;
-    }
-    if (opt.name == "--save-session") {
-      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-      if (!v) return Error{v.error()};
-      e.save_session = std::string(*v);
-      continue;
-    }
-    if ((opt.name == "--step" || opt.name == "--lang") && e.view == ViewId::Tour) {
-      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-      if (!v) return Error{v.error()};
-      if (opt.name == "--lang") {
-        auto language = parse_language(*v);
-        if (!language) return Error{language.error()};
-        e.request.language = *language;
-      } else {
-        auto step = parse_integer(*v, "--step", 1, static_cast<long long>(tour_steps().size()));
-        if (!step) return Error{step.error()};
-        e.request.tour_step = static_cast<int>(*step) - 1;
-      }
-      continue;
-    }
-    if (opt.name == "--dir" && e.all) {
-      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-      if (!v) return Error{v.error()};
-      e.folder = std::string(*v);
-      continue;
-    }
-    if (opt.name == "--head-dim" && e.view == ViewId::Frequencies && !e.all) {
-      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-      if (!v) return Error{v.error()};
-      auto n = parse_integer(*v, "--head-dim", 2, 65536);
-      if (!n) return Error{n.error()};
-      e.request.head_dim = static_cast<int>(*n);
-      continue;
-    }
-    if ((opt.name == "--png" || opt.name == "--svg" || opt.name == "--csv") && e.all)
-      return Error{"export all writes DIR/VIEW.png, .svg and .csv: give --dir DIR instead of " + std::string(opt.name)};
-    if (opt.name == "--png" || opt.name == "--svg" || opt.name == "--csv" || opt.name == "--scale") {
-      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-      if (!v) return Error{v.error()};
-      if (opt.name == "--png") e.request.png = std::string(*v);
-      else if (opt.name == "--svg") e.request.svg = std::string(*v);
-      else if (opt.name == "--csv") e.request.csv = std::string(*v);
-      else {
-        auto scale = parse_integer(*v, "--scale", 1, 8);
-        if (!scale) return Error{scale.error()};
-        e.request.scale = static_cast<float>(*scale);
-      }
-      continue;
-    }
-    return Error{"unknown option \"" + std::string(opt.name) + "\" for export"};
-  }
+  const auto unknown = [&e](std::string_view name) {
+    if (e.all && (name == "--png" || name == "--svg" || name == "--csv"))
+      return "export all writes DIR/VIEW.png, .svg and .csv: give --dir DIR instead of " + std::string(name);
+    return "unknown option \"" + std::string(name) + "\" for export";
+  };
+  if (auto s = p.parse(export_flags(e), &e.state, unknown); !s) return s;
   if (e.all && e.folder.empty()) return Error{"export all needs a folder: poslab export all --dir figures"};
   if (!e.all && e.request.png.empty() && e.request.svg.empty() && e.request.csv.empty())
     return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
   return Ok{};
 }
 
+// The export's files as one plan: the request's, --save-session, export all's folder; none may
+// replace an input.
+int prepare_export_outputs(ExportArgs& e) {
+  plan_request(e.request, e.plan);
+  e.plan.add("--save-session", e.save_session);
+  e.plan.add_checked("--dir", e.folder, true);  // export all stages its files inside the folder itself
+  plan_state_inputs(e.plan, e.state);
+  return prepare_outputs(e.plan);
+}
+
 // The views of the embeddings: the pipeline runs once, then the view (or every view) is written.
-int export_embeddings_views(ExportArgs& e) {
+int export_embeddings_views(const ArgParser& p, ExportArgs& e) {
   State& state = e.state;
   const ExportRequest& request = e.request;
   if (e.view == ViewId::Tour) state = tour_state(request.tour_step, state);  // as a reader pressing Next up to it
@@ -134,28 +127,66 @@ int export_embeddings_views(ExportArgs& e) {
   std::fprintf(stderr, "poslab: attention: %s\n", g.choice.reason.c_str());
   if (auto s = workspace.update(state); !s) return runtime_error(s.error());
   const Results& results = *workspace.results();
-  if (!state.view.mean_heads && state.view.head >= results.problem.heads)
-    return usage_error("--head " + std::to_string(state.view.head) + " is out of range: there are " +
-                       std::to_string(results.problem.heads) + " heads (0 to " + std::to_string(results.problem.heads - 1) + ")");
+  const GivenFlag given = [&](std::string_view name) { return flag_given(p, name); };
+  if (auto s = check_given_indices(given, state, results); !s) return usage_error(s.error());
   for (const auto& note : results.notes) std::fprintf(stderr, "poslab: %s\n", note.c_str());
-  if (!e.save_session.empty()) {
-    if (auto s = write_file_atomic(e.save_session, session_json(state)); !s) return runtime_error(s.error());
-    std::printf("wrote %s (session)\n", e.save_session.c_str());
-  }
+  if (!e.save_session.empty())
+    if (auto s = e.plan.write(e.save_session, session_json(state)); !s) return runtime_error(s.error());
   std::vector<std::string> written;
   if (e.all) {
     if (auto s = export_all_views(state, results, workspace.embeddings(), e.folder, request.scale, written); !s)
       return runtime_error(s.error());
-    std::printf("wrote %zu files into %s\n", written.size(), e.folder.c_str());
-    return 0;
-  }
-  if (auto s = export_view(e.view, state, results, workspace.embeddings(), request, written); !s)
+  } else if (auto s = export_view(e.view, state, results, workspace.embeddings(), request, e.plan, written); !s) {
     return runtime_error(s.error());
-  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  }
+  if (auto s = e.plan.commit(); !s) return runtime_error(s.error());
+  if (!e.save_session.empty()) std::printf("wrote %s (session)\n", e.save_session.c_str());
+  if (e.all) std::printf("wrote %zu files into %s\n", written.size(), e.folder.c_str());
+  else
+    for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
   return 0;
 }
 
 }  // namespace
+
+namespace {
+
+// The tokens of the sentence a view can pick: up to the last one that is not padding.
+int real_tokens(const Results& r) {
+  int count = 0;
+  for (int t = 0; t < r.problem.queries(); ++t)
+    if (!r.tokens[static_cast<std::size_t>(t)].padding) count = t + 1;
+  return count;
+}
+
+}  // namespace
+
+// The index-like options given on the command line, against what the input turned out to hold:
+// past the end is the user's mistake, said with the valid range, never quietly moved inside it.
+// (A value only a session or the defaults set is left to the views, as the GUI leaves it.)
+Status check_given_indices(const GivenFlag& given, const State& state, const Results& r) {
+  const ViewSettings& v = state.view;
+  if (!v.mean_heads && v.head >= r.problem.heads)
+    return check_index("--head", v.head, r.problem.heads, "heads");
+  if (given("--token"))
+    if (auto s = check_index("--token", v.trajectory_token, real_tokens(r), "tokens in the sentence"); !s) return s;
+  if (given("--dims")) {
+    const int d = r.problem.width();
+    if (auto s = check_index("--dims", v.trajectory_dim_x, d, "dimensions"); !s) return s;
+    if (auto s = check_index("--dims", v.trajectory_dim_y, d, "dimensions"); !s) return s;
+  }
+  if (given("--rope-pair")) {
+    const auto pairs = static_cast<long long>(rope_thetas(kRope2dHeadDim, state.model.base).size());
+    if (auto s = check_index("--rope-pair", v.rope_pair, pairs, "pairs in the rope2d view's head"); !s) return s;
+  }
+  for (const char* flag : {"--patch", "--patch-x"})
+    if (given(flag))
+      if (auto s = check_index(flag, v.patch_x, v.image_width, "patch columns"); !s) return s;
+  for (const char* flag : {"--patch", "--patch-y"})
+    if (given(flag))
+      if (auto s = check_index(flag, v.patch_y, v.image_height, "patch rows"); !s) return s;
+  return Ok{};
+}
 
 int run_export(ArgParser& p) {
   if (p.done()) return usage_error("export needs a view: poslab export attention --png out.png");
@@ -168,8 +199,9 @@ int run_export(ArgParser& p) {
                        ", tour, heads, frequency-usage, extrapolation, all)");
   e.view = *view;
   if (auto s = parse_export_options(p, e); !s) return usage_error(s.error());
-  if (!e.all && view_needs_model(e.view, e.state)) return run_model_export(e.view, e.state, e.request);
-  return export_embeddings_views(e);
+  if (!e.all && view_needs_model(e.view, e.state)) return run_model_export(e.view, e.state, e.request, e.save_session);
+  if (const int code = prepare_export_outputs(e)) return code;
+  return export_embeddings_views(p, e);
 }
 
 }  // namespace poslab

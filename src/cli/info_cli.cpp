@@ -39,15 +39,14 @@ namespace poslab {
 int run_tokens(ArgParser& p) {
   std::string path;
   std::vector<std::string> sentences;
-  while (!p.done()) {
-    const ParsedOption opt = split_option(p.next());
-    if (opt.name != "--tokenizer" && opt.name != "--sentence")
-      return usage_error("unknown option \"" + std::string(opt.name) + "\" for tokens (--tokenizer F --sentence S)");
-    auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-    if (!v) return usage_error(v.error());
-    if (opt.name == "--tokenizer") path = std::string(*v);
-    else sentences.emplace_back(*v);
-  }
+  const Flag sentence_flag("--sentence", [&](std::string_view v) -> Status {
+        sentences.emplace_back(v);
+        return Ok{};
+      }, true, /*repeated=*/true);
+  const auto unknown = [](std::string_view name) {
+    return "unknown option \"" + std::string(name) + "\" for tokens (--tokenizer F --sentence S)";
+  };
+  if (auto s = p.parse({text_flag("--tokenizer", path), sentence_flag}, nullptr, unknown); !s) return usage_error(s.error());
   if (path.empty() || sentences.empty())
     return usage_error("tokens needs --tokenizer tokenizer.json and at least one --sentence TEXT");
   auto tokenizer = BpeTokenizer::load(path);
@@ -69,14 +68,10 @@ int run_tokens(ArgParser& p) {
 // `poslab info --embeddings F | --model DIR`: what the file holds and how long it took to open.
 int run_info(ArgParser& p) {
   State state;
-  while (!p.done()) {
-    const ParsedOption opt = split_option(p.next());
-    if (auto applied = try_state_option(state, p, opt)) {
-      if (!*applied) return usage_error(applied->error());
-      continue;
-    }
-    return usage_error("unknown option \"" + std::string(opt.name) + "\" for info (--embeddings F or --model DIR)");
-  }
+  const auto unknown = [](std::string_view name) {
+    return "unknown option \"" + std::string(name) + "\" for info (--embeddings F or --model DIR)";
+  };
+  if (auto s = p.parse({}, &state, unknown); !s) return usage_error(s.error());
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
   const auto start = std::chrono::steady_clock::now();
   auto table = load_embeddings_file(path, state.vocab_path, state.tensor_name);
@@ -121,26 +116,20 @@ int run_tour(ArgParser& p) {
   State state;
   Language language = Language::En;
   bool list = false;
-  while (!p.done()) {
-    const ParsedOption opt = split_option(p.next());
-    if (auto applied = try_state_option(state, p, opt)) {
-      if (!*applied) return usage_error(applied->error());
-      continue;
-    }
-    if (opt.name == "--list") {
-      list = true;
-      continue;
-    }
-    if (opt.name == "--lang") {
-      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-      if (!v) return usage_error(v.error());
-      auto parsed = parse_language(*v);
-      if (!parsed) return usage_error(parsed.error());
-      language = *parsed;
-      continue;
-    }
-    return usage_error("unknown option \"" + std::string(opt.name) + "\" for tour");
-  }
+  const std::vector<Flag> flags = {
+      {"--list", [&](std::string_view) -> Status {
+         list = true;
+         return Ok{};
+       }, false},
+      {"--lang", [&](std::string_view v) -> Status {
+         auto parsed = parse_language(v);
+         if (!parsed) return Error{parsed.error()};
+         language = *parsed;
+         return Ok{};
+       }},
+  };
+  const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for tour"; };
+  if (auto s = p.parse(flags, &state, unknown); !s) return usage_error(s.error());
   if (!list) return usage_error("tour needs --list (or open the Tour tab in the GUI; export a step with poslab export tour --step N)");
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;

@@ -65,14 +65,29 @@ void print_run_notes(const ModelRun& run, const HeadlessGpu& g) {
 
 }  // namespace
 
+// --layer and --head against the model's own sizes: past the end is an error naming the range.
+Status check_model_indices(const State& state, const TransformerConfig& c) {
+  if (state.view.layer >= 0)
+    if (auto s = check_index("--layer", state.view.layer, c.layers, "layers in the model"); !s) return s;
+  if (!state.view.mean_heads)
+    if (auto s = check_index("--head", state.view.head, c.heads, "heads in the model"); !s) return s;
+  return Ok{};
+}
+
 // export attention --layer L, export heads, export frequency-usage: the model's own forward pass.
-int run_model_export(ViewId view, State state, const ExportRequest& request) {
+int run_model_export(ViewId view, State state, const ExportRequest& request, const std::string& save_session) {
   const std::string name(to_string(view));
+  OutputPlan plan;
+  plan_request(request, plan);
+  plan.add("--save-session", save_session);
+  plan_state_inputs(plan, state);
+  if (const int code = prepare_outputs(plan)) return code;
   auto model = state_model(state, "export " + name);
   if (!model) {
     return runtime_error(model.error());
   }
   const TransformerConfig& c = (*model)->config();
+  if (auto s = check_model_indices(state, c); !s) return usage_error(s.error());
   if (auto s = check_model_view(view, state, c); !s) return usage_error(s.error());
   HeadlessGpu g = open_headless_gpu(state.backend);
   if (!g.context && (!request.png.empty() || !request.svg.empty())) {
@@ -86,10 +101,12 @@ int run_model_export(ViewId view, State state, const ExportRequest& request) {
   print_run_notes(*run, g);
   const auto [figure, csv] = model_view_output(view, state, *run, c);
   std::vector<std::string> written;
-  if (auto s = write_export(&figure, &csv, request, written); !s) {
-    return runtime_error(s.error());
-  }
+  if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
+  if (!save_session.empty())
+    if (auto s = plan.write(save_session, session_json(state)); !s) return runtime_error(s.error());
+  if (auto s = plan.commit(); !s) return runtime_error(s.error());
   for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  if (!save_session.empty()) std::printf("wrote %s (session)\n", save_session.c_str());
   return 0;
 }
 
@@ -97,26 +114,13 @@ int run_model_export(ViewId view, State state, const ExportRequest& request) {
 int run_predict(ArgParser& p) {
   State state;
   int top = 5;
-  while (!p.done()) {
-    const ParsedOption opt = split_option(p.next());
-    if (auto applied = try_state_option(state, p, opt)) {
-      if (!*applied) return usage_error(applied->error());
-      continue;
-    }
-    if (opt.name == "--top") {
-      auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
-      if (!v) return usage_error(v.error());
-      auto k = parse_integer(*v, "--top", 1, 1000);
-      if (!k) return usage_error(k.error());
-      top = static_cast<int>(*k);
-      continue;
-    }
-    return usage_error("unknown option \"" + std::string(opt.name) + "\" for predict");
-  }
+  const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for predict"; };
+  if (auto s = p.parse({integer_flag("--top", 1, 1000, top)}, &state, unknown); !s) return usage_error(s.error());
   auto model = state_model(state, "predict");
   if (!model) {
     return runtime_error(model.error());
   }
+  if (auto s = check_model_indices(state, (*model)->config()); !s) return usage_error(s.error());
   HeadlessGpu g = open_headless_gpu(state.backend);
   auto run = run_state_model(**model, state, top, g.backend.get());
   if (!run) {

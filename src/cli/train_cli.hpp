@@ -5,14 +5,14 @@
 //       [--vocab N] --out DIR [--log F.csv]
 //   poslab eval --model DIR --task copy|recall --lengths 32,64,128 [--rope-scaling KIND] [--csv F]
 //   poslab export extrapolation --models DIR,DIR,... --task copy --lengths ... --png F [--csv F]
-// Each returns the process's exit status (0, 1 for a failure, 2 for a usage error).
-#include <string_view>
-#include <vector>
+// Each reads the arguments after its name from `p` and returns the process's exit status (0, 1
+// for a failure, 2 for a usage error).
+#include "cli/args.hpp"
 
 namespace poslab {
 
-int run_train(const std::vector<std::string_view>& args);
-int run_eval(const std::vector<std::string_view>& args);
-int run_export_extrapolation(const std::vector<std::string_view>& args);
+int run_train(ArgParser& p);
+int run_eval(ArgParser& p);
+int run_export_extrapolation(ArgParser& p);
 
 }  // namespace poslab

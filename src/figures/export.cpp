@@ -129,27 +129,72 @@ Status export_all_views(const State& state, const Results& results, const Embedd
   return export_all_commit(*plan, written);
 }
 
+void plan_request(const ExportRequest& request, OutputPlan& plan) {
+  plan.add("--png", request.png);
+  plan.add("--svg", request.svg);
+  plan.add("--csv", request.csv);
+}
+
+namespace {
+
+// A plan of the request's files, prepared: their names checked and their temporary files made.
+// Its messages name the files alone: the GUI has no flags.
+Status prepared_plan(const ExportRequest& request, OutputPlan& plan) {
+  plan.add("", request.png);
+  plan.add("", request.svg);
+  plan.add("", request.csv);
+  const OutputPlan::Problem problem = plan.prepare();
+  if (problem.exit_code != 0) return Error{problem.message};
+  return Ok{};
+}
+
+Status write_png_into(const plot::RgbaImage& image, const std::string& path, OutputPlan& plan,
+                      std::vector<std::string>& written) {
+  if (auto s = plan.write(path, plot::encode_png(image)); !s) return s;
+  written.push_back(path + " (" + std::to_string(image.width) + "×" + std::to_string(image.height) + " PNG)");
+  return Ok{};
+}
+
+Result<plot::Figure> export_all_but_png_into(ViewId view, const State& state, const Results& results,
+                                             const EmbeddingTable& table, const ExportRequest& request,
+                                             OutputPlan& plan, std::vector<std::string>& written);
+
+}  // namespace
+
 Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
-                    std::vector<std::string>& written) {
+                    OutputPlan& plan, std::vector<std::string>& written) {
   if (figure && !request.png.empty()) {
     auto image = plot::render_figure(*figure, request.scale);
     if (!image) return Error{request.png + ": " + image.error()};
-    if (auto s = write_png_image(*image, request.png, written); !s) return s;
+    if (auto s = write_png_into(*image, request.png, plan, written); !s) return s;
   }
   if (figure && !request.svg.empty()) {
-    if (auto s = write_file_atomic(request.svg, plot::render_svg(*figure)); !s) return s;
+    if (auto s = plan.write(request.svg, plot::render_svg(*figure)); !s) return s;
     written.push_back(request.svg + " (SVG)");
   }
   if (csv && !request.csv.empty()) {
-    if (auto s = write_file_atomic(request.csv, *csv); !s) return s;
+    if (auto s = plan.write(request.csv, *csv); !s) return s;
     written.push_back(request.csv + " (CSV)");
   }
   return Ok{};
 }
 
-Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const Results& results,
-                                        const EmbeddingTable& table, const ExportRequest& request,
-                                        std::vector<std::string>& written) {
+Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
+                    std::vector<std::string>& written) {
+  OutputPlan plan;
+  if (auto s = prepared_plan(request, plan); !s) return s;
+  std::vector<std::string> done;
+  if (auto s = write_export(figure, csv, request, plan, done); !s) return s;
+  if (auto s = plan.commit(); !s) return s;
+  written.insert(written.end(), done.begin(), done.end());
+  return Ok{};
+}
+
+namespace {
+
+Result<plot::Figure> export_all_but_png_into(ViewId view, const State& state, const Results& results,
+                                             const EmbeddingTable& table, const ExportRequest& request,
+                                             OutputPlan& plan, std::vector<std::string>& written) {
   Result<plot::Figure> figure = plot::Figure{};
   if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
   if (!figure) return Error{figure.error()};
@@ -158,8 +203,8 @@ Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const R
   if (view == ViewId::Attention && !request.csv.empty()) {
     // Streamed to the file: at long lengths the CSV (T² rows per head) would not fit in memory.
     rest.csv.clear();
-    if (auto s = write_export(&*figure, nullptr, rest, written); !s) return Error{s.error()};
-    if (auto s = write_stream_atomic(request.csv, [&](std::ostream& out) { write_attention_csv(out, results); }); !s)
+    if (auto s = write_export(&*figure, nullptr, rest, plan, written); !s) return Error{s.error()};
+    if (auto s = plan.write_stream(request.csv, [&](std::ostream& out) { write_attention_csv(out, results); }); !s)
       return Error{s.error()};
     written.push_back(request.csv + " (CSV)");
     return figure;
@@ -167,7 +212,24 @@ Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const R
   Result<std::string> csv = std::string();
   if (!request.csv.empty()) csv = csv_of(view, state, results, table, request);
   if (!csv) return Error{csv.error()};
-  if (auto s = write_export(&*figure, &*csv, rest, written); !s) return Error{s.error()};
+  if (auto s = write_export(&*figure, &*csv, rest, plan, written); !s) return Error{s.error()};
+  return figure;
+}
+
+}  // namespace
+
+Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const Results& results,
+                                        const EmbeddingTable& table, const ExportRequest& request,
+                                        std::vector<std::string>& written) {
+  ExportRequest rest = request;
+  rest.png.clear();  // drawn by the caller, on its own thread
+  OutputPlan plan;
+  if (auto s = prepared_plan(rest, plan); !s) return Error{s.error()};
+  std::vector<std::string> done;
+  auto figure = export_all_but_png_into(view, state, results, table, request, plan, done);
+  if (!figure) return figure;
+  if (auto s = plan.commit(); !s) return Error{s.error()};
+  written.insert(written.end(), done.begin(), done.end());
   return figure;
 }
 
@@ -178,13 +240,24 @@ Status write_png_image(const plot::RgbaImage& image, const std::string& path, st
 }
 
 Status export_view(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
-                   const ExportRequest& request, std::vector<std::string>& written) {
-  auto figure = export_all_but_png(view, state, results, table, request, written);
+                   const ExportRequest& request, OutputPlan& plan, std::vector<std::string>& written) {
+  auto figure = export_all_but_png_into(view, state, results, table, request, plan, written);
   if (!figure) return Error{figure.error()};
   ExportRequest png_only;
   png_only.png = request.png;
   png_only.scale = request.scale;
-  return write_export(&*figure, nullptr, png_only, written);
+  return write_export(&*figure, nullptr, png_only, plan, written);
+}
+
+Status export_view(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
+                   const ExportRequest& request, std::vector<std::string>& written) {
+  OutputPlan plan;
+  if (auto s = prepared_plan(request, plan); !s) return s;
+  std::vector<std::string> done;
+  if (auto s = export_view(view, state, results, table, request, plan, done); !s) return s;
+  if (auto s = plan.commit(); !s) return s;
+  written.insert(written.end(), done.begin(), done.end());
+  return Ok{};
 }
 
 }  // namespace poslab

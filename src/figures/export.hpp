@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/attention/pipeline.hpp"
+#include "core/output_plan.hpp"
 #include "core/state.hpp"
 #include "core/tour/tour_text.hpp"
 #include "plot/figure.hpp"
@@ -36,10 +37,17 @@ struct ExportRequest {
 Result<plot::Figure> view_figure(ViewId view, const State& state, const Results& results,
                                  const EmbeddingTable& table, const ExportRequest& request = {});
 
-// Writes what the request asks for; needs a current OpenGL context for a PNG. Each file is
-// written atomically. On success, `written` lists "path (details)" for each file.
+// The request's files as outputs of `plan` (named --png, --svg and --csv in its messages).
+void plan_request(const ExportRequest& request, OutputPlan& plan);
+
+// Writes what the request asks for; needs a current OpenGL context for a PNG. All of the files or
+// none: each is written beside its target and they are renamed into place together at the end.
+// On success, `written` lists "path (details)" for each file.
 Status export_view(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
                    const ExportRequest& request, std::vector<std::string>& written);
+// The same into a plan the caller has prepared (plan_request, then prepare()) and commits.
+Status export_view(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
+                   const ExportRequest& request, OutputPlan& plan, std::vector<std::string>& written);
 
 // The parts of export_view that need no OpenGL, for a thread without a context: the SVG and CSV
 // written, and the figure returned for the PNG (an empty figure when none is asked for).
@@ -50,9 +58,12 @@ Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const R
 Status write_png_image(const plot::RgbaImage& image, const std::string& path, std::vector<std::string>& written);
 
 // Writes the figure as PNG and SVG and the CSV text where the request names files (either may
-// be null: nothing of it is written).
+// be null: nothing of it is written), all of them or none.
 Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
                     std::vector<std::string>& written);
+// The same into a prepared plan, which the caller commits.
+Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
+                    OutputPlan& plan, std::vector<std::string>& written);
 
 // A figure still to be drawn and written as PNG.
 struct PendingPng {

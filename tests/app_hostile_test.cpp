@@ -1,0 +1,211 @@
+// Hostile command lines, one table: outputs that collide, replace an input, cannot be written, or
+// are folders where files are wanted (and the reverse), and indices past what the input holds.
+// Each case checks the exit code (2: the command line is wrong; 1: the file system refused), that
+// the message names the problem, and that the scratch folder holds exactly what it held before,
+// byte for byte: no file changed, no partial output, no temporary file left behind.
+//
+// To see that each check can fail, POSLAB_HOSTILE_SABOTAGE=code|message|files makes every case
+// expect a wrong exit code, a message that is not there, or a stray file; and
+// POSLAB_HOSTILE_BINARY=path runs another poslab (an older build, to see what the table catches).
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace poslab {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;
+};
+
+std::string binary() {
+  const char* other = std::getenv("POSLAB_HOSTILE_BINARY");
+  return other && *other ? other : POSLAB_BINARY;
+}
+
+std::string sabotage() {
+  const char* s = std::getenv("POSLAB_HOSTILE_SABOTAGE");
+  return s ? s : "";
+}
+
+// `poslab ARGS` in `dir` through /bin/sh, stdout and stderr together.
+Outcome run_in(const fs::path& dir, const std::string& args) {
+  const std::string command = "cd '" + dir.string() + "' && " + binary() + " " + args + " 2>&1 </dev/null";
+  Outcome r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_file(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+// Every file and folder under `dir`, hidden ones too, with its bytes (a folder: "<dir>").
+std::map<std::string, std::string> snapshot(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string name = fs::relative(e.path(), dir).string();
+    // A pipe is never read (that would wait for a writer); its kind is what must not change.
+    files[name] = e.is_directory() ? "<dir>" : e.is_fifo() ? "<fifo>" : read_file(e.path());
+  }
+  return files;
+}
+
+// What differs between two snapshots, one line per path.
+std::string difference(const std::map<std::string, std::string>& before, const std::map<std::string, std::string>& after) {
+  std::string out;
+  for (const auto& [name, bytes] : after) {
+    const auto it = before.find(name);
+    if (it == before.end()) out += "  new: " + name + "\n";
+    else if (it->second != bytes) out += "  changed: " + name + "\n";
+  }
+  for (const auto& [name, bytes] : before)
+    if (!after.count(name)) out += "  removed: " + name + "\n";
+  return out;
+}
+
+struct Case {
+  std::string args;
+  int code;             // 2: a bad flag or value; 1: a bad file or a failed write
+  std::string message;  // a part of what the command says
+};
+
+// B: every output checked before the work, all written or none.
+const std::vector<Case> kOutputCases = {
+    {"export attention --csv keep.csv --png /proc/x.png", 1, "--png /proc/x.png: cannot write in /proc"},
+    {"export attention --png same.png --svg same.png", 2, "are one file"},
+    {"export attention --png keep.png --svg ./keep.png", 2, "are one file"},
+    {"export attention --csv keep.csv --save-session keep.csv", 2, "are one file"},
+    {"export attention --embeddings emb.txt --csv emb.txt", 2, "an output must not replace what the command reads"},
+    {"export attention --csv folder", 1, "--csv folder: is a folder"},
+    {"export attention --csv keep.csv --svg nowhere/x.svg", 1, "the folder nowhere does not exist"},
+    // A pipe in the scratch folder, not /dev/null: a poslab that renamed over it must not be able
+    // to replace a device the whole machine shares (an older build, run as root, did).
+    {"export attention --csv pipe", 1, "--csv pipe: is not a plain file"},
+    {"export tour --step 1 --png keep.png --csv keep.png", 2, "are one file"},
+    {"export all --dir keep.csv", 1, "--dir keep.csv: is a file, not a folder"},
+    {"export attention --model model --layer 0 --csv model/tokenizer.json", 2, "must not replace"},
+    {"export attention --model model --layer 0 --csv keep.csv --png /proc/m.png", 1, "cannot write in /proc"},
+    {"train --steps 5 --out /proc/m", 1, "--out /proc/m: cannot create the folder"},
+    {"train --steps 5 --out new-model --log folder", 1, "--log folder: is a folder"},
+    {"train --steps 5 --out new-model --log new-model", 2, "are one file"},
+    {"train --steps 5 --out keep.csv", 1, "--out keep.csv: is a file, not a folder"},
+    {"train --steps 5 --out ''", 2, "--out needs a folder name"},
+    {"train --steps 5 --out new-model --log=", 2, "--log needs a file name"},
+    {"eval --model model --csv model/config.json", 2, "must not replace"},
+    {"eval --model model --csv /proc/e.csv", 1, "cannot write in /proc"},
+    {"export extrapolation --models model --png e.png --csv e.png", 2, "are one file"},
+    {"export extrapolation --models model --csv model/model.safetensors", 2, "must not replace"},
+    {"export patterns --animate base --from 100 --to 200 --frames 2 --gif folder", 1, "--gif folder: is a folder"},
+    {"export patterns --animate base --from 100 --to 200 --frames 2 --mp4 /proc/a.mp4", 1, "cannot write in /proc"},
+    {"export patterns --animate base --from 100 --to 200 --frames 2 --frames-dir keep.csv", 1, "is a file, not a folder"},
+    {"--screenshot keep.png --frame-log ./keep.png", 2, "are one file"},
+    {"--screenshot /proc/shot.png", 1, "cannot write in /proc"},
+};
+
+// C: an index past what the input holds is an error naming the range, never clamped.
+const std::vector<Case> kIndexCases = {
+    {"export trajectory --token 99 --png t.png", 2, "--token 99 is out of range: there are 5 tokens in the sentence (0 to 4)"},
+    {"export trajectory --sentence 'one two' --token 2 --csv t.csv", 2, "(0 to 1)"},
+    {"export trajectory --plane dims --dims 0,100 --png t.png", 2, "--dims 100 is out of range: there are 100 dimensions (0 to 99)"},
+    {"export rope2d --rope-pair 32 --png t.png", 2, "--rope-pair 32 is out of range: there are 32 pairs"},
+    {"export rope-image --patch 14,0 --png t.png", 2, "--patch 14 is out of range: there are 14 patch columns (0 to 13)"},
+    {"export rope-image --image-grid 4x4 --patch-y 4 --png t.png", 2, "--patch-y 4 is out of range: there are 4 patch rows (0 to 3)"},
+    {"export all --dir out --token 99", 2, "--token 99 is out of range"},
+    {"export attention --head 5 --png t.png", 2, "--head 5 is out of range: there are 5 heads (0 to 4)"},
+    {"export attention --model model --layer 2 --png t.png", 2, "--layer 2 is out of range: there are 2 layers in the model (0 to 1)"},
+    {"export heads --model model --layer 0 --head 4 --png t.png", 2, "--head 4 is out of range: there are 4 heads in the model (0 to 3)"},
+    {"predict --model model --layer 7", 2, "--layer 7 is out of range"},
+    {"export trajectory --animate token --from 0 --to 9 --frames 2 --gif a.gif", 2, "frame 1 (token = 9): --token 9 is out of range"},
+    {"export attention --animate head --from 0 --to 7 --frames 2 --gif a.gif", 2, "frame 1 (head = 7): --head 7 is out of range"},
+    {"export tour --step 99 --png t.png", 2, "--step must be between 1 and"},
+};
+
+class HostileCommandLines : public ::testing::Test {
+ protected:
+  // A scratch folder with files to protect, a folder, an input file and a tiny trained model.
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("poslab-hostile-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "folder");
+    write_file(dir_ / "keep.csv", "a,b\n1,2\n");
+    write_file(dir_ / "keep.png", "not really a png, but nobody may replace it");
+    write_file(dir_ / "emb.txt", "dog 0.1 0.2\ncat 0.3 0.4\n");
+    write_file(dir_ / "folder" / "inside.txt", "inside");
+    ASSERT_EQ(::mkfifo((dir_ / "pipe").c_str(), 0644), 0);
+    const Outcome trained = run_in(dir_, "train --steps 2 --train-length 4 --out model");
+    ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  static void check(const std::vector<Case>& cases) {
+    const std::string s = sabotage();
+    for (const Case& c : cases) {
+      const auto before = snapshot(dir_);
+      const Outcome r = run_in(dir_, c.args);
+      if (s == "files") write_file(dir_ / ".stray.poslab-tmp", "x");  // as a leftover temporary file would be
+      const auto after = snapshot(dir_);
+      const int code = s == "code" ? 3 - c.code : c.code;
+      const std::string message = s == "message" ? c.message + " (sabotaged)" : c.message;
+      EXPECT_EQ(r.exit_code, code) << "poslab " << c.args << "\n" << r.output;
+      EXPECT_NE(r.output.find(message), std::string::npos) << "poslab " << c.args << "\nsays:\n" << r.output;
+      const std::string diff = difference(before, after);
+      EXPECT_TRUE(diff.empty()) << "poslab " << c.args << " changed the folder:\n" << diff;
+      // Put it back as it was, so one case's damage does not fail the next.
+      for (const auto& [name, bytes] : after)
+        if (!before.count(name)) fs::remove_all(dir_ / name);
+      for (const auto& [name, bytes] : before)
+        if (bytes == "<fifo>" && (!after.count(name) || after.at(name) != bytes)) {
+          fs::remove(dir_ / name);
+          ::mkfifo((dir_ / name).c_str(), 0644);
+        } else if (bytes != "<dir>" && bytes != "<fifo>" && (!after.count(name) || after.at(name) != bytes)) {
+          write_file(dir_ / name, bytes);
+        }
+    }
+  }
+
+  static fs::path dir_;
+};
+
+fs::path HostileCommandLines::dir_;
+
+TEST_F(HostileCommandLines, OutputsAreCheckedFirstAndWrittenAllOrNone) { check(kOutputCases); }
+
+TEST_F(HostileCommandLines, IndicesPastTheInputAreErrorsNamingTheRange) { check(kIndexCases); }
+
+// The same checks hold when the command succeeds: the files arrive and nothing else does.
+TEST_F(HostileCommandLines, ASuccessfulExportLeavesOnlyItsFiles) {
+  const auto before = snapshot(dir_);
+  const Outcome r = run_in(dir_, "export attention --csv keep.csv --svg fresh.svg --save-session fresh.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string diff = difference(before, snapshot(dir_));
+  EXPECT_EQ(diff, "  new: fresh.json\n  new: fresh.svg\n  changed: keep.csv\n");
+  fs::remove(dir_ / "fresh.svg");
+  fs::remove(dir_ / "fresh.json");
+  write_file(dir_ / "keep.csv", "a,b\n1,2\n");
+}
+
+}  // namespace
+}  // namespace poslab

@@ -58,7 +58,14 @@ class Workspace {
   // than waited for. Each call installs a finished run's results. The GPU path runs at once on
   // the calling thread instead, unless the backend is callable from any thread (GpuThread).
   Status update_async(const State& state);
-  bool computing() const { return !jobs_.empty() && !jobs_.back()->done; }
+  // Until the newest run's results are in place: a run that finished after this frame's
+  // update_async still counts, or a scripted screenshot (and a test reading --probe) would take
+  // the next frame, drawn before update_async installs them, for the finished state.
+  bool computing() const {
+    if (jobs_.empty()) return false;
+    const Job& j = *jobs_.back();
+    return !j.done || (!j.cancel && j.result.has_value());  // result is read only once done is set
+  }
   double progress() const { return jobs_.empty() ? 1.0 : jobs_.back()->progress.load(); }
   // Seconds the current run has taken so far (0 when none runs).
   double computing_seconds() const;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
 
 #include "core/encodings/rope_image.hpp"
 #include "plot/heatmap.hpp"
@@ -34,6 +35,8 @@ void RopeImageView::draw(State& state, const plot::FontSet& fonts) {
   figure_.refresh();
   draw_figure_note(figure_.busy(), figure_.current().figure.width > 0, figure_.failure());
   const ShownFigure shown = show_figure(figure_.current().figure, room, fonts, textures_, "patches");
+  for (std::size_t k = 0; k < figure_.current().grids.size(); ++k)
+    probe_box("rope image: patches " + std::to_string(k), shown, figure_.current().grids[k]);
   // Click (or drag over) a patch in either panel to pick it.
   if (!shown.hovered) return;
   const plot::Point at = shown.mouse;

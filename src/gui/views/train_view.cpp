@@ -79,9 +79,13 @@ void TrainView::draw_settings() {
   ImGui::TextDisabled(task_ == 0 ? "L random symbols, a separator, the same L symbols again: scored on the copy"
                                  : "L key–value pairs, a separator, ⌈L/4⌉ of the keys: predict each value");
   ImGui::TextUnformatted("encodings:");
+  std::string job;  // what Train would start, for the probe: "rope · 40 steps"
   for (int k = 0; k < 6; ++k) {
     ImGui::SameLine();
-    ImGui::Checkbox(std::string(to_string(kTrainedEncodings[k])).c_str(), &encodings_[k]);
+    const std::string name(to_string(kTrainedEncodings[k]));
+    ImGui::Checkbox(name.c_str(), &encodings_[k]);
+    probe::item("train: " + name);
+    if (encodings_[k]) job += name + " ";
   }
   ImGui::PushItemWidth(90);
   ImGui::InputInt("layers", &layers_);
@@ -92,6 +96,7 @@ void TrainView::draw_settings() {
   ImGui::SameLine();
   ImGui::InputInt("train length", &train_length_, 8);
   ImGui::InputInt("steps", &steps_, 100);
+  probe::item("train: steps");
   ImGui::SameLine();
   ImGui::InputInt("batch", &batch_, 8);
   ImGui::SameLine();
@@ -109,14 +114,18 @@ void TrainView::draw_settings() {
   batch_ = std::clamp(batch_, 1, 512);
   symbols_ = std::clamp(symbols_, 4, static_cast<int>(kTaskAlphabet.size()));
   seed_ = std::max(seed_, 0);
+  probe::value("train job", job + "· " + std::to_string(steps_) + " steps");
   ImGui::SetNextItemWidth(420);
   ImGui::InputText("save in", folder_, sizeof folder_);
   ImGui::EndDisabled();
   if (idle) {
     if (ImGui::Button("Train")) start_training();
+    probe::item("train: train");
   } else if (ImGui::Button("Stop")) {
     worker_.stop();
   }
+  // Whether a job runs, else how the last one ended ("done"): a test waits for it.
+  probe::value("train", shown_.running ? "running" : shown_.phase.empty() ? "idle" : shown_.phase);
   ImGui::SameLine();
   ImGui::ProgressBar(static_cast<float>(shown_.fraction), ImVec2(260, 0), shown_.phase.empty() ? "idle" : shown_.phase.c_str());
   if (!message_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", message_.c_str());

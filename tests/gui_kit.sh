@@ -13,6 +13,7 @@
 #   gui_click NAME [FX FY]             # a left click there; returns once the window drew it
 #   gui_key KEYS...                    # key presses (xdotool names: Right, ctrl+e, …), each
 #                                      # held until the window has drawn a frame with it down
+#                                      # (the display has no key autorepeat)
 #   gui_frames [N]                     # until the window has drawn N more frames
 #   gui_type TEXT                      # typed text
 #   gui_wait_value KEY VALUE [SECONDS] # until the probe shows KEY = VALUE
@@ -71,6 +72,9 @@ gui_display() {
   xvfb_pid=$!
   gui_until 30 test -s "$work/display" || gui_fail "Xvfb did not start: $(cat "$work/xvfb.log")"
   export DISPLAY=":$(head -1 "$work/display")"
+  # No key autorepeat: gui_key holds a key down for two frames, which on a loaded machine can
+  # outlast the server's repeat delay (660 ms), and PosLab takes a repeated → as more steps.
+  xset r off
 }
 
 gui_launch() {

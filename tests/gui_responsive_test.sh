@@ -18,7 +18,7 @@ print(' '.join(w[k % 9] for k in range($1)))"; }
 drew_while() {
   local key=$1 what=$2; shift 2
   gui_launch "$poslab" "$@"
-  gui_watch "$key"
+  gui_watch "$key" 400  # a limit for a loaded machine, not a timing
   echo "frames drawn while $what: $gui_watched"
   [ "$gui_status" = 0 ] || gui_fail "PosLab exited with status $gui_status"
   [ "$gui_watched" -ge 3 ] || gui_fail "the window did not draw while $what"

@@ -63,10 +63,17 @@ case "$mode" in
     # NumPy writes the tiny model folders and their independent forward passes.
     # The install and package tests: desktop-file-validate, man, xprop (the window's class), xrdb
     # (Xft.dpi for the HiDPI test) and debootstrap (a fresh Debian root to install the .deb into).
-    packages=(clang libclang-rt-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch)
+    # stress-ng loads the CPU while the GUI tests run (below).
+    packages=(clang libclang-rt-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
+      stress-ng)
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
     install_missing
-    ctest --test-dir build --output-on-failure -j 2
+    # One stress-ng CPU worker, busy half the time, runs while the Gui.* tests do (the cpu_load
+    # fixture, tests/cpu_load.sh), so that a GUI test waiting a fixed time instead of for what
+    # the window shows fails here and not only on a busy machine; half a core, beside ctest's two
+    # jobs on two, so as not to lengthen the run much. POSLAB_TEST_LOAD=0 turns it off.
+    POSLAB_TEST_LOAD=${POSLAB_TEST_LOAD:-1} POSLAB_TEST_LOAD_PERCENT=${POSLAB_TEST_LOAD_PERCENT:-50} \
+      ctest --test-dir build --output-on-failure -j 2
     # The parsers again, under AddressSanitizer and UBSan, then each fuzzer for a bounded time.
     tests/sanitized_parsers.sh
     fuzz/run.sh "${POSLAB_FUZZ_SECONDS:-10}"

@@ -13,10 +13,11 @@
 set -euo pipefail
 poslab=$(realpath "$1")
 probe=$(realpath "$2")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-export HOME="$work/home" XDG_CONFIG_HOME="$work/config"  # no settings of the machine's user
+# Parts 3 and 4 drive one window at a time through the kit, on its Xvfb (2600 × 1500: room for a
+# 2560 × 1440 window); parts 1 and 2 start their own with xvfb-run.
+export GUI_SCREEN=2600x1500x24
+source "$(dirname "$(realpath "$0")")/gui_kit.sh"
+export HOME="$work/home"  # no settings of the machine's user (the kit's $XDG_CONFIG_HOME neither)
 mkdir -p "$HOME"
 failures=0
 fail() {
@@ -95,25 +96,15 @@ for dpi in 96 192; do
 done
 
 # --- 3. The UI scale menu, the settings file and --ui-scale override the monitor --------------
-# A real click on the menu at the bottom right (1280 × 800 at 96 dpi), then on its "200%": the
-# window is drawn again at 2 px/pt at once, and the choice is saved in settings.json.
-cat >menu.sh <<'INNER'
-set -u
-"$@" &
-pid=$!
-window=$(timeout 60 xdotool search --sync --limit 1 --name '^PosLab$')
-sleep 1
-xdotool mousemove --window "$window" 1200 781 click 1
-sleep 0.5
-xdotool mousemove --window "$window" 1125 715 click 1
-for _ in $(seq 1 100); do
-  [ -s "$XDG_CONFIG_HOME/poslab/settings.json" ] && break
-  sleep 0.1
-done
-kill "$pid"
-wait "$pid"
-INNER
-xvfb-run -a -s '-screen 0 1600x1000x24' bash menu.sh "$poslab" --size 1280x800 >/dev/null 2>&1 || true
+# A real click on the menu in the bottom bar (at 96 dpi), then on its "200%": the window is drawn
+# again at 2 px/pt at once, and the choice is saved in settings.json.
+gui_display  # the kit's X server, started now so that xrdb can set its resources
+echo "Xft.dpi: 96" | xrdb -nocpp -merge
+gui_start "$poslab" --size 1280x800
+gui_click "ui scale"
+gui_click "ui scale: 200%"
+gui_wait_file "$XDG_CONFIG_HOME/poslab/settings.json"
+gui_stop
 saved=$(tr -d ' \n' <"$XDG_CONFIG_HOME/poslab/settings.json" 2>/dev/null || true)
 [ "$saved" = '{"ui_scale":2.0}' ] || fail "choosing 200% in the UI scale menu saved \"$saved\""
 scale=$(at_dpi 96 --size 1280x800 --frames 3 --screenshot s.png | layout_of | cut -d' ' -f2)
@@ -134,23 +125,13 @@ rm "$XDG_CONFIG_HOME/poslab/settings.json"
 # --- 4. Exports keep their size: Ctrl+E in a HiDPI window ------------------------------------
 state=(--sentence "May the force be with you." --causal --heads 4)
 "$poslab" export attention "${state[@]}" --png cli.png >/dev/null
-cat >drive.sh <<'INNER'
-set -eu
+# The kit's display, now at 192 dpi: GLFW reads Xft.dpi when PosLab starts.
 echo "Xft.dpi: 192" | xrdb -nocpp -merge
-"$@" &
-pid=$!
-window=$(timeout 60 xdotool search --sync --limit 1 --name '^PosLab$')
-sleep 1
-xdotool windowfocus --sync "$window"
-xdotool key --window "$window" ctrl+e
-for _ in $(seq 1 100); do
-  [ -s poslab-attention.png ] && break
-  sleep 0.1
-done
-kill "$pid" 2>/dev/null || true
-wait "$pid" 2>/dev/null || true
-INNER
-xvfb-run -a -s '-screen 0 2600x1500x24 -noreset' bash drive.sh "$poslab" "${state[@]}" --size 2560x1440 >/dev/null 2>&1 || true
+gui_start "$poslab" "${state[@]}" --size 2560x1440
+gui_key ctrl+e
+gui_wait_file poslab-attention.png
+gui_wait_value busy no
+gui_stop
 if [ ! -s poslab-attention.png ]; then
   fail "Ctrl+E in the HiDPI window wrote no PNG"
 elif ! cmp -s cli.png poslab-attention.png; then

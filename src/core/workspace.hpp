@@ -56,7 +56,10 @@ class Workspace {
   // than waited for. Each call installs a finished run's results. The GPU path runs at once on
   // the calling thread instead, unless the backend is callable from any thread (GpuThread).
   Status update_async(const State& state);
-  bool computing() const { return runs_.running(); }
+  // Until the newest run's results are in place: a run that finished after this frame's
+  // update_async still counts, or a scripted screenshot (and a test reading --probe) would take
+  // the next frame, drawn before update_async installs them, for the finished state.
+  bool computing() const { return runs_.busy(); }
   double progress() const { return runs_.progress(); }
   // Seconds the current run has taken so far (0 when none runs).
   double computing_seconds() const;

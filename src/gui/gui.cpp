@@ -231,13 +231,17 @@ void Gui::draw_window() {
     std::fprintf(stderr, "poslab: attention: %s\n", backend_said_.c_str());
   }
   // Off the UI thread: the window keeps drawing, and the views show the previous results until then.
+  const auto drawn_version = workspace_.version();
   if (auto s = workspace_.update_async(state_); !s) {
     if (status_.text != s.error()) status_.fail(s.error());
   }
+  results_arrived_ = workspace_.version() != drawn_version;
   if (actions.save_session) save_session();
   if (actions.open_session) open_session();
   start_exports(requested);
   exports_.pump(report_export_);
+  // Read once the views drew: the probe of this frame says it (a test waits for busy = no).
+  view_busy_ = views_.busy(active_view_);
   publish_probe();
 }
 

@@ -141,7 +141,8 @@ void Gui::publish_probe() {
   probe::value("status", status_.text);
   probe::value("status kind", status_.text.empty() ? "none" : status_.error ? "error" : "info");
   probe::value("computing", workspace_.computing() ? "yes" : "no");
-  probe::value("busy", loader_.running() || views_.model.running() || workspace_.computing() ||
+  probe::value("drawing", view_busy_ ? "yes" : "no");  // the shown view's figure is being built
+  probe::value("busy", loader_.running() || views_.model.running() || workspace_.computing() || results_arrived_ ||
                            views_.dog.busy() || view_busy_ || exports_.busy()
                        ? "yes"
                        : "no");
@@ -165,10 +166,9 @@ void Gui::render_and_screenshot() {
     exports_.save_png(plot::RgbaImage{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)}, path);
   }
   // A scripted screenshot shows the state after any load: frames are counted once it is done.
-  // The shown view's figure, built off the UI thread, counts as part of that state.
-  view_busy_ = views_.busy(active_view_);
+  // The shown view's figure, built off the UI thread, counts as part of that state (view_busy_).
   if (!options_.screenshot.empty() && !loader_.running() && !views_.model.running() && !workspace_.computing() &&
-      !views_.dog.busy() && !view_busy_ && ++frame_ >= options_.frames) {
+      !results_arrived_ && !views_.dog.busy() && !view_busy_ && ++frame_ >= options_.frames) {
     const plot::RgbaImage shot{fb_w, fb_h, gpu::read_window_rgba(fb_w, fb_h)};
     if (auto s = write_file_atomic(options_.screenshot, plot::encode_png(shot)); !s) {
       status_.fail(s.error());

@@ -128,6 +128,8 @@ class Gui {
   // drawing meanwhile.
   std::string frame_log_ = "frame,ms,loading,rows,computing,drawing,view\n";
   bool view_busy_ = false;
+  // New results were installed after the views drew this frame: they show them only next frame.
+  bool results_arrived_ = false;
   std::chrono::steady_clock::time_point last_frame_ = std::chrono::steady_clock::now();
 };
 

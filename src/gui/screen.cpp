@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
+
+#include "gui/probe.hpp"
 
 namespace poslab {
 
@@ -113,13 +116,16 @@ bool ui_scale_menu(float& chosen, const ScreenScale& scale, float width) {
     std::snprintf(preview, sizeof preview, "UI scale: auto, %.0f%%", scale.monitor * 100.0f);
   ImGui::SetNextItemWidth(width);
   bool changed = false;
-  if (ImGui::BeginCombo("##ui-scale", preview)) {
+  const bool open = ImGui::BeginCombo("##ui-scale", preview);
+  probe::item("ui scale");
+  if (open) {
     char label[64];
     std::snprintf(label, sizeof label, "Auto: the monitor's %.0f%%", scale.monitor * 100.0f);
     if (ImGui::Selectable(label, chosen <= 0.0f)) changed = chosen > 0.0f, chosen = 0.0f;
     for (float c : choices) {
       std::snprintf(label, sizeof label, "%.0f%%", c * 100.0f);
       if (ImGui::Selectable(label, chosen == c)) changed = chosen != c, chosen = c;
+      probe::item(std::string("ui scale: ") + label);
     }
     ImGui::EndCombo();
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "gui/probe.hpp"
+
 namespace poslab {
 
 namespace {
@@ -50,6 +52,11 @@ ShownFigure show_figure(const plot::Figure& figure, plot::Point room, const plot
   shown.mouse = {(mouse.x - shown.origin.x) / shown.scale, (mouse.y - shown.origin.y) / shown.scale};
   g_placement = {true, shown.origin, ImVec2(shown.origin.x + size.x, shown.origin.y + size.y), zoom};
   return shown;
+}
+
+void probe_box(std::string_view name, const ShownFigure& shown, const plot::Box& box) {
+  probe::area(name, shown.origin.x + box.x0 * shown.scale, shown.origin.y + box.y0 * shown.scale,
+              shown.origin.x + box.x1 * shown.scale, shown.origin.y + box.y1 * shown.scale);
 }
 
 const FigurePlacement& last_figure_placement() { return g_placement; }

@@ -3,6 +3,8 @@
 // room left in the current ImGui window (the fitting itself is figures/fit.hpp).
 #include <imgui.h>
 
+#include <string_view>
+
 #include "figures/fit.hpp"
 #include "plot/draw.hpp"
 
@@ -42,6 +44,9 @@ struct ShownFigure {
 // invisible button (hover, clicks), else a plain dummy item.
 ShownFigure show_figure(const plot::Figure& figure, plot::Point room, const plot::FontSet& fonts,
                         plot::TextureCache& textures, const char* id = nullptr, Overflow overflow = Overflow::Shrink);
+
+// Tells the probe (--probe) where `box`, in the shown figure's points, lies in the window.
+void probe_box(std::string_view name, const ShownFigure& shown, const plot::Box& box);
 
 // Where show_figure last drew (screen units), for the GUI's layout report; reset every frame.
 struct FigurePlacement {

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "figures/fit.hpp"
+#include "gui/probe.hpp"
 
 namespace poslab {
 
@@ -32,6 +34,17 @@ Result<std::uint32_t> paint_on_gpu(gpu::HeatmapPainter& gpu, const plot::Heatmap
   auto texture = gpu.paint_heatmap(paint);
   if (!texture) return Error{texture.error()};
   return static_cast<std::uint32_t>(*texture);
+}
+
+// The cells shown, as stderr and the probe say it: "all R × C cells" or "queries A–B, keys C–D of R × C".
+std::string zoom_text(const AttentionView::Zoom& z, int full_rows, int full_cols) {
+  char text[128];
+  if (z.rows == 0)
+    std::snprintf(text, sizeof text, "all %d × %d cells", full_rows, full_cols);
+  else
+    std::snprintf(text, sizeof text, "queries %d–%d, keys %d–%d of %d × %d", z.row0, z.row0 + z.rows - 1, z.col0,
+                  z.col0 + z.cols - 1, full_rows, full_cols);
+  return text;
 }
 
 }  // namespace
@@ -65,11 +78,8 @@ void AttentionView::navigate(const ShownFigure& shown, int full_rows, int full_c
   }
   if (shown.hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) zoom_ = Zoom{};
   if (!(zoom_ == now) && !(zoom_.rows == 0 && built_zoom_.rows == 0)) {  // said once per change (scripts, tests)
-    if (zoom_.rows == 0)
-      std::fprintf(stderr, "poslab: heatmap: all %d × %d cells\n", full_rows, full_cols);
-    else if (!(zoom_ == reported_))
-      std::fprintf(stderr, "poslab: heatmap: queries %d–%d, keys %d–%d of %d × %d\n", zoom_.row0,
-                   zoom_.row0 + zoom_.rows - 1, zoom_.col0, zoom_.col0 + zoom_.cols - 1, full_rows, full_cols);
+    if (zoom_.rows == 0 || !(zoom_ == reported_))
+      std::fprintf(stderr, "poslab: heatmap: %s\n", zoom_text(zoom_, full_rows, full_cols).c_str());
     reported_ = zoom_;
   }
 }
@@ -172,6 +182,8 @@ void AttentionView::draw(const State& state, const Results* r, std::uint64_t ver
   }
   const ShownFigure shown = show_figure(figure_.figure, room, fonts, textures_, "heatmap");
   navigate(shown, full_rows, full_cols);
+  probe_box("heatmap: cells", shown, figure_.cells);
+  probe::value("heatmap", zoom_text(zoom_, full_rows, full_cols));
   if (built_zoom_.rows > 0) draw_minimap(state, *r, shown);
   if (!shown.hovered) return;
 

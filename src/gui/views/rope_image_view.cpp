@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <string>
 
 #include "core/encodings/rope_image.hpp"
 #include "plot/heatmap.hpp"
@@ -28,6 +29,8 @@ void RopeImageView::draw(State& state, const plot::FontSet& fonts) {
   const plot::Point room = figure_room(fonts);
   if (figure_.stale(state, room)) figure_.request(state, [state, room] { return rope_image_panels_to_fill(state, room); });
   const ShownFigure shown = figure_.show(room, fonts, "patches");
+  for (std::size_t k = 0; k < figure_.current().grids.size(); ++k)
+    probe_box("rope image: patches " + std::to_string(k), shown, figure_.current().grids[k]);
   // Click (or drag over) a patch in either panel to pick it.
   if (!shown.hovered) return;
   const plot::Point at = shown.mouse;

@@ -80,10 +80,13 @@ void TrainView::draw_settings() {
   flow::text_disabled_wrapped(task_ == 0 ? "L random symbols, a separator, the same L symbols again: scored on the copy"
                                          : "L key–value pairs, a separator, ⌈L/4⌉ of the keys: predict each value");
   ImGui::TextUnformatted("encodings:");
+  std::string job;  // what Train would start, for the probe: "rope · 40 steps"
   for (int k = 0; k < 6; ++k) {
     const std::string name(to_string(kTrainedEncodings[k]));
     flow::same_line_if_fits(flow::checkbox(name.c_str()));
     ImGui::Checkbox(name.c_str(), &encodings_[k]);
+    probe::item("train: " + name);
+    if (encodings_[k]) job += name + " ";
   }
   draw_sizes();
   layers_ = std::clamp(layers_, 1, 4);
@@ -94,15 +97,19 @@ void TrainView::draw_settings() {
   batch_ = std::clamp(batch_, 1, 512);
   symbols_ = std::clamp(symbols_, 4, static_cast<int>(kTaskAlphabet.size()));
   seed_ = std::max(seed_, 0);
+  probe::value("train job", job + "· " + std::to_string(steps_) + " steps");
   // As wide as it was made, narrower where the panel is.
   ImGui::SetNextItemWidth(std::min(420.0f, flow::right_edge() - ImGui::GetCursorScreenPos().x - flow::label("save in")));
   ImGui::InputText("save in", folder_, sizeof folder_);
   ImGui::EndDisabled();
   if (idle) {
     if (ImGui::Button("Train")) start_training();
+    probe::item("train: train");
   } else if (ImGui::Button("Stop")) {
     worker_.stop();
   }
+  // Whether a job runs, else how the last one ended ("done"): a test waits for it.
+  probe::value("train", shown_.running ? "running" : shown_.phase.empty() ? "idle" : shown_.phase);
   ImGui::SameLine();
   ImGui::ProgressBar(static_cast<float>(shown_.fraction), ImVec2(260, 0), shown_.phase.empty() ? "idle" : shown_.phase.c_str());
   if (!message_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", message_.c_str());
@@ -131,6 +138,7 @@ void TrainView::draw_sizes() {
   next("train length");
   ImGui::InputInt("train length", &train_length_, 8);
   ImGui::InputInt("steps", &steps_, 100);
+  probe::item("train: steps");
   next("batch");
   ImGui::InputInt("batch", &batch_, 8);
   next("learning rate");

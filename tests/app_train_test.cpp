@@ -257,10 +257,10 @@ TEST(ShippedModels, OnePerEncodingWithinEightMegabytesAndTheirTableHolds) {
 
 TEST(ExtrapolationTable, ReadsBackWhatItWrites) {
   ExtrapolationCurve a{"rope", PositionKind::Rope, RopeScalingType::Yarn, 32, {}};
-  a.rows.push_back({32, 64, 0.125, 1.0, true});
-  a.rows.push_back({64, 128, 2.5, 0.25, true});
+  a.rows.push_back({32, 64, 0.125, 1.0, true, {}});
+  a.rows.push_back({64, 128, 2.5, 0.25, true, {}});
   ExtrapolationCurve b{"learned (a,\"b\")", PositionKind::Learned, RopeScalingType::None, 32, {}};
-  b.rows.push_back({64, 128, std::nan(""), 0.0, false});
+  b.rows.push_back({64, 128, std::nan(""), 0.0, false, {}});
   auto back = parse_extrapolation_csv(extrapolation_csv({a, b}));
   ASSERT_TRUE(back) << back.error();
   ASSERT_EQ(back->size(), 2u);

@@ -1,5 +1,7 @@
 #include "cli/args.hpp"
 
+#include "core/memory.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -66,6 +68,18 @@ std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedO
   return so->apply(state, *v);
 }
 
+// Options every command takes whatever it does: --memory-limit SIZE, the budget every big run is
+// checked against before it starts (core/memory.hpp).
+std::optional<Status> try_process_option(ArgParser& p, const ParsedOption& opt) {
+  if (opt.name != "--memory-limit") return std::nullopt;
+  auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);
+  if (!v) return Status(Error{v.error()});
+  auto bytes = parse_memory_size(std::string(*v));
+  if (!bytes) return Status(Error{bytes.error()});
+  set_memory_limit(*bytes, "--memory-limit " + std::string(*v));
+  return Status(Ok{});
+}
+
 const Flag* find_flag(const std::vector<Flag>& flags, std::string_view name) {
   // A checkpoint has no name, and no argument reaches it.
   const auto it = std::find_if(flags.begin(), flags.end(), [&](const Flag& f) { return !f.name.empty() && f.name == name; });
@@ -85,6 +99,10 @@ Status ArgParser::parse(const std::vector<Flag>& flags, State* state, const Unkn
   std::vector<std::pair<const Flag*, std::string_view>> given;
   while (!done()) {
     const ParsedOption opt = split_option(next());
+    if (auto applied = try_process_option(*this, opt)) {
+      if (!*applied) return *applied;
+      continue;
+    }
     if (state) {
       if (auto applied = try_state_option(*state, *this, opt)) {
         if (!*applied) return *applied;

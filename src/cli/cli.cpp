@@ -95,7 +95,10 @@ void print_help() {
       "      one line per tour step: N, title, pass|fail of its live check\n"
       "  poslab --help | --version\n\n"
       "sessions: --session FILE starts from a saved state (options after it refine it);\n"
-      "          export's --save-session FILE writes the state it used\n\n"
+      "          export's --save-session FILE writes the state it used\n"
+      "memory:   --memory-limit SIZE (512M, 8G; any command) caps what a run may take; a run that\n"
+      "          would need more is refused first, saying which option lowers it (default: half\n"
+      "          of this machine's memory)\n\n"
       "state options:\n%s",
       POSLAB_VERSION, view_names().c_str(), animation_help().c_str(), state_options_help().c_str());
 }

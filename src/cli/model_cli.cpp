@@ -61,6 +61,7 @@ void print_run_notes(const ModelRun& run, const HeadlessGpu& g) {
   std::fprintf(stderr, "poslab: attention on %s%s, %.0f ms\n", f.backend.c_str(),
                unavailable.empty() ? "" : (" (GPU path unavailable: " + unavailable + ")").c_str(), f.milliseconds);
   if (f.max_diff_vs_cpu) std::fprintf(stderr, "poslab: max |GPU − CPU| %.3g\n", *f.max_diff_vs_cpu);
+  for (const std::string& note : run.notes) std::fprintf(stderr, "poslab: note: %s\n", note.c_str());
 }
 
 }  // namespace
@@ -71,6 +72,52 @@ Status check_model_indices(const State& state, const TransformerConfig& c) {
     if (auto s = check_index("--layer", state.view.layer, c.layers, "layers in the model"); !s) return s;
   if (!state.view.mean_heads)
     if (auto s = check_index("--head", state.view.head, c.heads, "heads in the model"); !s) return s;
+  return Ok{};
+}
+
+namespace {
+
+std::string positions_name(PositionKind p) {
+  switch (p) {
+    case PositionKind::Rope: return "RoPE";
+    case PositionKind::Learned: return "a learned position table";
+    case PositionKind::Sinusoidal: return "the sinusoid added to the embeddings";
+    case PositionKind::None: return "none (NoPE)";
+    case PositionKind::Alibi: return "ALiBi's slopes";
+    case PositionKind::T5: return "T5's relative buckets";
+  }
+  return "";
+}
+
+}  // namespace
+
+// An option that changes nothing on this model is refused, naming what does apply: RoPE's options
+// on a model without RoPE, a shift on positions that are only relative, --no-positions on NoPE.
+Status check_interventions_apply(const State& state, const TransformerConfig& c) {
+  const ModelSettings defaults;
+  const ModelSettings& m = state.model;
+  const bool relative_only = c.positions == PositionKind::Alibi || c.positions == PositionKind::T5 || c.positions == PositionKind::None;
+  std::string applies = c.positions == PositionKind::None ? "--permute (shuffles the tokens)"
+                        : relative_only                   ? "--no-positions (turns them off) and --permute"
+                                                          : "--no-positions (turns them off), --position-shift K and --permute";
+  const std::string why = "; this model's positions are " + positions_name(c.positions) + ": what applies is " + applies;
+  if (c.positions != PositionKind::Rope) {
+    if (m.base != defaults.base) return Error{"--base changes RoPE's base" + why};
+    if (m.scaling.type != RopeScalingType::None) return Error{"--rope-scaling scales RoPE's frequencies" + why};
+    if (m.rope_style != RopeStyle::Half) return Error{"--rope-style pairs RoPE's dimensions" + why};
+  }
+  if (relative_only && m.position_shift != 0)
+    return Error{"--position-shift moves every position alike, which a relative bias cannot see" + why};
+  // --encoding and --bias turn the model's own positions off (none) or keep them; another kind
+  // would be a different model, which a checkpoint cannot become.
+  const EncodingKind own_encoding = c.positions == PositionKind::Rope       ? EncodingKind::Rope
+                                    : c.positions == PositionKind::Learned    ? EncodingKind::Learned
+                                    : c.positions == PositionKind::Sinusoidal ? EncodingKind::Sinusoidal
+                                                                              : EncodingKind::None;
+  const BiasKind own_bias = c.positions == PositionKind::Alibi ? BiasKind::Alibi : c.positions == PositionKind::T5 ? BiasKind::T5 : BiasKind::None;
+  if (m.encoding != EncodingKind::None && m.encoding != own_encoding && m.encoding != defaults.encoding)
+    return Error{"--encoding cannot give a checkpoint another kind of positions" + why};
+  if (m.bias != BiasKind::None && m.bias != own_bias) return Error{"--bias cannot give a checkpoint another kind of positions" + why};
   return Ok{};
 }
 
@@ -88,6 +135,7 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   }
   const TransformerConfig& c = (*model)->config();
   if (auto s = check_model_indices(state, c); !s) return usage_error(s.error());
+  if (auto s = check_interventions_apply(state, c); !s) return usage_error(s.error());
   if (auto s = check_model_view(view, state, c); !s) return usage_error(s.error());
   HeadlessGpu g = open_headless_gpu(state.backend);
   if (!g.context && (!request.png.empty() || !request.svg.empty())) {
@@ -121,6 +169,7 @@ int run_predict(ArgParser& p) {
     return runtime_error(model.error());
   }
   if (auto s = check_model_indices(state, (*model)->config()); !s) return usage_error(s.error());
+  if (auto s = check_interventions_apply(state, (*model)->config()); !s) return usage_error(s.error());
   HeadlessGpu g = open_headless_gpu(state.backend);
   auto run = run_state_model(**model, state, top, g.backend.get());
   if (!run) {

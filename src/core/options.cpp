@@ -136,7 +136,12 @@ std::vector<StateOption> encoding_options() {
     {"--rope-style", "interleaved|half", "RoPE pairing: interleaved (RoFormer) or rotate-half (NeoX, HF)",
      [](State& s, std::string_view v) { return parse_enum(v, "--rope-style", kRopeStyles, s.model.rope_style); }},
     {"--base", "B", "frequency base of the sinusoid and RoPE (10000)",
-     [](State& s, std::string_view v) { return assign(parse_number(v, "--base"), s.model.base); }},
+     [](State& s, std::string_view v) -> Status {
+       // θᵢ = base^(−2i/d): a base of 1 or less gives no frequencies to tell positions apart.
+       auto base = parse_number(v, "--base");
+       if (base && !(*base > 1.0)) return Error{"--base must be greater than 1, not " + std::string(v)};
+       return assign(base, s.model.base);
+     }},
     {"--rotary-dim", "N", "RoPE: rotated dimensions of each head, even (0 = all)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--rotary-dim", 0, 65536), s.model.rotary_dim); }},
     {"--rope-fraction", "P", "p-RoPE: fraction of pairs, highest frequencies first, that rotate (1)",
@@ -171,6 +176,14 @@ std::vector<StateOption> attention_options() {
   return {
     {"--bias", "none|alibi|t5|shaw", "attention bias (none)",
      [](State& s, std::string_view v) { return parse_enum(v, "--bias", kBiases, s.model.bias); }},
+    // One switch whatever the mechanism: a model's RoPE, learned or sinusoidal table, ALiBi slopes
+    // or T5 buckets are all what --encoding none and --bias none turn off (core/model/model_run).
+    {"--no-positions", "", "no positional information at all: --encoding none --bias none (a model's RoPE, table, ALiBi or T5 buckets)",
+     [](State& s, std::string_view) -> Status {
+       s.model.encoding = EncodingKind::None;
+       s.model.bias = BiasKind::None;
+       return Ok{};
+     }},
     {"--buckets", "N", "T5 num_buckets (32)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--buckets", 2, 1024), s.model.buckets); }},
     {"--max-distance", "N", "T5 max_distance (128)",

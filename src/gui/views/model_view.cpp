@@ -248,6 +248,14 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
     built_version_ = worker_.version();
   }
   ImGui::Separator();
+  // What the run should tell the user (text left out, positions past the trained length), above
+  // the figures where it cannot be missed.
+  for (const std::string& note : run_->notes) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.35f, 1));
+    flow::text_wrapped(("Note: " + note).c_str());
+    ImGui::PopStyleColor();
+  }
+  probe::value("model notes", std::to_string(run_->notes.size()));
   if (ImGui::CollapsingHeader("Heads of the layer", ImGuiTreeNodeFlags_DefaultOpen)) draw_heads(state, fonts, show_attention);
   if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
   const bool usage_open = c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage");

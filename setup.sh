@@ -20,7 +20,7 @@ packages=(
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk librsvg2-bin
   libgtest-dev googletest xvfb xauth xdotool
-  libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
+  libavcodec-dev libavformat-dev libswscale-dev libavutil-dev zlib1g-dev
 )
 
 install_missing() {
@@ -80,6 +80,9 @@ case "$mode" in
     # The GUI built with the sanitizers under a seeded monkey (random clicks, drags, wheel, keys
     # and text in every tab) for 75 s: no crash, no report, no memory growth after the first minute.
     tests/gui_monkey.sh "${POSLAB_MONKEY_SECONDS:-75}"
+    # The hostile-input table again, against that sanitized build: lying files and flag sets end
+    # with a message, under AddressSanitizer and UBSan too.
+    POSLAB_HOSTILE_BINARY="$PWD/build-asan/poslab" POSLAB_HOSTILE_SANITIZED=1 build/tests/app_hostile_tests --gtest_brief=1
     ;;
   build) ;;
   *)

@@ -14,6 +14,19 @@ runs=${2:-100000}
 CC=clang CXX=clang++ cmake -S fuzz -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
 mkdir -p build-fuzz/crashes
+# The whole-folder target's seeds: small trained folders (one per kind of positions), each packed
+# as config.json, a zero byte, model.safetensors. Made by the main build's poslab, seeded, so every
+# run starts from the same bytes.
+mkdir -p build-fuzz/seeds/model_folder
+for encoding in rope alibi t5 learned; do
+  seed_dir=build-fuzz/seeds/model-$encoding
+  if [ ! -f "$seed_dir/model.safetensors" ]; then
+    rm -rf "$seed_dir"
+    build/poslab train --encoding "$encoding" --steps 1 --width 32 --heads 2 --layers 1 --mlp 32 --vocab 4 \
+      --train-length 4 --seed 1 --out "$seed_dir" >/dev/null
+  fi
+  { cat "$seed_dir/config.json"; printf '\0'; cat "$seed_dir/model.safetensors"; } > "build-fuzz/seeds/model_folder/$encoding"
+done
 declare -A seeds=(
   [text_embeddings]="tests/data/*.txt tests/data/formats/*.txt"
   [word2vec_binary]="tests/data/formats/*.bin"
@@ -21,9 +34,10 @@ declare -A seeds=(
   [safetensors]="tests/data/formats/*.safetensors"
   [tokenizer]="fuzz/seeds/tokenizer/*.json"
   [session]="fuzz/seeds/session/*.json"
+  [model_folder]="build-fuzz/seeds/model_folder/*"
 )
 failed=0
-for name in text_embeddings word2vec_binary npy safetensors tokenizer session; do
+for name in text_embeddings word2vec_binary npy safetensors tokenizer session model_folder; do
   corpus=build-fuzz/corpus/$name
   rm -rf "$corpus"  # the committed seeds only, so every run starts from the same place
   mkdir -p "$corpus"

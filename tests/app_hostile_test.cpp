@@ -13,12 +13,16 @@
 #include <unistd.h>
 
 #include <array>
+#include <cmath>
+#include <cstring>
+#include <tuple>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -44,7 +48,14 @@ std::string sabotage() {
 
 // `poslab ARGS` in `dir` through /bin/sh, stdout and stderr together.
 Outcome run_in(const fs::path& dir, const std::string& args) {
-  const std::string command = "cd '" + dir.string() + "' && " + binary() + " " + args + " 2>&1 </dev/null";
+  // 8 GB at most: a case that tried to take what its files cannot justify fails (std::bad_alloc,
+  // exit 134) instead of slowing the machine down. A sanitized poslab (POSLAB_HOSTILE_SANITIZED,
+  // as ./setup.sh test runs the table a second time) reserves terabytes of address space for its
+  // shadow memory, so there AddressSanitizer's own limits bound it instead.
+  const char* sanitized = std::getenv("POSLAB_HOSTILE_SANITIZED");
+  const std::string bound = sanitized && *sanitized ? "ASAN_OPTIONS=hard_rss_limit_mb=8192:max_allocation_size_mb=8192 "
+                                                     : "ulimit -v 8388608 && ";
+  const std::string command = "cd '" + dir.string() + "' && " + bound + binary() + " " + args + " 2>&1 </dev/null";
   Outcome r;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return r;
@@ -143,6 +154,44 @@ const std::vector<Case> kIndexCases = {
     {"export tour --step 99 --png t.png", 2, "--step must be between 1 and"},
 };
 
+// Files that lie (model folders, embeddings, sessions) and values without meaning: a clear error
+// naming the file or the key, never an abort, a NaN printed as an answer, or an allocation the
+// file's own size cannot justify. Every case runs under `ulimit -v` (see run_in), so a blow-up
+// fails its case instead of the machine.
+const std::vector<Case> kFileCases = {
+    {"predict --model bad-theta --sentence abc", 1, "\"rope_theta\" must be greater than 1"},
+    {"predict --model negative-theta --sentence abc", 1, "\"rope_theta\" must be greater than 1"},
+    {"predict --model bad-eps --sentence abc", 1, "\"rms_norm_eps\" must be greater than 0"},
+    {"predict --model many-layers --sentence abc", 1, "config.json says 100000000 layers, but the files hold 2"},
+    {"export heads --model many-layers --layer 0 --png h.png", 1, "config.json says 100000000 layers"},
+    {"predict --model nan-weight --sentence abcd", 1, "not finite (NaN or infinity) after layer 0"},
+    {"export attention --model nan-weight --layer 0 --csv a.csv", 1, "not finite"},
+    {"eval --model long-train", 1, "would need"},
+    {"export attention --embeddings wide.txt --csv w.csv", 1, "attention over 1000000-dimensional embeddings"},
+    {"export attention --embeddings wide20k.txt --csv w.csv --memory-limit 4G", 1, "would need 12.8 GB, more than the memory limit"},
+    {"export attention --session broken.json --csv s.csv", 1, "broken.json"},
+    {"export attention --session zero-base.json --csv s.csv", 1, "--base must be greater than 1"},
+};
+
+// Flag sets: each value inside its own range, the run too big together; and interventions that
+// change nothing on this model.
+const std::vector<Case> kValueCases = {
+    {"train --batch 4096 --train-length 1024 --width 256 --layers 4 --out big --memory-limit 8G", 1,
+     "would need"},
+    {"train --batch 4096 --train-length 1024 --width 256 --layers 4 --out big --memory-limit 8G", 1,
+     "lower --batch, --train-length, --width or --layers, or raise --memory-limit"},
+    {"predict --model model --sentence " + std::string(20000, 'a') + " --memory-limit 256M", 1,
+     "the forward pass over 20000 tokens would need"},
+    {"predict --model model --sentence abc --memory-limit 12X", 2, "is not a memory size"},
+    {"predict --model model --sentence abc --memory-limit 10K", 2, "--memory-limit must be from 1M"},
+    {"predict --model model --sentence abc --base 0", 2, "--base must be greater than 1"},
+    {"export attention --base -5 --csv b.csv", 2, "--base must be greater than 1"},
+    {"predict --model alibi --sentence abc --base 500", 2, "this model's positions are ALiBi's slopes: what applies is --no-positions"},
+    {"predict --model alibi --sentence abc --rope-scaling linear", 2, "--rope-scaling scales RoPE's frequencies"},
+    {"predict --model alibi --sentence abc --position-shift 3", 2, "a relative bias cannot see"},
+    {"predict --model model --sentence abc --bias alibi", 2, "--bias cannot give a checkpoint another kind of positions"},
+};
+
 class HostileCommandLines : public ::testing::Test {
  protected:
   // A scratch folder with files to protect, a folder, an input file and a tiny trained model.
@@ -157,6 +206,49 @@ class HostileCommandLines : public ::testing::Test {
     ASSERT_EQ(::mkfifo((dir_ / "pipe").c_str(), 0644), 0);
     const Outcome trained = run_in(dir_, "train --steps 2 --train-length 4 --out model");
     ASSERT_EQ(trained.exit_code, 0) << trained.output;
+    const Outcome alibi = run_in(dir_, "train --steps 2 --train-length 4 --encoding alibi --out alibi");
+    ASSERT_EQ(alibi.exit_code, 0) << alibi.output;
+    make_lying_files();
+  }
+
+  // Copies of the trained model whose config.json says `key` = `value` (JSON text).
+  static void model_with(const std::string& name, const std::string& key, const std::string& value) {
+    fs::copy(dir_ / "model", dir_ / name, fs::copy_options::recursive);
+    nlohmann::ordered_json config = nlohmann::ordered_json::parse(read_file(dir_ / name / "config.json"));
+    config[key] = nlohmann::ordered_json::parse(value);
+    write_file(dir_ / name / "config.json", config.dump(2));
+  }
+
+  static void make_lying_files() {
+    model_with("bad-theta", "rope_theta", "0");
+    model_with("negative-theta", "rope_theta", "-10000");
+    model_with("bad-eps", "rms_norm_eps", "-1");
+    model_with("many-layers", "num_hidden_layers", "100000000");
+    model_with("long-train", "poslab_train_length", "100000");
+    // One NaN in layer 0's up projection (F32: the trained model's dtype).
+    fs::copy(dir_ / "model", dir_ / "nan-weight", fs::copy_options::recursive);
+    std::string weights = read_file(dir_ / "nan-weight" / "model.safetensors");
+    std::uint64_t header = 0;
+    std::memcpy(&header, weights.data(), 8);
+    const std::string name = "\"model.layers.0.mlp.up_proj.weight\"";
+    const auto at = weights.find(name);
+    const auto offsets = weights.find("data_offsets", at);
+    const std::uint64_t begin = std::stoull(weights.substr(weights.find('[', offsets) + 1));
+    const float nan = std::nanf("");
+    std::memcpy(weights.data() + 8 + header + begin, &nan, 4);
+    write_file(dir_ / "nan-weight" / "model.safetensors", weights);
+    // Two rows of a million numbers (the d × d projections would be 32 TB); three of 20 000.
+    for (const auto& [file, dims, rows] : {std::tuple{"wide.txt", 1000000, 2}, std::tuple{"wide20k.txt", 20000, 3}}) {
+      std::string text;
+      for (int r = 0; r < rows; ++r) {
+        text += r == 0 ? "the" : r == 1 ? "dog" : "cat";
+        for (int k = 0; k < dims; ++k) text += k % 2 ? " 0.5" : " -1";
+        text += "\n";
+      }
+      write_file(dir_ / file, text);
+    }
+    write_file(dir_ / "broken.json", "{\"poslab_session\": 1, \"state\": {\"heads\": ");
+    write_file(dir_ / "zero-base.json", "{\"poslab_session\": 1, \"state\": {\"base\": 0.0}}");
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
@@ -194,6 +286,10 @@ fs::path HostileCommandLines::dir_;
 TEST_F(HostileCommandLines, OutputsAreCheckedFirstAndWrittenAllOrNone) { check(kOutputCases); }
 
 TEST_F(HostileCommandLines, IndicesPastTheInputAreErrorsNamingTheRange) { check(kIndexCases); }
+
+TEST_F(HostileCommandLines, FilesThatLieAreClearErrorsNotAbortsOrNaN) { check(kFileCases); }
+
+TEST_F(HostileCommandLines, ValuesWithoutMeaningAndRunsTooBigAreRefusedFirst) { check(kValueCases); }
 
 // The same checks hold when the command succeeds: the files arrive and nothing else does.
 TEST_F(HostileCommandLines, ASuccessfulExportLeavesOnlyItsFiles) {

@@ -17,6 +17,7 @@ TEST(Session, EveryStateOptionIsSaved) {
   saved.insert("--model");         // an action: saved as --embeddings DIR and the config it applied
   saved.insert("--patch-x");       // the halves of --patch, which is saved
   saved.insert("--patch-y");
+  saved.insert("--no-positions");  // a shorthand: saved as the encoding and the bias it set
   for (const auto& option : state_options()) EXPECT_TRUE(saved.contains(std::string(option.name))) << option.name;
 }
 

@@ -95,6 +95,8 @@ Status check_required(const std::vector<Flag>& flags, const std::vector<const Fl
 
 }  // namespace
 
+int ArgParser::fail(const Status& s) const { return file_failed ? runtime_error(s.error()) : usage_error(s.error()); }
+
 Status ArgParser::parse(const std::vector<Flag>& flags, State* state, const UnknownOption& unknown, ParseOrder order) {
   std::vector<std::pair<const Flag*, std::string_view>> given;
   while (!done()) {
@@ -105,7 +107,10 @@ Status ArgParser::parse(const std::vector<Flag>& flags, State* state, const Unkn
     }
     if (state) {
       if (auto applied = try_state_option(*state, *this, opt)) {
-        if (!*applied) return *applied;
+        if (!*applied) {
+          file_failed = opt.name == "--session" || opt.name == "--model" || opt.name == "--model-config";
+          return *applied;
+        }
         continue;
       }
     }

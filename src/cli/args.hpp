@@ -60,6 +60,12 @@ struct ArgParser {
   // null), a declared flag to its apply; anything else ends the walk with unknown(name).
   Status parse(const std::vector<Flag>& flags, State* state, const UnknownOption& unknown,
                ParseOrder order = ParseOrder::AsGiven);
+
+  // parse()'s error as the command ends with it: a file an option reads (--session, --model's
+  // config.json, --model-config) that is broken or lies is a bad file (exit 1); anything else is
+  // a bad flag or value (exit 2).
+  int fail(const Status& s) const;
+  bool file_failed = false;
 };
 
 // Not an option but a check among them, made in its place in the declared order once the flags

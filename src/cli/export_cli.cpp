@@ -198,7 +198,7 @@ int run_export(ArgParser& p) {
     return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() +
                        ", tour, heads, frequency-usage, extrapolation, all)");
   e.view = *view;
-  if (auto s = parse_export_options(p, e); !s) return usage_error(s.error());
+  if (auto s = parse_export_options(p, e); !s) return p.fail(s);
   if (!e.all && view_needs_model(e.view, e.state)) return run_model_export(e.view, e.state, e.request, e.save_session);
   if (const int code = prepare_export_outputs(e)) return code;
   return export_embeddings_views(p, e);

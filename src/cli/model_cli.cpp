@@ -163,7 +163,7 @@ int run_predict(ArgParser& p) {
   State state;
   int top = 5;
   const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for predict"; };
-  if (auto s = p.parse({integer_flag("--top", 1, 1000, top)}, &state, unknown); !s) return usage_error(s.error());
+  if (auto s = p.parse({integer_flag("--top", 1, 1000, top)}, &state, unknown); !s) return p.fail(s);
   auto model = state_model(state, "predict");
   if (!model) {
     return runtime_error(model.error());

@@ -66,7 +66,7 @@ Status parse_flags(ArgParser& p, const std::vector<Flag>& flags, const std::stri
 void print_rows(const std::vector<EvalRow>& rows) {
   std::printf("%8s %8s %12s %9s\n", "length", "tokens", "loss", "accuracy");
   for (const EvalRow& r : rows) {
-    if (!r.supported) std::printf("%8d %8d %12s %9s  (past the learned table)\n", r.length, r.tokens, "-", "-");
+    if (!r.supported) std::printf("%8d %8d %12s %9s  (%s)\n", r.length, r.tokens, "-", "-", r.refused.empty() ? "past the learned table" : r.refused.c_str());
     else std::printf("%8d %8d %12.5f %8.1f%%\n", r.length, r.tokens, r.loss, 100.0 * r.accuracy);
   }
 }
@@ -138,7 +138,7 @@ Status parse_train_options(ArgParser& p, TrainArgs& t) {
 
 int run_train(ArgParser& p) {
   TrainArgs t;
-  if (auto s = parse_train_options(p, t); !s) return usage_error(s.error());
+  if (auto s = parse_train_options(p, t); !s) return p.fail(s);
   const TrainSettings& s = t.settings;
   // The model folder and the log are checked (and their temporary files made) before the
   // minutes of training, not after; both arrive together at the end, or neither.
@@ -199,7 +199,7 @@ int run_eval(ArgParser& p) {
       text_flag("--lengths", lengths_text),  // checked once the model's training length is known
       text_flag("--csv", csv_path),
   };
-  if (auto parsed = parse_flags(p, flags, "eval"); !parsed) return usage_error(parsed.error());
+  if (auto parsed = parse_flags(p, flags, "eval"); !parsed) return p.fail(parsed);
   settings.seed = static_cast<std::uint64_t>(seed);
   auto model = open_trained(dir, task);
   if (!model) return runtime_error(model.error());
@@ -215,6 +215,8 @@ int run_eval(ArgParser& p) {
   plan.add("--csv", csv_path);
   plan_folder_input(plan, "--model", dir);
   if (const int code = prepare_outputs(plan)) return code;
+  for (int length : lengths)
+    if (auto fits = check_evaluation_memory(model->model, model->task, length, settings); !fits) return runtime_error(fits.error());
   const auto rows = evaluate_lengths(model->params, model->task, model->train_length, lengths, settings);
   std::printf("%s: %s, trained on length %d; %d sequences per length%s\n", dir.c_str(),
               std::string(to_string(model->model.positions)).c_str(), model->train_length, settings.sequences,
@@ -254,7 +256,7 @@ int run_export_extrapolation(ArgParser& p) {
        }},
       text_flag("--lengths", lengths_text),  // checked once the models' training length is known
   };
-  if (auto parsed = parse_flags(p, flags, "export extrapolation"); !parsed) return usage_error(parsed.error());
+  if (auto parsed = parse_flags(p, flags, "export extrapolation"); !parsed) return p.fail(parsed);
   settings.seed = static_cast<std::uint64_t>(seed);
   const bool with_scalings = rope_scalings != "no";
 
@@ -284,6 +286,9 @@ int run_export_extrapolation(ArgParser& p) {
   plan_request(request, plan);
   for (const std::string& d : dirs) plan_folder_input(plan, "--models", d);
   if (const int code = prepare_outputs(plan)) return code;
+  for (const auto& [name, model] : models)
+    for (int length : lengths)
+      if (auto fits = check_evaluation_memory(model.model, model.task, length, settings); !fits) return runtime_error(fits.error());
   const auto curves = extrapolation_curves(name_models(std::move(models)), lengths, with_scalings, settings,
                                            [](int done, int total) {
                                              // One line redrawn on a terminal; a line per length in a log.

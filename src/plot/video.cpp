@@ -1,5 +1,7 @@
 #include "plot/video.hpp"
 
+#include <zlib.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -351,6 +353,26 @@ std::vector<std::uint32_t> median_cut(std::vector<Bin> bins, std::size_t colors)
   return palette;
 }
 
+// A frame's RGB bytes deflated (zlib's fastest level: plots are long runs of one colour), and back.
+Result<std::string> deflate_frame(const std::string& rgb) {
+  uLongf size = compressBound(static_cast<uLong>(rgb.size()));
+  std::string out(size, '\0');
+  if (compress2(reinterpret_cast<Bytef*>(out.data()), &size, reinterpret_cast<const Bytef*>(rgb.data()),
+                static_cast<uLong>(rgb.size()), Z_BEST_SPEED) != Z_OK)
+    return Error{"out of memory while keeping a GIF frame"};
+  out.resize(size);
+  out.shrink_to_fit();
+  return out;
+}
+
+Status inflate_frame(const std::string& packed, std::string& rgb) {
+  uLongf size = static_cast<uLongf>(rgb.size());
+  if (uncompress(reinterpret_cast<Bytef*>(rgb.data()), &size, reinterpret_cast<const Bytef*>(packed.data()),
+                 static_cast<uLong>(packed.size())) != Z_OK || size != rgb.size())
+    return Error{"a kept GIF frame did not read back"};
+  return Ok{};
+}
+
 class GifSink final : public FrameSink {
  public:
   GifSink(fs::path path, double fps) : path_(std::move(path)), fps_(fps) {}
@@ -378,7 +400,11 @@ class GifSink final : public FrameSink {
       for (int k = 0; k < 3; ++k) bin.sum[k] += c[k];
       if (exact_.size() <= 256) exact_.emplace(pack(c), 0);
     }
-    frames_.push_back(std::move(rgb));
+    // Kept deflated until finish(): a figure's flat colours shrink a hundredfold, so a hundred
+    // 4096 × 4096 frames take megabytes where their pixels would take 5 GB.
+    auto packed = deflate_frame(rgb);
+    if (!packed) return Error{packed.error()};
+    frames_.push_back(std::move(*packed));
     return Ok{};
   }
 
@@ -401,11 +427,13 @@ class GifSink final : public FrameSink {
     frame->height = height_;
     if (int e = av_frame_get_buffer(frame.get(), 0); e < 0) return Error{"out of memory for a frame: " + av_error(e)};
     std::vector<int> nearest(1u << 18, -1);  // by histogram bin: the palette entry nearest its first colour
+    std::string rgb_frame(static_cast<std::size_t>(width_) * height_ * 3, '\0');
     for (std::size_t k = 0; k < frames_.size(); ++k) {
+      if (auto s = inflate_frame(frames_[k], rgb_frame); !s) return s;
       if (int e = av_frame_make_writable(frame.get()); e < 0) return Error{"out of memory: " + av_error(e)};
       auto* pal = reinterpret_cast<std::uint32_t*>(frame->data[1]);
       for (std::size_t i = 0; i < 256; ++i) pal[i] = 0xff000000u | (i < palette.size() ? palette[i] : 0u);
-      const auto* rgb = reinterpret_cast<const unsigned char*>(frames_[k].data());
+      const auto* rgb = reinterpret_cast<const unsigned char*>(rgb_frame.data());
       for (int y = 0; y < height_; ++y) {
         std::uint8_t* row = frame->data[0] + static_cast<std::ptrdiff_t>(y) * frame->linesize[0];
         for (int x = 0; x < width_; ++x) {
@@ -465,7 +493,7 @@ class GifSink final : public FrameSink {
   fs::path path_;
   double fps_;
   int width_ = 0, height_ = 0;
-  std::vector<std::string> frames_;  // RGB, until finish() encodes them
+  std::vector<std::string> frames_;  // RGB deflated, until finish() encodes them
   std::unordered_map<std::uint32_t, Bin> histogram_;
   std::unordered_map<std::uint32_t, int> exact_;  // colour → palette entry while there are ≤ 256
   Muxed muxed_;

@@ -99,6 +99,16 @@ dog_line_names_the_true_reason() {
   echo "the dog line says the tokens are all the same word"
 }
 
+# 10. The bottom bar's progress text is never cut ("mputing … 10%"): a sentence long enough that
+#     its attention takes a while, and while the bar shows, its whole text lies inside it.
+progress_text_is_whole() {
+  local words
+  words=$(/usr/bin/python3 -c "print(' '.join(['the dog chased another cat across a green field'] * 450))")
+  gui_launch "$poslab" --size 900x700 --backend cpu --sentence "$words"
+  gui_wait_value "computing text fits" yes 120
+  echo "the progress text lies whole inside its bar: $(gui_value computing)"
+}
+
 # 11. An empty sentence has no tokens.
 empty_sentence_has_no_tokens() {
   gui_start "$poslab" --size 1280x800

@@ -425,6 +425,8 @@ void Gui::draw_bottom_bar(bool narrow) {
                                         ImGui::GetColorU32(ImGuiCol_Text), label);
     probe::item("computing");
     probe::value("computing", label);
+    // What seam 10 broke ("mputing … 10%"): the whole text inside the bar, for a test to read.
+    probe::value("computing text fits", text.x <= max.x - min.x ? "yes" : "no");
     ImGui::SameLine();
   }
   if (exports_.busy()) {

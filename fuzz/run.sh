@@ -23,7 +23,8 @@ for encoding in rope alibi t5 learned; do
   if [ ! -f "$seed_dir/model.safetensors" ]; then
     rm -rf "$seed_dir"
     build/poslab train --encoding "$encoding" --steps 1 --width 32 --heads 2 --layers 1 --mlp 32 --vocab 4 \
-      --train-length 4 --seed 1 --out "$seed_dir" >/dev/null
+      --train-length 4 --seed 1 --out "$seed_dir" >"build-fuzz/seed-$encoding.log" 2>&1 ||
+      { echo "FAIL: could not make the $encoding seed model:"; cat "build-fuzz/seed-$encoding.log"; exit 1; }
   fi
   { cat "$seed_dir/config.json"; printf '\0'; cat "$seed_dir/model.safetensors"; } > "build-fuzz/seeds/model_folder/$encoding"
 done

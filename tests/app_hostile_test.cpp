@@ -9,32 +9,28 @@
 // POSLAB_HOSTILE_BINARY=path runs another poslab (an older build, to see what the table catches).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cmath>
-#include <cstring>
-#include <tuple>
-#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include "shell.hpp"
 
 namespace poslab {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
+using Outcome = test_support::RunResult;
+using test_support::read_whole_file;
 
 std::string binary() {
   const char* other = std::getenv("POSLAB_HOSTILE_BINARY");
@@ -56,19 +52,7 @@ Outcome run_in(const fs::path& dir, const std::string& args) {
   const std::string bound = sanitized && *sanitized ? "ASAN_OPTIONS=hard_rss_limit_mb=8192:max_allocation_size_mb=8192 "
                                                      : "ulimit -v 8388608 && ";
   const std::string command = "cd '" + dir.string() + "' && " + bound + binary() + " " + args + " 2>&1 </dev/null";
-  Outcome r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (std::size_t n = std::fread(buf.data(), 1, buf.size(), pipe)) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return test_support::run_shell(command);
 }
 
 void write_file(const fs::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
@@ -79,7 +63,7 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     const std::string name = fs::relative(e.path(), dir).string();
     // A pipe is never read (that would wait for a writer); its kind is what must not change.
-    files[name] = e.is_directory() ? "<dir>" : e.is_fifo() ? "<fifo>" : read_file(e.path());
+    files[name] = e.is_directory() ? "<dir>" : e.is_fifo() ? "<fifo>" : read_whole_file(e.path());
   }
   return files;
 }
@@ -214,7 +198,7 @@ class HostileCommandLines : public ::testing::Test {
   // Copies of the trained model whose config.json says `key` = `value` (JSON text).
   static void model_with(const std::string& name, const std::string& key, const std::string& value) {
     fs::copy(dir_ / "model", dir_ / name, fs::copy_options::recursive);
-    nlohmann::ordered_json config = nlohmann::ordered_json::parse(read_file(dir_ / name / "config.json"));
+    nlohmann::ordered_json config = nlohmann::ordered_json::parse(read_whole_file(dir_ / name / "config.json"));
     config[key] = nlohmann::ordered_json::parse(value);
     write_file(dir_ / name / "config.json", config.dump(2));
   }
@@ -227,7 +211,7 @@ class HostileCommandLines : public ::testing::Test {
     model_with("long-train", "poslab_train_length", "100000");
     // One NaN in layer 0's up projection (F32: the trained model's dtype).
     fs::copy(dir_ / "model", dir_ / "nan-weight", fs::copy_options::recursive);
-    std::string weights = read_file(dir_ / "nan-weight" / "model.safetensors");
+    std::string weights = read_whole_file(dir_ / "nan-weight" / "model.safetensors");
     std::uint64_t header = 0;
     std::memcpy(&header, weights.data(), 8);
     const std::string name = "\"model.layers.0.mlp.up_proj.weight\"";

@@ -45,8 +45,27 @@ build() {
   cmake --build build -j "$(nproc)"
 }
 
-install_missing
-build
+# Each phase's time, printed together at the end of a test run (CI shows the tail of the log).
+# A failing phase ends the script (set -e); the trap then says which one, and the times so far.
+phase_times=()
+current_phase=
+timed() {
+  local start=$SECONDS
+  current_phase=$1
+  shift
+  "$@"
+  phase_times+=("$current_phase $((SECONDS - start)) s")
+  current_phase=
+}
+phase_report() {
+  local status=$?
+  [ "$status" -eq 0 ] || [ -z "$current_phase" ] ||
+    echo "setup: $current_phase failed (exit $status) after $SECONDS s; before it: $(IFS=,; echo "${phase_times[*]}" | sed 's/,/, /g')" >&2
+}
+trap phase_report EXIT
+
+timed install install_missing
+timed build build
 case "$mode" in
   run)
     if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
@@ -67,22 +86,24 @@ case "$mode" in
     packages=(clang libclang-rt-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
       stress-ng)
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-    install_missing
+    timed "test packages" install_missing
     # One stress-ng CPU worker, busy half the time, runs while the Gui.* tests do (the cpu_load
     # fixture, tests/cpu_load.sh), so that a GUI test waiting a fixed time instead of for what
     # the window shows fails here and not only on a busy machine; half a core, beside ctest's two
     # jobs on two, so as not to lengthen the run much. POSLAB_TEST_LOAD=0 turns it off.
     POSLAB_TEST_LOAD=${POSLAB_TEST_LOAD:-1} POSLAB_TEST_LOAD_PERCENT=${POSLAB_TEST_LOAD_PERCENT:-50} \
-      ctest --test-dir build --output-on-failure -j 2
+      timed ctest ctest --test-dir build --output-on-failure -j 2
     # The parsers again, under AddressSanitizer and UBSan, then each fuzzer for a bounded time.
-    tests/sanitized_parsers.sh
-    fuzz/run.sh "${POSLAB_FUZZ_SECONDS:-10}"
+    timed "sanitized parsers" tests/sanitized_parsers.sh
+    timed fuzzers fuzz/run.sh "${POSLAB_FUZZ_SECONDS:-10}"
     # The GUI built with the sanitizers under a seeded monkey (random clicks, drags, wheel, keys
     # and text in every tab) for 75 s: no crash, no report, no memory growth after the first minute.
-    tests/gui_monkey.sh "${POSLAB_MONKEY_SECONDS:-75}"
+    timed monkey tests/gui_monkey.sh "${POSLAB_MONKEY_SECONDS:-75}"
     # The hostile-input table again, against that sanitized build: lying files and flag sets end
     # with a message, under AddressSanitizer and UBSan too.
-    POSLAB_HOSTILE_BINARY="$PWD/build-asan/poslab" POSLAB_HOSTILE_SANITIZED=1 build/tests/app_hostile_tests --gtest_brief=1
+    POSLAB_HOSTILE_BINARY="$PWD/build-asan/poslab" POSLAB_HOSTILE_SANITIZED=1 \
+      timed "sanitized hostile inputs" build/tests/app_hostile_tests --gtest_brief=1
+    echo "setup: every test passed in $SECONDS s: $(IFS=,; echo "${phase_times[*]}" | sed 's/,/, /g')"
     ;;
   build) ;;
   *)

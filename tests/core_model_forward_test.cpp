@@ -43,6 +43,15 @@ PositionIntervention intervention_for(const std::string& c) {
   if (c == "rope_theta_10000") v.rope_theta = 10000.0;
   if (c == "rope_off" || c == "wpe_zero" || c == "positions_off") v.positions_off = true;
   if (c == "interleaved") v.pairing = RopeStyle::Interleaved;
+  if (c == "rope_style_half") v.pairing = RopeStyle::Half;
+  if (c == "rotary_dim_8") v.rotary_dim = 8;
+  if (c == "alibi_scale_0.5") v.alibi_scale = 0.5;
+  if (c == "position_shift_3") v.position_shift = 3;
+  if (c == "window_none") v.window = 0;
+  if (c == "window_6") v.window = 6;
+  if (c == "local_base_1000") v.local_base = 1000.0;
+  if (c == "rope_factors_short") v.rope_factors = LongRopeSet::Short;
+  if (c == "rope_factors_long") v.rope_factors = LongRopeSet::Long;
   if (c == "linear_4") v.scaling = RopeScaling{RopeScalingType::Linear, 4.0};
   if (c == "wpe_shift_3") v.position_shift = 3;
   return v;
@@ -111,7 +120,8 @@ TEST_P(RealModel, TheTokenizerGivesTheReferenceIds) {
 
 INSTANTIATE_TEST_SUITE_P(Folders, RealModel,
                          ::testing::Values("llama", "qwen2", "gpt2", "gpt2_prefixed", "poslab_none", "poslab_sinusoidal",
-                                           "poslab_learned", "poslab_alibi", "poslab_t5", "poslab_rope"));
+                                           "poslab_learned", "poslab_alibi", "poslab_t5", "poslab_rope", "neox", "gptj", "bloom",
+                                           "opt", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "phi3_short", "smollm3"));
 
 TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {
   auto llama = open_model("llama");

@@ -126,6 +126,7 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
     S.noalias() = Qh * Kh.transpose();
     if (input.shaw) S += shaw_score_term(Qh, *input.shaw);  // q·(k + aᴷ), scaled together
     S *= inv_sqrt;
+    if (input.softcap > 0.0f) S.array() = input.softcap * (S.array() / input.softcap).tanh();
     add_bias_and_mask(input, h, S);
     const bool weights_in_place = blocked_context && !input.keep.scores_of(h);  // one T_q × T_k matrix, not two
     if (weights_in_place) softmax_rows_in_place(S);
@@ -159,6 +160,7 @@ Matrix attention_context_cpu(const AttentionInput& input) {
       S.resize(rows, keys);  // rows × keys
       S.noalias() = Qh.middleRows(r0, rows) * Kh.topRows(keys).transpose();
       S *= inv_sqrt;
+      if (input.softcap > 0.0f) S.array() = input.softcap * (S.array() / input.softcap).tanh();
       for (int i = 0; i < rows; ++i) {
         auto row = S.row(i);
         const int q = r0 + i;

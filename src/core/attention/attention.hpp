@@ -86,6 +86,7 @@ struct AttentionInput {
   Matrix relative_bias;                 // as in AttentionProblem
   std::optional<ShawTables> shaw;       // as in AttentionProblem
   MatricesKept keep;                    // as in AttentionProblem
+  float softcap = 0.0f;                 // Gemma 2: scores become c·tanh(s/c) before the bias (CPU only)
 
   int queries() const { return static_cast<int>(Q.rows()); }
   int keys() const { return static_cast<int>(K.rows()); }

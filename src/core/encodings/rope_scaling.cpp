@@ -84,6 +84,14 @@ std::vector<double> llama3_thetas(int d, double base, const RopeScaling& c) {
   return thetas;
 }
 
+// LongRoPE: θᵢ = base^(−2i/d) / fᵢ with the short or the long factors f.
+std::vector<double> longrope_thetas(int d, double base, const RopeScaling& c, int T) {
+  auto thetas = rope_thetas(d, base);
+  const std::vector<double>& f = longrope_uses_long(c, T) ? c.long_factor : c.short_factor;
+  for (std::size_t i = 0; i < thetas.size() && i < f.size(); ++i) thetas[i] /= f[i];
+  return thetas;
+}
+
 Error invalid(const std::string& what) { return Error{"RoPE scaling: " + what}; }
 
 // Shortest readable form of a number for messages ("0.5", not "0.500000").
@@ -111,8 +119,22 @@ RopeFrequencies rope_frequencies(int rotary_dim, double base, const RopeScaling&
       f.attention_scale = yarn_attention_scale(scaling.factor);
       break;
     case RopeScalingType::Llama3: f.thetas = llama3_thetas(d, base, scaling); break;
+    case RopeScalingType::LongRope:
+      f.thetas = longrope_thetas(d, base, scaling, sequence_length);
+      f.attention_scale = scaling.attention_factor;
+      break;
   }
   return f;
+}
+
+double longrope_attention_factor(double s, int original_max_position) {
+  if (s <= 1.0 || original_max_position <= 1) return 1.0;
+  return std::sqrt(1.0 + std::log(s) / std::log(static_cast<double>(original_max_position)));
+}
+
+bool longrope_uses_long(const RopeScaling& c, int sequence_length) {
+  if (c.longrope_set != LongRopeSet::ByLength) return c.longrope_set == LongRopeSet::Long;
+  return sequence_length > c.original_max_position;
 }
 
 std::string_view to_string(RopeScalingType type) {
@@ -123,6 +145,7 @@ std::string_view to_string(RopeScalingType type) {
     case RopeScalingType::Dynamic: return "dynamic";
     case RopeScalingType::Yarn: return "yarn";
     case RopeScalingType::Llama3: return "llama3";
+    case RopeScalingType::LongRope: return "longrope";
   }
   return "unknown";
 }
@@ -140,6 +163,15 @@ Status validate(const RopeScaling& c) {
     return invalid("Llama 3 needs high_freq_factor > low_freq_factor > 0, got high " +
                    show(c.high_freq_factor) + " and low " +
                    show(c.low_freq_factor));
+  if (c.type == RopeScalingType::LongRope) {
+    if (c.short_factor.empty() || c.short_factor.size() != c.long_factor.size())
+      return invalid("LongRoPE needs short_factor and long_factor lists of the same length, one per rotary pair");
+    for (const auto* list : {&c.short_factor, &c.long_factor})
+      for (double f : *list)
+        if (!(f > 0.0) || !std::isfinite(f)) return invalid("LongRoPE's factors must be finite numbers > 0, got " + show(f));
+    if (!(c.attention_factor > 0.0) || !std::isfinite(c.attention_factor))
+      return invalid("LongRoPE's attention_factor must be a finite number > 0, got " + show(c.attention_factor));
+  }
   if (c.type == RopeScalingType::Yarn && !(c.beta_fast > c.beta_slow && c.beta_slow > 0.0))
     return invalid("YaRN needs beta_fast > beta_slow > 0, got beta_fast " +
                    show(c.beta_fast) + " and beta_slow " + show(c.beta_slow));

@@ -8,7 +8,11 @@
 
 namespace poslab {
 
-enum class RopeScalingType { None, Linear, Ntk, Dynamic, Yarn, Llama3 };
+enum class RopeScalingType { None, Linear, Ntk, Dynamic, Yarn, Llama3, LongRope };
+
+// LongRoPE's factor sets (Phi-3): one divisor per pair, the short set up to L tokens, the long one
+// beyond; a forced choice is an intervention.
+enum class LongRopeSet { ByLength, Short, Long };
 
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::None;
@@ -16,6 +20,9 @@ struct RopeScaling {
   int original_max_position = 2048;                      // L (HF: original_max_position_embeddings)
   double low_freq_factor = 1.0, high_freq_factor = 4.0;  // Llama 3
   double beta_fast = 32.0, beta_slow = 1.0;              // YaRN
+  std::vector<double> short_factor, long_factor;          // LongRoPE, one per pair
+  double attention_factor = 1.0;                          // LongRoPE: multiplies rotated q and k
+  LongRopeSet longrope_set = LongRopeSet::ByLength;
   bool operator==(const RopeScaling&) const = default;
 };
 
@@ -29,7 +36,14 @@ struct RopeFrequencies {
 RopeFrequencies rope_frequencies(int rotary_dim, double base, const RopeScaling& scaling,
                                  int sequence_length);
 
-// The Hugging Face `rope_type` spelling: "none", "linear", "ntk", "dynamic", "yarn", "llama3".
+// LongRoPE's default attention factor √(1 + ln s / ln L) for s = max positions / L (1 when s ≤ 1).
+double longrope_attention_factor(double s, int original_max_position);
+
+// Whether LongRoPE uses its long factors for `sequence_length` tokens.
+bool longrope_uses_long(const RopeScaling& scaling, int sequence_length);
+
+// The Hugging Face `rope_type` spelling: "none", "linear", "ntk", "dynamic", "yarn", "llama3",
+// "longrope".
 std::string_view to_string(RopeScalingType type);
 
 // Rejects settings the formulas cannot use: s < 1 for a scaled type, L < 1, Llama 3's factors

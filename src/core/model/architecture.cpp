@@ -35,9 +35,19 @@ std::vector<TensorSlot> llama_tensors() {
 Architecture llama() {
   Architecture a;
   a.name = "llama";
-  a.classes = {"LlamaForCausalLM", "MistralForCausalLM", "LlamaModel", "MistralModel"};
-  a.model_types = {"llama", "mistral"};
+  a.classes = {"LlamaForCausalLM", "LlamaModel"};
+  a.model_types = {"llama"};
   a.tensors = llama_tensors();
+  return a;
+}
+
+// Mistral: Llama's block; sliding_window, when set, applies to every layer.
+Architecture mistral() {
+  Architecture a = llama();
+  a.name = "mistral";
+  a.classes = {"MistralForCausalLM", "MistralModel"};
+  a.model_types = {"mistral"};
+  a.windows = WindowRule::Every;
   return a;
 }
 
@@ -47,6 +57,7 @@ Architecture qwen2() {
   a.name = "qwen2";
   a.classes = {"Qwen2ForCausalLM", "Qwen2Model"};
   a.model_types = {"qwen2"};
+  a.windows = WindowRule::FromMaxWindowLayers;
   a.defaults.qkv_bias = true;
   std::erase_if(a.tensors, [](const TensorSlot& s) { return s.role == R::OBias; });
   for (TensorSlot& s : a.tensors)
@@ -96,6 +107,257 @@ Architecture gpt2() {
   return a;
 }
 
+// Qwen3: Llama's block with an RMSNorm over each head of q and k before RoPE.
+Architecture qwen3() {
+  Architecture a = llama();
+  a.name = "qwen3";
+  a.classes = {"Qwen3ForCausalLM", "Qwen3Model"};
+  a.model_types = {"qwen3"};
+  const auto after_v = std::find_if(a.tensors.begin(), a.tensors.end(), [](const TensorSlot& s) { return s.role == R::VBias; }) + 1;
+  a.tensors.insert(after_v, {{R::QNorm, "model.layers.{L}.self_attn.q_norm.weight", Dim::HeadDim, Dim::None},
+                             {R::KNorm, "model.layers.{L}.self_attn.k_norm.weight", Dim::HeadDim, Dim::None}});
+  return a;
+}
+
+// SmolLM3: Llama's names; no_rope_layers says which layers rotate (the others have no positions).
+Architecture smollm3() {
+  Architecture a = llama();
+  a.name = "smollm3";
+  a.classes = {"SmolLM3ForCausalLM", "SmolLM3Model"};
+  a.model_types = {"smollm3"};
+  a.defaults.nope_interval = 4;
+  return a;
+}
+
+// Phi-3 (3.5, 4-mini): q, k and v in one Linear, gate and up in another; LongRoPE's factors and a
+// rotated share of each head come from config.json.
+Architecture phi3() {
+  Architecture a = llama();
+  a.name = "phi3";
+  a.classes = {"Phi3ForCausalLM", "Phi3Model"};
+  a.model_types = {"phi3"};
+  a.windows = WindowRule::Every;
+  std::erase_if(a.tensors, [](const TensorSlot& s) {
+    return s.role == R::Q || s.role == R::K || s.role == R::V || s.role == R::Gate || s.role == R::Up ||
+           s.role == R::QBias || s.role == R::KBias || s.role == R::VBias || s.role == R::OBias;
+  });
+  const auto at = [&a](TensorRole r) {
+    return std::find_if(a.tensors.begin(), a.tensors.end(), [r](const TensorSlot& s) { return s.role == r; });
+  };
+  a.tensors.insert(at(R::O), {R::Qkv, "model.layers.{L}.self_attn.qkv_proj.weight", Dim::FusedQkv, Dim::Hidden});
+  a.tensors.insert(at(R::Down), {R::GateUp, "model.layers.{L}.mlp.gate_up_proj.weight", Dim::FusedFfn, Dim::Hidden});
+  return a;
+}
+
+// Gemma 2: RMSNorm × (1 + w), embeddings × √hidden, a norm before and after each half of the
+// block, tanh soft-capping of the scores and the logits, and a window on every other layer.
+Architecture gemma2() {
+  Architecture a = llama();
+  a.name = "gemma2";
+  a.classes = {"Gemma2ForCausalLM", "Gemma2Model"};
+  a.model_types = {"gemma2"};
+  a.norm_offset = 1.0;
+  a.scale_embeddings = true;
+  a.windows = WindowRule::Alternate;
+  a.keys.activation = "hidden_activation";
+  a.defaults.activation = "gelu_pytorch_tanh";
+  a.defaults.tie_embeddings = true;
+  a.defaults.max_positions = 8192;
+  a.defaults.attn_softcap = 50.0;
+  a.defaults.final_softcap = 30.0;
+  for (TensorSlot& s : a.tensors)
+    if (s.role == R::MlpNorm) s.name = "model.layers.{L}.pre_feedforward_layernorm.weight";
+  const auto at = [&a](TensorRole r) {
+    return std::find_if(a.tensors.begin(), a.tensors.end(), [r](const TensorSlot& s) { return s.role == r; });
+  };
+  a.tensors.insert(at(R::MlpNorm), {R::PostAttnNorm, "model.layers.{L}.post_attention_layernorm.weight", Dim::Hidden, Dim::None});
+  a.tensors.insert(at(R::FinalNorm), {R::PostMlpNorm, "model.layers.{L}.post_feedforward_layernorm.weight", Dim::Hidden, Dim::None});
+  return a;
+}
+
+// Gemma 3 (text): Gemma 2's block with Qwen3's q and k norms (× (1 + w)), no soft-capping by
+// default, and local layers (all but every sixth) with their own RoPE base.
+Architecture gemma3() {
+  Architecture a = gemma2();
+  a.name = "gemma3";
+  a.classes = {"Gemma3ForCausalLM"};
+  a.model_types = {"gemma3_text"};
+  a.windows = WindowRule::Pattern;
+  a.defaults.max_positions = 32768;
+  a.defaults.attn_softcap = a.defaults.final_softcap = 0.0;
+  const auto after_v = std::find_if(a.tensors.begin(), a.tensors.end(), [](const TensorSlot& s) { return s.role == R::VBias; }) + 1;
+  a.tensors.insert(after_v, {{R::QNorm, "model.layers.{L}.self_attn.q_norm.weight", Dim::HeadDim, Dim::None},
+                             {R::KNorm, "model.layers.{L}.self_attn.k_norm.weight", Dim::HeadDim, Dim::None}});
+  return a;
+}
+
+// GPT-NeoX (Pythia): q, k and v fused head by head, parallel attention and MLP, rotate-half RoPE
+// on rotary_pct of each head (0.25 by default), an untied embed_out.
+Architecture gpt_neox() {
+  Architecture a;
+  a.name = "gpt_neox";
+  a.classes = {"GPTNeoXForCausalLM", "GPTNeoXModel"};
+  a.model_types = {"gpt_neox"};
+  a.norm = NormKind::Layer;
+  a.mlp = MlpKind::Plain;
+  a.qkv_layout = QkvLayout::PerHead;
+  a.residual = Residual::Parallel;
+  a.keys.norm_eps = {"layer_norm_eps"};
+  a.keys.rope_theta = {"rope_theta", "rotary_emb_base"};
+  a.keys.partial_rotary = {"rotary_pct", "partial_rotary_factor"};
+  a.defaults.activation = "gelu";
+  a.defaults.partial_rotary = 0.25;
+  const std::string l = "gpt_neox.layers.{L}.";
+  a.tensors = {
+      {R::Embed, "gpt_neox.embed_in.weight", Dim::Vocab, Dim::Hidden},
+      {R::AttnNorm, l + "input_layernorm.weight", Dim::Hidden, Dim::None},
+      {R::AttnNormBias, l + "input_layernorm.bias", Dim::Hidden, Dim::None},
+      {R::Qkv, l + "attention.query_key_value.weight", Dim::FusedQkv, Dim::Hidden},
+      {R::QkvBias, l + "attention.query_key_value.bias", Dim::FusedQkv, Dim::None},
+      {R::O, l + "attention.dense.weight", Dim::Hidden, Dim::QueryWidth},
+      {R::OBias, l + "attention.dense.bias", Dim::Hidden, Dim::None},
+      {R::MlpNorm, l + "post_attention_layernorm.weight", Dim::Hidden, Dim::None},
+      {R::MlpNormBias, l + "post_attention_layernorm.bias", Dim::Hidden, Dim::None},
+      {R::Up, l + "mlp.dense_h_to_4h.weight", Dim::Ffn, Dim::Hidden},
+      {R::UpBias, l + "mlp.dense_h_to_4h.bias", Dim::Ffn, Dim::None},
+      {R::Down, l + "mlp.dense_4h_to_h.weight", Dim::Hidden, Dim::Ffn},
+      {R::DownBias, l + "mlp.dense_4h_to_h.bias", Dim::Hidden, Dim::None},
+      {R::FinalNorm, "gpt_neox.final_layer_norm.weight", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::FinalNormBias, "gpt_neox.final_layer_norm.bias", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::LmHead, "embed_out.weight", Dim::Vocab, Dim::Hidden, Need::IfUntied, true},
+  };
+  return a;
+}
+
+// GPT-J: interleaved RoPE (RoFormer's pairs) on rotary_dim of each head, attention and MLP in
+// parallel from one LayerNorm, separate unbiased q, k, v, an LM head with a bias.
+Architecture gptj() {
+  Architecture a;
+  a.name = "gptj";
+  a.classes = {"GPTJForCausalLM", "GPTJModel"};
+  a.model_types = {"gptj"};
+  a.norm = NormKind::Layer;
+  a.mlp = MlpKind::Plain;
+  a.residual = Residual::Parallel;
+  a.rope_style = RopeStyle::Interleaved;
+  a.keys.hidden = {"n_embd", "hidden_size"};
+  a.keys.layers = {"n_layer", "num_hidden_layers"};
+  a.keys.heads = {"n_head", "num_attention_heads"};
+  a.keys.intermediate = {"n_inner", "intermediate_size"};
+  a.keys.max_positions = {"n_positions", "max_position_embeddings"};
+  a.keys.norm_eps = {"layer_norm_epsilon"};
+  a.keys.activation = "activation_function";
+  a.keys.rotary_dim = {"rotary_dim"};
+  a.defaults.activation = "gelu_new";
+  a.defaults.intermediate_per_hidden = 4;
+  const std::string l = "transformer.h.{L}.";
+  a.tensors = {
+      {R::Embed, "transformer.wte.weight", Dim::Vocab, Dim::Hidden},
+      {R::AttnNorm, l + "ln_1.weight", Dim::Hidden, Dim::None},
+      {R::AttnNormBias, l + "ln_1.bias", Dim::Hidden, Dim::None},
+      {R::Q, l + "attn.q_proj.weight", Dim::QueryWidth, Dim::Hidden},
+      {R::K, l + "attn.k_proj.weight", Dim::KvWidth, Dim::Hidden},
+      {R::V, l + "attn.v_proj.weight", Dim::KvWidth, Dim::Hidden},
+      {R::O, l + "attn.out_proj.weight", Dim::Hidden, Dim::QueryWidth},
+      {R::Up, l + "mlp.fc_in.weight", Dim::Ffn, Dim::Hidden},
+      {R::UpBias, l + "mlp.fc_in.bias", Dim::Ffn, Dim::None},
+      {R::Down, l + "mlp.fc_out.weight", Dim::Hidden, Dim::Ffn},
+      {R::DownBias, l + "mlp.fc_out.bias", Dim::Hidden, Dim::None},
+      {R::FinalNorm, "transformer.ln_f.weight", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::FinalNormBias, "transformer.ln_f.bias", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::LmHead, "lm_head.weight", Dim::Vocab, Dim::Hidden, Need::IfUntied, true},
+      {R::LmHeadBias, "lm_head.bias", Dim::Vocab, Dim::None, Need::IfUntied, true},
+  };
+  return a;
+}
+
+// BLOOM: ALiBi (slopes for any head count), a LayerNorm right after the embeddings, q, k and v
+// fused head by head, BLOOM's tanh GELU; saved with and without "transformer.".
+Architecture bloom() {
+  Architecture a;
+  a.name = "bloom";
+  a.classes = {"BloomForCausalLM", "BloomModel"};
+  a.model_types = {"bloom"};
+  a.norm = NormKind::Layer;
+  a.mlp = MlpKind::Plain;
+  a.positions = PositionKind::Alibi;
+  a.qkv_layout = QkvLayout::PerHead;
+  a.keys.hidden = {"hidden_size", "n_embed"};
+  a.keys.layers = {"n_layer", "num_hidden_layers"};
+  a.keys.heads = {"n_head", "num_attention_heads"};
+  a.keys.norm_eps = {"layer_norm_epsilon"};
+  a.keys.activation = "";  // BLOOM's GELU is fixed (the tanh form)
+  a.defaults.activation = "gelu_new";
+  a.defaults.tie_embeddings = true;
+  a.defaults.intermediate_per_hidden = 4;
+  a.prefixes = {"", "transformer."};
+  a.tensors = {
+      {R::Embed, "word_embeddings.weight", Dim::Vocab, Dim::Hidden},
+      {R::EmbedNorm, "word_embeddings_layernorm.weight", Dim::Hidden, Dim::None},
+      {R::EmbedNormBias, "word_embeddings_layernorm.bias", Dim::Hidden, Dim::None},
+      {R::AttnNorm, "h.{L}.input_layernorm.weight", Dim::Hidden, Dim::None},
+      {R::AttnNormBias, "h.{L}.input_layernorm.bias", Dim::Hidden, Dim::None},
+      {R::Qkv, "h.{L}.self_attention.query_key_value.weight", Dim::FusedQkv, Dim::Hidden},
+      {R::QkvBias, "h.{L}.self_attention.query_key_value.bias", Dim::FusedQkv, Dim::None},
+      {R::O, "h.{L}.self_attention.dense.weight", Dim::Hidden, Dim::QueryWidth},
+      {R::OBias, "h.{L}.self_attention.dense.bias", Dim::Hidden, Dim::None},
+      {R::MlpNorm, "h.{L}.post_attention_layernorm.weight", Dim::Hidden, Dim::None},
+      {R::MlpNormBias, "h.{L}.post_attention_layernorm.bias", Dim::Hidden, Dim::None},
+      {R::Up, "h.{L}.mlp.dense_h_to_4h.weight", Dim::Ffn, Dim::Hidden},
+      {R::UpBias, "h.{L}.mlp.dense_h_to_4h.bias", Dim::Ffn, Dim::None},
+      {R::Down, "h.{L}.mlp.dense_4h_to_h.weight", Dim::Hidden, Dim::Ffn},
+      {R::DownBias, "h.{L}.mlp.dense_4h_to_h.bias", Dim::Hidden, Dim::None},
+      {R::FinalNorm, "ln_f.weight", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::FinalNormBias, "ln_f.bias", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::LmHead, "lm_head.weight", Dim::Vocab, Dim::Hidden, Need::IfUntied, true},
+  };
+  return a;
+}
+
+// OPT (facebook/opt-125m … 66b with do_layer_norm_before): a learned position table whose row for
+// position p is p + 2, biased q, k, v and out projections, a ReLU MLP.
+Architecture opt() {
+  Architecture a;
+  a.name = "opt";
+  a.classes = {"OPTForCausalLM", "OPTModel"};
+  a.model_types = {"opt"};
+  a.norm = NormKind::Layer;
+  a.mlp = MlpKind::Plain;
+  a.positions = PositionKind::Learned;
+  a.position_offset = 2;
+  a.keys.intermediate = {"ffn_dim"};
+  a.keys.norm_eps = {"layer_norm_eps"};
+  a.keys.activation = "activation_function";
+  a.defaults.activation = "relu";
+  a.defaults.tie_embeddings = true;
+  a.defaults.qkv_bias = true;
+  const std::string l = "model.decoder.layers.{L}.";
+  a.tensors = {
+      {R::Embed, "model.decoder.embed_tokens.weight", Dim::Vocab, Dim::Hidden},
+      {R::Positions, "model.decoder.embed_positions.weight", Dim::Positions, Dim::Hidden, Need::IfLearnedPositions},
+      {R::AttnNorm, l + "self_attn_layer_norm.weight", Dim::Hidden, Dim::None},
+      {R::AttnNormBias, l + "self_attn_layer_norm.bias", Dim::Hidden, Dim::None},
+      {R::Q, l + "self_attn.q_proj.weight", Dim::QueryWidth, Dim::Hidden},
+      {R::K, l + "self_attn.k_proj.weight", Dim::KvWidth, Dim::Hidden},
+      {R::V, l + "self_attn.v_proj.weight", Dim::KvWidth, Dim::Hidden},
+      {R::QBias, l + "self_attn.q_proj.bias", Dim::QueryWidth, Dim::None},
+      {R::KBias, l + "self_attn.k_proj.bias", Dim::KvWidth, Dim::None},
+      {R::VBias, l + "self_attn.v_proj.bias", Dim::KvWidth, Dim::None},
+      {R::O, l + "self_attn.out_proj.weight", Dim::Hidden, Dim::QueryWidth},
+      {R::OBias, l + "self_attn.out_proj.bias", Dim::Hidden, Dim::None},
+      {R::MlpNorm, l + "final_layer_norm.weight", Dim::Hidden, Dim::None},
+      {R::MlpNormBias, l + "final_layer_norm.bias", Dim::Hidden, Dim::None},
+      {R::Up, l + "fc1.weight", Dim::Ffn, Dim::Hidden},
+      {R::UpBias, l + "fc1.bias", Dim::Ffn, Dim::None},
+      {R::Down, l + "fc2.weight", Dim::Hidden, Dim::Ffn},
+      {R::DownBias, l + "fc2.bias", Dim::Hidden, Dim::None},
+      {R::FinalNorm, "model.decoder.final_layer_norm.weight", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::FinalNormBias, "model.decoder.final_layer_norm.bias", Dim::Hidden, Dim::None, Need::Always, true},
+      {R::LmHead, "lm_head.weight", Dim::Vocab, Dim::Hidden, Need::IfUntied, true},
+  };
+  return a;
+}
+
 // Models trained by PosLab (`poslab train`): Llama's block and names, with the positional encoding
 // named by config.json's poslab_positions (a RoPE model is saved as plain Llama). The training
 // model's parameters are this row's tensors, in this order.
@@ -114,6 +376,11 @@ Architecture poslab() {
 
 bool is_layer_role(TensorRole r) { return r >= TensorRole::AttnNorm; }
 
+std::string supported_families() {
+  return "Llama (Llama 2, 3, 3.1, 3.2, TinyLlama), Mistral, Qwen2 / Qwen2.5, Qwen3, SmolLM3, Phi-3 / Phi-3.5 / Phi-4-mini, "
+         "Gemma 2, Gemma 3 (text), GPT-NeoX / Pythia, GPT-J, BLOOM, OPT and GPT-2";
+}
+
 const TensorSlot* Architecture::slot(TensorRole role) const {
   for (const TensorSlot& s : tensors)
     if (s.role == role) return &s;
@@ -121,7 +388,8 @@ const TensorSlot* Architecture::slot(TensorRole role) const {
 }
 
 const std::vector<Architecture>& architectures() {
-  static const std::vector<Architecture> table = {llama(), qwen2(), gpt2(), poslab()};
+  static const std::vector<Architecture> table = {llama(),   mistral(), qwen2(), qwen3(), smollm3(), phi3(), gemma2(),
+                                                  gemma3(),  gpt_neox(), gptj(), bloom(), opt(),     gpt2(), poslab()};
   return table;
 }
 
@@ -143,8 +411,7 @@ Result<const Architecture*> find_architecture(const std::vector<std::string>& cl
   std::string asked = model_type.empty() ? std::string() : "model_type \"" + model_type + "\"";
   for (const std::string& c : classes) asked += (asked.empty() ? "" : ", ") + c;
   if (asked.empty()) asked = "no \"architectures\" or \"model_type\"";
-  return Error{"config.json names " + asked +
-               ", which PosLab cannot run; supported: Llama (Llama 2, 3, 3.1, 3.2, Mistral), Qwen2 / Qwen2.5 and GPT-2"};
+  return Error{"config.json names " + asked + ", which PosLab cannot run; supported: " + supported_families()};
 }
 
 std::string_view to_string(PositionKind p) {

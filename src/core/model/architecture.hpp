@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/encodings/encodings.hpp"
 #include "core/result.hpp"
 
 namespace poslab {
@@ -18,20 +19,32 @@ enum class MlpKind { Gated, Plain };        // down(act(gate·x) ⊙ up·x), or 
 // (NoPE); or a bias on the scores (ALiBi's slopes, T5's learned buckets).
 enum class PositionKind { Rope, Learned, Sinusoidal, None, Alibi, T5 };
 enum class WeightLayout { OutIn, InOut };   // PyTorch Linear (out × in), or GPT-2's Conv1D (in × out)
+// A fused q/k/v projection's output: all of q, then k, then v (GPT-2, Phi-3), or head by head,
+// each head's q, k and v side by side (GPT-NeoX, BLOOM).
+enum class QkvLayout { Blocks, PerHead };
+// A block's two halves: one after the other (x += attn(n₁(x)); x += mlp(n₂(x))), or both read the
+// same x (x += attn(n₁(x)) + mlp(n₂(x)); GPT-NeoX, GPT-J, whose MLP reads n₁'s output as well).
+enum class Residual { Sequential, Parallel };
+// Which layers attend through a sliding window when config.json has no layer_types list: none,
+// every layer (Mistral), those from max_window_layers on when use_sliding_window (Qwen2), every
+// other layer from the first (Gemma 2), all but every sliding_window_pattern-th (Gemma 3).
+enum class WindowRule { None, Every, FromMaxWindowLayers, Alternate, Pattern };
 
 // What a tensor is for. The model's own tensors first, then a layer's.
 enum class TensorRole {
-  Embed, Positions, RelativeBias, FinalNorm, FinalNormBias, LmHead,
-  AttnNorm, AttnNormBias, Q, K, V, QBias, KBias, VBias, Qkv, QkvBias, O, OBias,
-  MlpNorm, MlpNormBias, Gate, Up, UpBias, Down, DownBias
+  Embed, EmbedNorm, EmbedNormBias, Positions, RelativeBias, FinalNorm, FinalNormBias, LmHead, LmHeadBias,
+  AttnNorm, AttnNormBias, Q, K, V, QBias, KBias, VBias, Qkv, QkvBias, QNorm, KNorm, O, OBias, PostAttnNorm,
+  MlpNorm, MlpNormBias, Gate, Up, GateUp, UpBias, Down, DownBias, PostMlpNorm
 };
 bool is_layer_role(TensorRole r);
 
 // A size in config.json's terms; a tensor's shape is two of them, a vector's second is None.
-enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, Vocab, Positions, Heads, Buckets };
+// FusedFfn: gate and up stacked (Phi-3's gate_up_proj); HeadDim: a per-head norm's width.
+enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, FusedFfn, HeadDim, Vocab, Positions, Heads, Buckets };
 
 // When the tensor is read: always, or only when the config asks for it.
 enum class Need { Always, IfAttentionBias, IfUntied, IfLearnedPositions, IfT5Positions };
+
 
 struct TensorSlot {
   TensorRole role;
@@ -45,7 +58,9 @@ struct TensorSlot {
 struct ConfigKeys {
   std::vector<std::string> hidden{"hidden_size"}, layers{"num_hidden_layers"}, heads{"num_attention_heads"},
       intermediate{"intermediate_size"}, max_positions{"max_position_embeddings"},
-      norm_eps{"rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps"};
+      norm_eps{"rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps"},
+      rope_theta{"rope_theta"}, partial_rotary{"partial_rotary_factor"},
+      rotary_dim{};  // the rotated dimensions of a head as a count (GPT-J's rotary_dim)
   std::string activation = "hidden_act";
 };
 
@@ -56,6 +71,10 @@ struct ConfigDefaults {
   int intermediate_per_hidden = 0;  // intermediate size = this × hidden when absent; 0: required
   int max_positions = 2048;         // 0: required (it sizes GPT-2's position table)
   bool qkv_bias = false;            // q, k and v carry biases whatever config.json says (Qwen2)
+  double rope_theta = 10000.0;      // the base when config.json names none
+  double partial_rotary = 1.0;      // the rotated share of a head when config.json names none
+  int nope_interval = 0;            // SmolLM3: every this-th layer has no RoPE (no_rope_layers absent)
+  double attn_softcap = 0.0, final_softcap = 0.0;  // Gemma 2's soft-capping when config.json is silent
 };
 
 struct Architecture {
@@ -66,6 +85,13 @@ struct Architecture {
   MlpKind mlp = MlpKind::Gated;
   PositionKind positions = PositionKind::Rope;  // the default; PosLab's own folders say which
   WeightLayout layout = WeightLayout::OutIn;
+  QkvLayout qkv_layout = QkvLayout::Blocks;
+  Residual residual = Residual::Sequential;
+  RopeStyle rope_style = RopeStyle::Half;  // how the checkpoint pairs RoPE's dimensions
+  double norm_offset = 0.0;          // Gemma's RMSNorm multiplies by (1 + w): 1
+  bool scale_embeddings = false;     // Gemma: the embeddings × √hidden
+  int position_offset = 0;           // OPT: the learned table's row of position p is p + 2
+  WindowRule windows = WindowRule::None;
   ConfigKeys keys;
   ConfigDefaults defaults;
   std::vector<TensorSlot> tensors;         // the model's own, then one layer's (in saving order)
@@ -74,6 +100,9 @@ struct Architecture {
 
   const TensorSlot* slot(TensorRole role) const;  // null: the architecture has no such tensor
 };
+
+// The families PosLab runs, for messages and the README.
+std::string supported_families();
 
 // Every architecture PosLab runs.
 const std::vector<Architecture>& architectures();

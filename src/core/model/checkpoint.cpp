@@ -159,6 +159,11 @@ WeightTensor* LayerWeights::slot(TensorRole role) {
     case TensorRole::UpBias: return &up_bias;
     case TensorRole::Down: return &down;
     case TensorRole::DownBias: return &down_bias;
+    case TensorRole::QNorm: return &q_norm;
+    case TensorRole::KNorm: return &k_norm;
+    case TensorRole::PostAttnNorm: return &post_attn_norm;
+    case TensorRole::GateUp: return &gate_up;
+    case TensorRole::PostMlpNorm: return &post_mlp_norm;
     default: return nullptr;
   }
 }
@@ -171,6 +176,9 @@ WeightTensor* Checkpoint::model_slot(TensorRole role) {
     case TensorRole::FinalNorm: return &final_norm_;
     case TensorRole::FinalNormBias: return &final_norm_bias_;
     case TensorRole::LmHead: return &lm_head_;
+    case TensorRole::LmHeadBias: return &lm_head_bias_;
+    case TensorRole::EmbedNorm: return &embed_norm_;
+    case TensorRole::EmbedNormBias: return &embed_norm_bias_;
     default: return nullptr;
   }
 }

@@ -38,6 +38,9 @@ RowVector read_vector(const WeightTensor& w);
 struct LayerWeights {
   WeightTensor attn_norm, attn_norm_bias, q, k, v, q_bias, k_bias, v_bias, qkv, qkv_bias, o, o_bias;
   WeightTensor mlp_norm, mlp_norm_bias, gate, up, up_bias, down, down_bias;
+  WeightTensor q_norm, k_norm;                 // per-head norms of q and k (Qwen3, Gemma 3)
+  WeightTensor post_attn_norm, post_mlp_norm;  // norms of each half's output (Gemma 2, 3)
+  WeightTensor gate_up;                        // gate and up stacked (Phi-3)
   WeightTensor* slot(TensorRole role);  // null for a role that is not a layer's
 };
 
@@ -59,6 +62,9 @@ class Checkpoint {
   const WeightTensor& final_norm() const { return final_norm_; }
   const WeightTensor& final_norm_bias() const { return final_norm_bias_; }
   const WeightTensor& lm_head() const { return lm_head_; }      // the embeddings when tied
+  const WeightTensor& lm_head_bias() const { return lm_head_bias_; }  // GPT-J's
+  const WeightTensor& embed_norm() const { return embed_norm_; }      // BLOOM's LayerNorm of the embeddings
+  const WeightTensor& embed_norm_bias() const { return embed_norm_bias_; }
   const WeightTensor& relative_bias() const { return relative_bias_; }  // T5's buckets × heads
   const std::vector<LayerWeights>& layers() const { return layers_; }
   std::uint64_t weight_bytes() const { return weight_bytes_; }
@@ -76,6 +82,7 @@ class Checkpoint {
   std::shared_ptr<const BpeTokenizer> tokenizer_;
   std::vector<SafetensorsFile> files_;
   WeightTensor embed_, positions_, final_norm_, final_norm_bias_, lm_head_, relative_bias_;
+  WeightTensor lm_head_bias_, embed_norm_, embed_norm_bias_;
   std::vector<LayerWeights> layers_;
   std::uint64_t weight_bytes_ = 0;
   std::string dtype_;

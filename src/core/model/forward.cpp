@@ -13,147 +13,13 @@
 #include "core/memory.hpp"
 #include "core/encodings/bias.hpp"
 #include "core/encodings/encodings.hpp"
+#include "core/model/head_stats.hpp"
+#include "core/model/layer_ops.hpp"
 #include "core/model/position_tables.hpp"
 
 namespace poslab {
 
 namespace {
-
-// Rows of W converted per block: 64 rows of an 8192-wide matrix are 2 MB, which stays in cache
-// between the conversion and the product.
-constexpr std::int64_t kBlockRows = 64;
-
-// Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D),
-// the weight converted a block of output columns at a time, the blocks shared by the cores.
-Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
-  const bool out_in = layout == WeightLayout::OutIn;
-  const std::int64_t in = out_in ? W.cols : W.rows, out = out_in ? W.rows : W.cols;
-  Matrix Y(X.rows(), out);
-  const std::int64_t blocks = (out + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel
-  {
-    Matrix buffer(out_in ? kBlockRows : in, out_in ? in : kBlockRows);
-#pragma omp for schedule(dynamic, 4)
-    for (std::int64_t b = 0; b < blocks; ++b) {
-      const std::int64_t first = b * kBlockRows, n = std::min(kBlockRows, out - first);
-      if (out_in) {
-        read_rows(W, first, n, buffer.data());
-        Y.middleCols(first, n).noalias() = X * buffer.topRows(n).transpose();
-      } else {
-        read_cols(W, first, n, buffer.data());
-        Y.middleCols(first, n).noalias() =
-            X * Eigen::Map<const Matrix>(buffer.data(), in, n);
-      }
-    }
-  }
-  return Y;
-}
-
-void add_bias(Matrix& Y, const WeightTensor& b) {
-  if (!b.present()) return;
-  Y.rowwise() += read_vector(b);
-}
-
-Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps) {
-  const RowVector weight = read_vector(w);
-  Matrix Y(X.rows(), X.cols());
-  for (Eigen::Index t = 0; t < X.rows(); ++t) {
-    const auto x = X.row(t);
-    if (kind == NormKind::Rms) {
-      const double ms = x.cast<double>().squaredNorm() / static_cast<double>(x.size());
-      Y.row(t) = (x * static_cast<float>(1.0 / std::sqrt(ms + eps))).cwiseProduct(weight);
-    } else {
-      const double mean = x.cast<double>().mean();
-      const double var = (x.cast<double>().array() - mean).square().mean();
-      Y.row(t) = ((x.array() - static_cast<float>(mean)) * static_cast<float>(1.0 / std::sqrt(var + eps))).matrix().cwiseProduct(weight);
-    }
-  }
-  if (b.present()) Y.rowwise() += read_vector(b);
-  return Y;
-}
-
-void activate(Matrix& X, Activation a) {
-  auto v = X.array();
-  switch (a) {
-    case Activation::Silu: v = v / (1.0f + (-v).exp()); break;
-    case Activation::Relu: v = v.max(0.0f); break;
-    case Activation::GeluTanh:
-      v = 0.5f * v * (1.0f + (0.7978845608028654f * (v + 0.044715f * v.cube())).tanh());
-      break;
-    case Activation::Gelu:
-      for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = 0.5f * X.data()[i] * (1.0f + std::erf(X.data()[i] * 0.70710678f));
-      break;
-  }
-}
-
-// Hugging Face's repeat_kv: key/value head g serves query heads g·n … g·n + n − 1.
-Matrix repeat_kv(const Matrix& X, int kv_heads, int heads, int head_dim) {
-  if (kv_heads == heads) return X;
-  const int group = heads / kv_heads;
-  Matrix Y(X.rows(), static_cast<Eigen::Index>(heads) * head_dim);
-  for (int h = 0; h < heads; ++h) Y.middleCols(h * head_dim, head_dim) = X.middleCols((h / group) * head_dim, head_dim);
-  return Y;
-}
-
-HeadSummary summarize(const Matrix& A, const std::vector<int>& ids) {
-  HeadSummary s;
-  const Eigen::Index T = A.rows();
-  // Where each token occurred so far; a repeated copy of a sequence makes j the start of the same
-  // context, so the match length picks it even when the token is common.
-  constexpr std::size_t kCandidates = 64, kLongestMatch = 64;
-  std::unordered_map<int, std::vector<Eigen::Index>> seen;
-  const auto n = std::min<Eigen::Index>(T, static_cast<Eigen::Index>(ids.size()));
-  auto id = [&](Eigen::Index k) { return ids[static_cast<std::size_t>(k)]; };
-  int repeats = 0;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    std::vector<Eigen::Index>& earlier = seen[id(i)];
-    Eigen::Index best = -1;
-    std::size_t best_match = 0;
-    for (std::size_t c = 0; c < std::min(earlier.size(), kCandidates); ++c) {
-      const Eigen::Index j = earlier[earlier.size() - 1 - c];  // latest first
-      std::size_t match = 1;
-      while (match < kLongestMatch && j >= static_cast<Eigen::Index>(match) &&
-             id(j - static_cast<Eigen::Index>(match)) == id(i - static_cast<Eigen::Index>(match)))
-        ++match;
-      if (match > best_match) best = j, best_match = match;
-    }
-    if (best >= 0) {
-      s.induction += A(i, best + 1);
-      ++repeats;
-    }
-    earlier.push_back(i);
-  }
-  if (repeats > 0) s.induction /= repeats;
-  for (Eigen::Index i = 0; i < T; ++i) {
-    s.sink += A(i, 0);
-    for (Eigen::Index j = 0; j <= i && j < A.cols(); ++j) s.mean_distance += A(i, j) * static_cast<double>(i - j);
-    if (i >= 1) s.previous_token += A(i, i - 1);
-  }
-  s.sink /= static_cast<double>(T);
-  s.mean_distance /= static_cast<double>(T);
-  s.previous_token = T > 1 ? s.previous_token / static_cast<double>(T - 1) : 0.0;
-  return s;
-}
-
-// Barbero et al. 2024: per head and rotary pair i (dimensions i and i + r/2, the checkpoint's
-// rotate-half pairs), the mean over positions of ‖q_i‖·‖k_i‖ — the frequencies a head uses.
-Matrix frequency_usage(const Matrix& Q, const Matrix& K, const TransformerConfig& c) {
-  const int pairs = c.rotary_dim / 2, group = c.heads / c.kv_heads;
-  Matrix U = Matrix::Zero(c.heads, pairs);
-  for (int h = 0; h < c.heads; ++h) {
-    const int qo = h * c.head_dim, ko = (h / group) * c.head_dim;
-    for (int i = 0; i < pairs; ++i) {
-      double sum = 0.0;
-      for (Eigen::Index t = 0; t < Q.rows(); ++t) {
-        const double qn = std::hypot(Q(t, qo + i), Q(t, qo + i + pairs));
-        const double kn = std::hypot(K(t, ko + i), K(t, ko + i + pairs));
-        sum += qn * kn;
-      }
-      U(h, i) = static_cast<float>(sum / static_cast<double>(Q.rows()));
-    }
-  }
-  return U;
-}
 
 void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
   for (int h = 0; h < heads; ++h) rotate_head(X.middleCols(h * head_dim, 2 * spec.pairs), spec, 0, spec.query_positions);
@@ -161,7 +27,10 @@ void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
 
 // Logits of the rows of H (positions × hidden): positions × V, the LM head converted a block at a time.
 Matrix logits_of(const Matrix& H, const Checkpoint& model) {
-  return linear(H, model.lm_head(), WeightLayout::OutIn);
+  Matrix L = linear(H, model.lm_head(), WeightLayout::OutIn);
+  add_bias(L, model.lm_head_bias());
+  soft_cap(L, model.config().final_softcap);
+  return L;
 }
 
 std::string token_text(const Checkpoint& model, int id) {
@@ -170,17 +39,19 @@ std::string token_text(const Checkpoint& model, int id) {
 
 bool cancelled(const ForwardOptions& o) { return o.cancel && o.cancel->load(); }
 
-// heads × (2T − 1) bias by key − query offset o (column o + T − 1), causal: ALiBi's −m_h·(i − j),
-// or T5's learned bucket table (buckets × heads, shared by the layers); empty for the others.
-Matrix relative_bias(const Checkpoint& model, int T) {
+// heads × (2T − 1) bias by key − query offset o (column o + T − 1), causal: ALiBi's −m_h·(i − j)
+// (its slopes scaled by the intervention), or T5's learned bucket table (buckets × heads, shared
+// by the layers); empty for the others.
+Matrix relative_bias(const Checkpoint& model, const PositionIntervention& v, int T) {
   const TransformerConfig& c = model.config();
-  if (c.positions != PositionKind::Alibi && c.positions != PositionKind::T5) return Matrix();
+  if (v.positions_off || (c.positions != PositionKind::Alibi && c.positions != PositionKind::T5)) return Matrix();
   Matrix B = Matrix::Zero(c.heads, 2 * T - 1);
   if (c.positions == PositionKind::Alibi) {
     const std::vector<double> by_distance = alibi_by_distance(c.heads, T);
+    const double scale = v.alibi_scale.value_or(1.0);
     for (int h = 0; h < c.heads; ++h)
       for (int d = 0; d < T; ++d)
-        B(h, T - 1 - d) = static_cast<float>(by_distance[static_cast<std::size_t>(h) * static_cast<std::size_t>(T) + static_cast<std::size_t>(d)]);
+        B(h, T - 1 - d) = static_cast<float>(scale * by_distance[static_cast<std::size_t>(h) * static_cast<std::size_t>(T) + static_cast<std::size_t>(d)]);
     return B;
   }
   Matrix table(c.t5_buckets, c.heads);
@@ -189,6 +60,15 @@ Matrix relative_bias(const Checkpoint& model, int T) {
   for (int o = 0; o < 2 * T - 1; ++o)
     for (int h = 0; h < c.heads; ++h) B(h, o) = table(buckets[static_cast<std::size_t>(o)], h);
   return B;
+}
+
+// A sliding window as part of the bias: −∞ for keys `window` or more tokens back (o ≤ −window),
+// which both backends mask as they mask the future.
+Matrix with_window(Matrix bias, int heads, int T, int window) {
+  if (window <= 0 || window >= T) return bias;
+  if (bias.size() == 0) bias = Matrix::Zero(heads, 2 * T - 1);
+  bias.leftCols(T - window).setConstant(-std::numeric_limits<float>::infinity());  // o = −(T−1) … −window
+  return bias;
 }
 
 }  // namespace
@@ -205,8 +85,13 @@ std::string describe(const PositionIntervention& v) {
     sep() << "scaling " << to_string(v.scaling->type);
     if (v.scaling->type != RopeScalingType::None) s << " ×" << v.scaling->factor;
   }
-  if (v.pairing != RopeStyle::Half) sep() << "interleaved pairs (wrong for this checkpoint)";
+  if (v.pairing) sep() << (*v.pairing == RopeStyle::Interleaved ? "interleaved" : "rotate-half") << " pairs (wrong for this checkpoint)";
   if (v.position_shift != 0) sep() << "positions shifted by " << v.position_shift;
+  if (v.rotary_dim) sep() << *v.rotary_dim << " rotated dimensions per head";
+  if (v.window) sep() << (*v.window == 0 ? std::string("no sliding window") : "window " + std::to_string(*v.window));
+  if (v.local_base) sep() << "local base " << *v.local_base;
+  if (v.rope_factors) sep() << "LongRoPE " << (*v.rope_factors == LongRopeSet::Long ? "long" : "short") << " factors";
+  if (v.alibi_scale) sep() << "ALiBi slopes ×" << *v.alibi_scale;
   return s.tellp() > 0 ? s.str() : "unchanged";
 }
 
@@ -216,10 +101,17 @@ const LayerAttention* ForwardResult::layer(int l) const {
   return nullptr;
 }
 
-RopeFrequencies model_rope_frequencies(const TransformerConfig& c, const PositionIntervention& v, int tokens) {
-  const double theta = v.rope_theta.value_or(c.rope_theta);
-  const RopeScaling scaling = v.scaling.value_or(c.scaling);
-  return rotary_angles(c.rotary_dim, theta, scaling, tokens + std::max(0, v.position_shift), c.rope_fraction);
+RopeFrequencies model_rope_frequencies(const TransformerConfig& c, const PositionIntervention& v, int tokens, int layer) {
+  const bool local = layer >= 0 && c.rope_local_theta && c.is_local(layer);
+  const double theta = local ? v.local_base.value_or(*c.rope_local_theta) : v.rope_theta.value_or(c.rope_theta);
+  RopeScaling scaling = local ? RopeScaling{} : v.scaling.value_or(c.scaling);
+  if (v.rope_factors) scaling.longrope_set = *v.rope_factors;
+  return rotary_angles(v.rotary_dim.value_or(c.rotary_dim), theta, scaling, tokens + std::max(0, v.position_shift), c.rope_fraction);
+}
+
+int layer_window(const TransformerConfig& c, const PositionIntervention& v, int layer) {
+  if (!c.is_local(layer)) return 0;
+  return v.window.value_or(c.sliding_window);
 }
 
 Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence, std::vector<std::string>* unknown) {
@@ -257,31 +149,49 @@ Status check_request(const TransformerConfig& c, const std::vector<int>& ids, co
     return Error{"the RoPE base must be greater than 1"};
   if (v.scaling)
     if (auto s = validate(*v.scaling); !s) return s;
+  if (v.rotary_dim && (*v.rotary_dim < 2 || *v.rotary_dim > c.head_dim || *v.rotary_dim % 2 != 0))
+    return Error{"the rotated dimensions must be an even number from 2 to head_dim (" + std::to_string(c.head_dim) + ")"};
+  if (v.window && *v.window < 0) return Error{"a window must be 0 (none) or more tokens"};
+  if (v.local_base && !(*v.local_base > 1.0 && std::isfinite(*v.local_base))) return Error{"the local RoPE base must be greater than 1"};
+  if (v.alibi_scale && !(*v.alibi_scale >= 0.0 && std::isfinite(*v.alibi_scale))) return Error{"ALiBi's slope factor must be 0 or more"};
   return Ok{};
 }
 
-// x = embed(ids), plus the learned table's rows (GPT-2, from the shift) or the sinusoid.
+// The embeddings' factor √hidden (Gemma) as Hugging Face forms it: a tensor of the weights' dtype,
+// so a BF16 model multiplies by √hidden rounded to BF16.
+float embedding_scale(const Checkpoint& model) {
+  const float s = std::sqrt(static_cast<float>(model.config().hidden));
+  if (model.embed().type == WeightType::F32) return s;
+  const float rounded = model.embed().type == WeightType::BF16 ? round_to_bf16(s) : round_to_f16(s);
+  return rounded;
+}
+
+// x = embed(ids) (× √hidden for Gemma, then BLOOM's LayerNorm), plus the learned table's rows
+// (GPT-2, OPT with its offset; from the shift) or the sinusoid.
 Matrix embed_tokens(const Checkpoint& model, const std::vector<int>& ids, const PositionIntervention& v) {
   const TransformerConfig& c = model.config();
   const int T = static_cast<int>(ids.size());
   Matrix X(T, c.hidden);
   for (int t = 0; t < T; ++t) read_rows(model.embed(), ids[static_cast<std::size_t>(t)], 1, X.row(t).data());
+  if (c.arch->scale_embeddings) X *= embedding_scale(model);
+  if (model.embed_norm().present()) X = normalize(X, model.embed_norm(), model.embed_norm_bias(), c.arch->norm, c.norm_eps);
   if (v.positions_off) return X;
   if (c.positions == PositionKind::Learned) {
     Matrix P(T, c.hidden);
-    read_rows(model.positions(), v.position_shift, T, P.data());
+    read_rows(model.positions(), v.position_shift + c.arch->position_offset, T, P.data());
     X += P;
   }
   if (c.positions == PositionKind::Sinusoidal) X += sinusoidal_encoding(T + v.position_shift, c.hidden, 10000.0).bottomRows(T);
   return X;
 }
 
-// RoPE's rotation for T tokens at positions t + shift (with any change of base or scaling); empty
-// when the model has no RoPE or it is turned off.
-std::optional<RopeSpec> rope_for(const TransformerConfig& c, const PositionIntervention& v, int T) {
-  if (c.positions != PositionKind::Rope || v.positions_off || c.rotary_dim < 2) return std::nullopt;
-  const RopeFrequencies f = model_rope_frequencies(c, v, T);
-  RopeSpec spec = rope_1d(f.thetas, 1, v.pairing, T, T);
+// RoPE's rotation for T tokens at positions t + shift in `layer` (with any change of base,
+// scaling, pairing or rotated width); empty when the layer does not rotate or RoPE is off.
+std::optional<RopeSpec> rope_for(const TransformerConfig& c, const PositionIntervention& v, int T, int layer) {
+  const int rotary = v.rotary_dim.value_or(c.rotary_dim);
+  if (c.positions != PositionKind::Rope || v.positions_off || rotary < 2 || !c.rotates(layer)) return std::nullopt;
+  const RopeFrequencies f = model_rope_frequencies(c, v, T, layer);
+  RopeSpec spec = rope_1d(f.thetas, 1, v.pairing.value_or(c.rope_style), T, T);
   spec.scale = f.attention_scale;
   for (int t = 0; t < T; ++t) spec.query_positions[static_cast<std::size_t>(t)].x = t + v.position_shift;
   return spec;
@@ -291,34 +201,62 @@ struct Projections {
   Matrix Q, K, V;
 };
 
+// q, k and v from one fused output: all q then k then v, or head by head (q, k, v of head 0, …).
+Projections split_fused(const Matrix& QKV, const TransformerConfig& c) {
+  Projections p;
+  if (c.arch->qkv_layout == QkvLayout::Blocks) {
+    p.Q = QKV.leftCols(c.query_width());
+    p.K = QKV.middleCols(c.query_width(), c.kv_width());
+    p.V = QKV.rightCols(c.kv_width());
+    return p;
+  }
+  const int d = c.head_dim;
+  p.Q.resize(QKV.rows(), c.query_width());
+  p.K.resize(QKV.rows(), c.kv_width());
+  p.V.resize(QKV.rows(), c.kv_width());
+  for (int h = 0; h < c.heads; ++h) {
+    p.Q.middleCols(h * d, d) = QKV.middleCols(3 * h * d, d);
+    p.K.middleCols(h * d, d) = QKV.middleCols(3 * h * d + d, d);
+    p.V.middleCols(h * d, d) = QKV.middleCols(3 * h * d + 2 * d, d);
+  }
+  return p;
+}
+
 Projections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
   const WeightLayout layout = c.arch->layout;
   Projections p;
   if (w.qkv.present()) {
     Matrix QKV = linear(H, w.qkv, layout);
     add_bias(QKV, w.qkv_bias);
-    p.Q = QKV.leftCols(c.query_width());
-    p.K = QKV.middleCols(c.query_width(), c.kv_width());
-    p.V = QKV.rightCols(c.kv_width());
-    return p;
+    p = split_fused(QKV, c);
+  } else {
+    p.Q = linear(H, w.q, layout);
+    p.K = linear(H, w.k, layout);
+    p.V = linear(H, w.v, layout);
+    add_bias(p.Q, w.q_bias);
+    add_bias(p.K, w.k_bias);
+    add_bias(p.V, w.v_bias);
   }
-  p.Q = linear(H, w.q, layout);
-  p.K = linear(H, w.k, layout);
-  p.V = linear(H, w.v, layout);
-  add_bias(p.Q, w.q_bias);
-  add_bias(p.K, w.k_bias);
-  add_bias(p.V, w.v_bias);
+  if (w.q_norm.present()) normalize_heads(p.Q, w.q_norm, c.head_dim, c.norm_eps, c.arch->norm_offset);
+  if (w.k_norm.present()) normalize_heads(p.K, w.k_norm, c.head_dim, c.norm_eps, c.arch->norm_offset);
   return p;
 }
 
-// x += MLP(norm(x)): gated (down(act(gate) ⊙ up)) or plain (proj(act(fc))).
-void mlp_block(Matrix& X, const LayerWeights& w, const TransformerConfig& c) {
+// MLP(h): gated (down(act(gate) ⊙ up); gate and up fused in Phi-3) or plain (proj(act(fc))), then
+// Gemma's norm of the output.
+Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
   const WeightLayout layout = c.arch->layout;
-  const Matrix H2 = normalize(X, w.mlp_norm, w.mlp_norm_bias, c.arch->norm, c.norm_eps);
-  Matrix up = linear(H2, w.up, layout);
-  add_bias(up, w.up_bias);
+  Matrix up, gate;
+  if (w.gate_up.present()) {
+    const Matrix both = linear(H, w.gate_up, layout);
+    gate = both.leftCols(c.intermediate);
+    up = both.rightCols(c.intermediate);
+  } else {
+    up = linear(H, w.up, layout);
+    add_bias(up, w.up_bias);
+    if (c.arch->mlp == MlpKind::Gated) gate = linear(H, w.gate, layout);
+  }
   if (c.arch->mlp == MlpKind::Gated) {
-    Matrix gate = linear(H2, w.gate, layout);
     activate(gate, c.activation);
     up.array() *= gate.array();
   } else {
@@ -326,7 +264,8 @@ void mlp_block(Matrix& X, const LayerWeights& w, const TransformerConfig& c) {
   }
   Matrix down = linear(up, w.down, layout);
   add_bias(down, w.down_bias);
-  X += down;
+  if (w.post_mlp_norm.present()) down = normalize(down, w.post_mlp_norm, {}, c.arch->norm, c.norm_eps, c.arch->norm_offset);
+  return down;
 }
 
 // The bytes a pass over T tokens takes at its peak: the residual stream and a layer's projections
@@ -351,14 +290,17 @@ Status check_finite(const Matrix& X, const std::string& where) {
 }
 
 // One forward pass over a checkpoint: the result it fills, the backend in use (the CPU once the
-// GPU fails) and what every layer shares (the relative bias, RoPE's rotation).
+// GPU fails) and what the layers share: the relative bias and RoPE's rotation, each for the
+// global layers and for the local (windowed) ones.
 class ForwardPass {
  public:
   ForwardPass(const Checkpoint& model, const ForwardOptions& options) : model_(model), options_(options) {}
   Result<ForwardResult> run(const std::vector<int>& ids);
 
  private:
+  void prepare_positions(int T);
   Status run_layer(int l, Matrix& X);
+  Result<Matrix> attend(int l, Projections p, bool keep);
   Status read_out(const Matrix& X);
 
   const Checkpoint& model_;
@@ -366,33 +308,49 @@ class ForwardPass {
   ForwardResult result_;
   CpuBackend cpu_;
   AttentionBackend* backend_ = nullptr;
-  Matrix bias_;
-  std::optional<RopeSpec> rope_;
+  Matrix bias_global_, bias_local_;
+  std::optional<RopeSpec> rope_global_, rope_local_;
 };
 
 }  // namespace
 
-// One layer: x += attention(norm(x)) on the backend (the CPU when it fails), x += MLP(norm(x)).
-Status ForwardPass::run_layer(int l, Matrix& X) {
+void ForwardPass::prepare_positions(int T) {
   const TransformerConfig& c = model_.config();
-  const LayerWeights& w = model_.layers()[static_cast<std::size_t>(l)];
-  const bool keep = options_.all_layers || std::find(options_.keep_layers.begin(), options_.keep_layers.end(), l) != options_.keep_layers.end();
-  Projections p = project_qkv(normalize(X, w.attn_norm, w.attn_norm_bias, c.arch->norm, c.norm_eps), w, c);
+  const PositionIntervention& v = options_.intervention;
+  bias_global_ = relative_bias(model_, v, T);
+  int local = -1;  // a local layer, if any: they all share one window
+  for (int l = 0; l < c.layers && local < 0; ++l)
+    if (c.is_local(l)) local = l;
+  if (local >= 0) bias_local_ = with_window(bias_global_, c.heads, T, layer_window(c, v, local));
+  // The rotation differs only by base, so one layer of each kind gives it (a NoPE layer has none).
+  for (int l = 0; l < c.layers; ++l)
+    if (c.rotates(l)) (c.is_local(l) ? rope_local_ : rope_global_) = rope_for(c, v, T, l);
+}
+
+// Attention of layer l from its projections: RoPE as the layer has it, Gemma's query scale, the
+// layer's bias and window, on the backend (the CPU when it fails); the heads' context.
+Result<Matrix> ForwardPass::attend(int l, Projections p, bool keep) {
+  const TransformerConfig& c = model_.config();
   LayerAttention layer;
   layer.layer = l;
+  layer.window = layer_window(c, options_.intervention, l);
   if (keep && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(p.Q, p.K, c);
-  if (rope_) {
-    rotate(p.Q, c.heads, c.head_dim, *rope_);
-    rotate(p.K, c.kv_heads, c.head_dim, *rope_);
+  const std::optional<RopeSpec>& rope = c.is_local(l) ? rope_local_ : rope_global_;
+  if (rope && c.rotates(l)) {
+    rotate(p.Q, c.heads, c.head_dim, *rope);
+    rotate(p.K, c.kv_heads, c.head_dim, *rope);
+    layer.rotated = true;
   }
+  if (c.query_scale > 0.0) p.Q *= static_cast<float>(c.query_scale * std::sqrt(static_cast<double>(c.head_dim)));
   AttentionInput in;
   in.Q = std::move(p.Q);
   in.K = repeat_kv(p.K, c.kv_heads, c.heads, c.head_dim);
   in.V = repeat_kv(p.V, c.kv_heads, c.heads, c.head_dim);
   in.heads = c.heads;
   in.causal = true;
-  in.key_valid.assign(static_cast<std::size_t>(X.rows()), 1);
-  in.relative_bias = bias_;
+  in.softcap = static_cast<float>(c.attn_softcap);
+  in.key_valid.assign(static_cast<std::size_t>(in.Q.rows()), 1);
+  in.relative_bias = c.is_local(l) ? bias_local_ : bias_global_;
   auto attended = backend_->attend(in, keep);
   if (!attended && backend_ != &cpu_) {
     result_.backend = cpu_.name() + " (" + backend_->name() + " failed: " + attended.error() + ")";
@@ -408,11 +366,30 @@ Status ForwardPass::run_layer(int l, Matrix& X) {
     layer.weights = std::move(attended->weights);
     result_.layers.push_back(std::move(layer));
   }
-  Matrix out = linear(attended->context, w.o, c.arch->layout);
+  return std::move(attended->context);
+}
+
+// One layer: x += attention(norm(x)) (Gemma: normed again), then x += MLP(norm(x)); or, in
+// parallel (GPT-NeoX, GPT-J), x += attention(n₁(x)) + MLP(n₂(x)), GPT-J's MLP reading n₁(x).
+Status ForwardPass::run_layer(int l, Matrix& X) {
+  const TransformerConfig& c = model_.config();
+  const LayerWeights& w = model_.layers()[static_cast<std::size_t>(l)];
+  const bool keep = options_.all_layers || std::find(options_.keep_layers.begin(), options_.keep_layers.end(), l) != options_.keep_layers.end();
+  const double offset = c.arch->norm_offset;
+  const Matrix H = normalize(X, w.attn_norm, w.attn_norm_bias, c.arch->norm, c.norm_eps, offset);
+  auto context = attend(l, project_qkv(H, w, c), keep);
+  if (!context) return Error{context.error()};
+  Matrix out = linear(*context, w.o, c.arch->layout);
   add_bias(out, w.o_bias);
-  X += out;
-  if (auto s = check_finite(X, "layer " + std::to_string(l) + "'s attention"); !s) return s;
-  mlp_block(X, w, c);
+  if (w.post_attn_norm.present()) out = normalize(out, w.post_attn_norm, {}, c.arch->norm, c.norm_eps, offset);
+  if (auto s = check_finite(out, "layer " + std::to_string(l) + "'s attention"); !s) return s;
+  if (c.parallel_residual) {
+    const Matrix H2 = w.mlp_norm.present() ? normalize(X, w.mlp_norm, w.mlp_norm_bias, c.arch->norm, c.norm_eps, offset) : H;
+    X += out + mlp(H2, w, c);
+  } else {
+    X += out;
+    X += mlp(normalize(X, w.mlp_norm, w.mlp_norm_bias, c.arch->norm, c.norm_eps, offset), w, c);
+  }
   return check_finite(X, "layer " + std::to_string(l) + "'s MLP");
 }
 
@@ -422,7 +399,7 @@ Status ForwardPass::read_out(const Matrix& X) {
   const TransformerConfig& c = model_.config();
   const std::vector<int>& ids = result_.ids;
   const Eigen::Index T = X.rows();
-  const Matrix H = normalize(X, model_.final_norm(), model_.final_norm_bias(), c.arch->norm, c.norm_eps);
+  const Matrix H = normalize(X, model_.final_norm(), model_.final_norm_bias(), c.arch->norm, c.norm_eps, c.arch->norm_offset);
   if (auto s = check_finite(H, "the final norm"); !s) return s;
   const Eigen::Index chunk = std::max<Eigen::Index>(1, (64 << 20) / (4 * static_cast<Eigen::Index>(c.vocab)));
   if (options_.keep_logits) result_.logits.resize(T, c.vocab);
@@ -478,8 +455,12 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   result_.backend = backend_->name();
   Matrix X = embed_tokens(model_, ids, v);
   if (auto s = check_finite(X, "the embeddings"); !s) return Error{s.error()};
-  bias_ = v.positions_off ? Matrix() : relative_bias(model_, T);
-  rope_ = rope_for(c, v, T);
+  prepare_positions(T);
+  // Soft-capped scores (Gemma 2) are the CPU path's alone.
+  if (c.attn_softcap > 0.0 && backend_ != &cpu_) {
+    backend_ = &cpu_;
+    result_.backend = cpu_.name() + " (Gemma 2's soft-capped scores run on the CPU)";
+  }
   for (int l = 0; l < c.layers; ++l) {
     if (cancelled(options_)) return Error{"cancelled"};
     if (auto s = run_layer(l, X); !s) return Error{s.error()};

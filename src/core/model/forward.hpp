@@ -18,21 +18,30 @@
 
 namespace poslab {
 
-// What is changed about a model's positions, against its own config.json.
+// What is changed about a model's positions, against its own config.json. Each field left empty
+// keeps the model's own setting.
 struct PositionIntervention {
-  std::optional<double> rope_theta;    // another RoPE base
+  std::optional<double> rope_theta;    // another RoPE base (a dual-base model's global one)
   std::optional<RopeScaling> scaling;  // another context scaling (replaces the model's)
-  bool positions_off = false;          // RoPE not applied; GPT-2's position table zeroed
-  RopeStyle pairing = RopeStyle::Half; // Interleaved on a rotate-half checkpoint: the wrong convention
+  bool positions_off = false;          // whatever the model has: RoPE, ALiBi, a learned table
+  std::optional<RopeStyle> pairing;    // the other pairing than the checkpoint's: the wrong convention
   int position_shift = 0;              // token t sits at position t + shift
-  bool any() const {
-    return rope_theta || scaling || positions_off || pairing != RopeStyle::Half || position_shift != 0;
-  }
+  std::optional<int> rotary_dim;       // rotated dimensions of each head, instead of the config's share
+  std::optional<int> window;           // every local layer's sliding window; 0: no window anywhere
+  std::optional<double> local_base;    // the local layers' RoPE base (Gemma 3)
+  std::optional<LongRopeSet> rope_factors;  // LongRoPE's short or long factors, whatever the length
+  std::optional<double> alibi_scale;   // ALiBi's slopes × this
+  bool any() const { return !(*this == PositionIntervention{}); }
   bool operator==(const PositionIntervention&) const = default;
 };
 
 // One line for the UI and the CLI, e.g. "RoPE base 10000 · interleaved pairs"; "unchanged".
 std::string describe(const PositionIntervention& v);
+
+// The model's positional design in one line, layer by layer where layers differ, e.g. "Gemma 3:
+// layers 0–1, 3–4 local (window 512, RoPE base 10000); layers 2, 5 global (RoPE base 1000000,
+// linear ×8)".
+std::string describe_positions(const TransformerConfig& c);
 
 struct ForwardOptions {
   PositionIntervention intervention;
@@ -64,6 +73,8 @@ struct HeadSummary {
 
 struct LayerAttention {
   int layer = 0;
+  int window = 0;          // keys within this many tokens (itself included) are seen; 0: all
+  bool rotated = false;    // RoPE applied to q and k in this layer
   std::vector<Matrix> scores, weights;  // per head, T × T (scores: q·k/√d_h, −inf above the diagonal)
   std::vector<HeadSummary> heads;
   Matrix frequency_usage;  // heads × rotary pairs: mean over positions of ‖q_i‖·‖k_i‖ (RoPE models)
@@ -104,8 +115,11 @@ Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string
 // token (BOS) in place.
 std::vector<int> shuffle_tokens(const Checkpoint& model, const std::vector<int>& ids, std::uint64_t seed);
 
-// The RoPE frequencies a forward pass uses for T tokens, after any intervention (p-RoPE's pairs
-// that do not rotate at θ = 0).
-RopeFrequencies model_rope_frequencies(const TransformerConfig& config, const PositionIntervention& v, int tokens);
+// The RoPE frequencies a forward pass uses for T tokens in `layer`, after any intervention
+// (p-RoPE's pairs that do not rotate at θ = 0; a local layer's base); empty when it does not rotate.
+RopeFrequencies model_rope_frequencies(const TransformerConfig& config, const PositionIntervention& v, int tokens, int layer = -1);
+
+// The sliding window of `layer` after the intervention; 0: it sees every earlier token.
+int layer_window(const TransformerConfig& c, const PositionIntervention& v, int layer);
 
 }  // namespace poslab

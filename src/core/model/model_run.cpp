@@ -38,7 +38,7 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
   if (config.positions == PositionKind::Rope) {
     if (m.base != config.rope_theta) v.rope_theta = m.base;
     if (!(m.scaling == config.scaling)) v.scaling = m.scaling;
-    v.pairing = m.rope_style;
+    if (m.rope_style != config.rope_style) v.pairing = m.rope_style;
   }
   v.position_shift = m.position_shift;
   return r;

@@ -1,6 +1,8 @@
 #include "core/model/transformer_config.hpp"
 
 #include <cmath>
+#include <functional>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -138,17 +140,45 @@ Status read_behaviour(const Json& c, const std::string& name, TransformerConfig&
   return Ok{};
 }
 
-// RoPE's base and scaling, the rotated share of a head, and PosLab's own position keys.
-Status read_positions(const Json& c, const std::string& name, TransformerConfig& t) {
+// RoPE's base (under the architecture's keys) and scaling, its pairing, the rotated share of a
+// head (a fraction or GPT-J's count), Gemma 3's local base, and PosLab's own position keys.
+Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
+  const ConfigKeys& keys = t.arch->keys;
   auto rope = read_rope_config(c, name);
   if (!rope) return Error{rope.error()};
-  if (rope->theta) t.rope_theta = *rope->theta;
+  auto theta = real(c, keys.rope_theta, t.arch->defaults.rope_theta, name);
+  if (!theta) return Error{theta.error()};
+  if (!(*theta > 1.0)) return Error{name + ": \"" + keys.rope_theta.front() + "\" must be greater than 1"};
+  t.rope_theta = *theta;
   if (rope->scaling) t.scaling = *rope->scaling;
-  auto partial = real(c, {"partial_rotary_factor"}, 1.0, name);
+  t.rope_style = t.arch->rope_style;
+  auto partial = real(c, keys.partial_rotary, t.arch->defaults.partial_rotary, name);
   if (!partial) return Error{partial.error()};
-  if (*partial <= 0.0 || *partial > 1.0) return Error{name + ": partial_rotary_factor must be in (0, 1]"};
+  if (*partial <= 0.0 || *partial > 1.0) return Error{name + ": \"" + keys.partial_rotary.front() + "\" must be in (0, 1]"};
   t.partial_rotary = *partial;
   t.rotary_dim = static_cast<int>(t.head_dim * *partial) / 2 * 2;
+  if (!keys.rotary_dim.empty()) {
+    auto dims = whole(c, keys.rotary_dim, t.head_dim, name);
+    if (!dims) return Error{dims.error()};
+    if (*dims < 2 || *dims > t.head_dim || *dims % 2 != 0)
+      return Error{name + ": \"" + keys.rotary_dim.front() + "\" must be an even number from 2 to head_dim (" + std::to_string(t.head_dim) + ")"};
+    t.rotary_dim = *dims;
+    t.partial_rotary = static_cast<double>(*dims) / t.head_dim;
+  }
+  if (t.scaling.type == RopeScalingType::LongRope && t.scaling.short_factor.size() != static_cast<std::size_t>(t.rotary_dim / 2))
+    return Error{name + ": rope_scaling's LongRoPE factors number " + std::to_string(t.scaling.short_factor.size()) + ", not one per rotary pair (" +
+                 std::to_string(t.rotary_dim / 2) + ")"};
+  if (c.contains("rope_local_base_freq") && t.arch->windows == WindowRule::Pattern) {
+    auto local = real(c, {"rope_local_base_freq"}, 10000.0, name);
+    if (!local) return Error{local.error()};
+    if (!(*local > 1.0)) return Error{name + ": \"rope_local_base_freq\" must be greater than 1"};
+    t.rope_local_theta = *local;
+  }
+  return Ok{};
+}
+
+// PosLab's own keys: p-RoPE's fraction and T5's buckets.
+Status read_poslab_positions(const Json& c, const std::string& name, TransformerConfig& t) {
   auto fraction = real(c, {"poslab_rope_fraction"}, 1.0, name);
   if (!fraction) return Error{fraction.error()};
   if (*fraction < 0.0 || *fraction > 1.0) return Error{name + ": poslab_rope_fraction must be in [0, 1]"};
@@ -160,6 +190,98 @@ Status read_positions(const Json& c, const std::string& name, TransformerConfig&
   if (*buckets < 2 || *distance < 1) return Error{name + ": poslab_t5_buckets must be at least 2 and poslab_t5_max_distance at least 1"};
   t.t5_buckets = *buckets;
   t.t5_max_distance = *distance;
+  return Ok{};
+}
+
+// A per-layer list of config.json (layer_types, no_rope_layers): one entry per layer, each
+// mapped by `is` to 1 or 0, or an error naming the key.
+Result<std::vector<std::uint8_t>> per_layer(const Json& c, const char* key, int layers, const std::string& name,
+                                            const std::function<std::optional<bool>(const Json&)>& is) {
+  const Json& list = c.at(key);
+  if (!list.is_array() || list.size() != static_cast<std::size_t>(layers))
+    return Error{name + ": \"" + key + "\" must list all " + std::to_string(layers) + " layers"};
+  std::vector<std::uint8_t> out;
+  for (const Json& v : list) {
+    const std::optional<bool> b = is(v);
+    if (!b) return Error{name + ": \"" + key + "\" holds " + v.dump() + ", which PosLab does not know"};
+    out.push_back(*b ? 1 : 0);
+  }
+  return out;
+}
+
+// Which layers attend through the sliding window: config.json's layer_types when it has them,
+// else the family's rule.
+Result<std::vector<std::uint8_t>> windowed_layers(const Json& c, const std::string& name, const TransformerConfig& t) {
+  if (c.contains("layer_types") && !c["layer_types"].is_null())
+    return per_layer(c, "layer_types", t.layers, name, [](const Json& v) -> std::optional<bool> {
+      if (v == "sliding_attention") return true;
+      if (v == "full_attention") return false;
+      return std::nullopt;
+    });
+  std::vector<std::uint8_t> w(static_cast<std::size_t>(t.layers), 0);
+  auto every = whole(c, {"sliding_window_pattern"}, 6, name);
+  auto from = whole(c, {"max_window_layers"}, 28, name);
+  auto use = flag(c, "use_sliding_window", false, name);
+  for (const auto* r : {&every, &from})
+    if (!*r) return Error{r->error()};
+  if (!use) return Error{use.error()};
+  if (*every < 1) return Error{name + ": \"sliding_window_pattern\" must be at least 1"};
+  for (int l = 0; l < t.layers; ++l) {
+    switch (t.arch->windows) {
+      case WindowRule::None: break;
+      case WindowRule::Every: w[static_cast<std::size_t>(l)] = 1; break;
+      case WindowRule::FromMaxWindowLayers: w[static_cast<std::size_t>(l)] = *use && l >= *from; break;
+      case WindowRule::Alternate: w[static_cast<std::size_t>(l)] = l % 2 == 0; break;
+      case WindowRule::Pattern: w[static_cast<std::size_t>(l)] = (l + 1) % *every != 0; break;
+    }
+  }
+  return w;
+}
+
+// What differs from layer to layer (the sliding window, SmolLM3's NoPE layers) and what the
+// attention does beyond q·k/√d (Gemma's query scale and soft-capping, a parallel block).
+Status read_layers(const Json& c, const std::string& name, TransformerConfig& t) {
+  const ConfigDefaults& defaults = t.arch->defaults;
+  auto window = t.arch->windows == WindowRule::None ? Result<int>(0) : whole(c, {"sliding_window"}, 0, name);
+  if (!window) return Error{window.error()};
+  t.sliding_window = *window;
+  if (t.sliding_window > 0) {
+    auto w = windowed_layers(c, name, t);
+    if (!w) return Error{w.error()};
+    t.windowed = *w;
+  }
+  if (c.contains("no_rope_layers") && !c["no_rope_layers"].is_null()) {
+    auto r = per_layer(c, "no_rope_layers", t.layers, name, [](const Json& v) -> std::optional<bool> {
+      if (v == 0 || v == false) return false;
+      if (v == 1 || v == true) return true;
+      return std::nullopt;
+    });
+    if (!r) return Error{r.error()};
+    t.rope_layers = *r;
+  } else if (defaults.nope_interval > 0) {
+    auto every = whole(c, {"no_rope_layer_interval"}, defaults.nope_interval, name);
+    if (!every) return Error{every.error()};
+    if (*every < 1) return Error{name + ": \"no_rope_layer_interval\" must be at least 1"};
+    for (int l = 0; l < t.layers; ++l) t.rope_layers.push_back((l + 1) % *every != 0);
+  }
+  auto parallel = flag(c, "use_parallel_residual", t.arch->residual == Residual::Parallel, name);
+  if (!parallel) return Error{parallel.error()};
+  t.parallel_residual = *parallel && t.arch->residual == Residual::Parallel;
+  auto scalar = real(c, {"query_pre_attn_scalar"}, 0.0, name);
+  auto attn_cap = real(c, {"attn_logit_softcapping"}, defaults.attn_softcap, name);
+  auto final_cap = real(c, {"final_logit_softcapping"}, defaults.final_softcap, name);
+  for (const auto* r : {&scalar, &attn_cap, &final_cap})
+    if (!*r) return Error{r->error()};
+  if (*scalar < 0.0 || *attn_cap < 0.0 || *final_cap < 0.0)
+    return Error{name + ": query_pre_attn_scalar and the soft-capping values must not be negative"};
+  t.query_scale = *scalar > 0.0 ? 1.0 / std::sqrt(*scalar) : 0.0;
+  t.attn_softcap = *attn_cap;
+  t.final_softcap = *final_cap;
+  auto pre_norm = flag(c, "do_layer_norm_before", true, name);
+  if (!pre_norm) return Error{pre_norm.error()};
+  if (!*pre_norm) return Error{name + ": do_layer_norm_before false (OPT-350m's norms after each block) is not supported"};
+  if (auto proj = whole(c, {"word_embed_proj_dim"}, t.hidden, name); !proj || *proj != t.hidden)
+    return Error{name + ": word_embed_proj_dim differing from hidden_size (OPT-350m's projections) is not supported"};
   return Ok{};
 }
 
@@ -200,12 +322,20 @@ std::int64_t dimension(const TransformerConfig& c, Dim d) {
     case Dim::KvWidth: return c.kv_width();
     case Dim::FusedQkv: return static_cast<std::int64_t>(c.query_width()) + 2LL * c.kv_width();
     case Dim::Ffn: return c.intermediate;
+    case Dim::FusedFfn: return 2LL * c.intermediate;
+    case Dim::HeadDim: return c.head_dim;
     case Dim::Vocab: return c.vocab;
-    case Dim::Positions: return c.max_positions;
+    case Dim::Positions: return static_cast<std::int64_t>(c.max_positions) + c.arch->position_offset;
     case Dim::Heads: return c.heads;
     case Dim::Buckets: return c.t5_buckets;
   }
   return 0;
+}
+
+bool TransformerConfig::has_local_layers() const {
+  for (int l = 0; l < layers; ++l)
+    if (is_local(l)) return true;
+  return false;
 }
 
 bool is_needed(const TransformerConfig& c, Need n) {
@@ -228,7 +358,7 @@ Result<TransformerConfig> parse_transformer_config(std::string_view text, const 
   }
   if (!c.is_object()) return Error{name + ": a config.json holds an object"};
   TransformerConfig t;
-  for (auto step : {read_architecture, read_sizes, read_behaviour, read_positions, read_training_record})
+  for (auto step : {read_architecture, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_training_record})
     if (auto s = step(c, name, t); !s) return Error{s.error()};
   return t;
 }

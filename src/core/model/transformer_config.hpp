@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/encodings/rope_scaling.hpp"
 #include "core/model/architecture.hpp"
@@ -33,12 +34,25 @@ struct TransformerConfig {
   int rotary_dim = 0;          // rotated dimensions of a head (partial_rotary_factor · head_dim)
   // Where positions enter: the architecture's way, or PosLab's poslab_positions key.
   PositionKind positions = PositionKind::Rope;
+  RopeStyle rope_style = RopeStyle::Half;  // the checkpoint's pairing (GPT-J: interleaved)
+  std::optional<double> rope_local_theta;  // Gemma 3: the local (windowed) layers' base, unscaled
   double rope_fraction = 1.0;  // p-RoPE (poslab_rope_fraction): the fraction of pairs that rotate
   int t5_buckets = 32, t5_max_distance = 128;  // poslab_t5_buckets, poslab_t5_max_distance
+  // Per layer: whether it attends through the sliding window (its "local" layers), and whether
+  // it rotates q and k (SmolLM3's NoPE layers do not); empty lists: no window, every layer.
+  int sliding_window = 0;  // keys within this many tokens of the query, itself included; 0: none
+  std::vector<std::uint8_t> windowed, rope_layers;
+  bool parallel_residual = false;  // attention and MLP both read x (GPT-NeoX, GPT-J)
+  double query_scale = 0.0;        // the scores' factor when not 1/√head_dim (Gemma's query_pre_attn_scalar)
+  double attn_softcap = 0.0, final_softcap = 0.0;  // Gemma 2: c·tanh(s/c) of the scores and logits; 0: none
   // A model PosLab trained: its task, training length and seed (poslab_task, …), else empty.
   std::optional<TrainingRecord> training;
 
   int query_width() const { return heads * head_dim; }
+  // A local layer: one that attends through the window (and, in Gemma 3, rotates by the local base).
+  bool is_local(int layer) const { return sliding_window > 0 && !windowed.empty() && windowed[static_cast<std::size_t>(layer)]; }
+  bool has_local_layers() const;
+  bool rotates(int layer) const { return rope_layers.empty() || rope_layers[static_cast<std::size_t>(layer)]; }
   int kv_width() const { return kv_heads * head_dim; }
 };
 

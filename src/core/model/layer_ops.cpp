@@ -1,0 +1,119 @@
+#include "core/model/layer_ops.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cmath>
+
+namespace poslab {
+
+namespace {
+
+// Rows of W converted per block: 64 rows of an 8192-wide matrix are 2 MB, which stays in cache
+// between the conversion and the product.
+constexpr std::int64_t kBlockRows = 64;
+
+}  // namespace
+
+// Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D),
+// the weight converted a block of output columns at a time, the blocks shared by the cores.
+Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
+  const bool out_in = layout == WeightLayout::OutIn;
+  const std::int64_t in = out_in ? W.cols : W.rows, out = out_in ? W.rows : W.cols;
+  Matrix Y(X.rows(), out);
+  const std::int64_t blocks = (out + kBlockRows - 1) / kBlockRows;
+#pragma omp parallel
+  {
+    Matrix buffer(out_in ? kBlockRows : in, out_in ? in : kBlockRows);
+#pragma omp for schedule(dynamic, 4)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      const std::int64_t first = b * kBlockRows, n = std::min(kBlockRows, out - first);
+      if (out_in) {
+        read_rows(W, first, n, buffer.data());
+        Y.middleCols(first, n).noalias() = X * buffer.topRows(n).transpose();
+      } else {
+        read_cols(W, first, n, buffer.data());
+        Y.middleCols(first, n).noalias() =
+            X * Eigen::Map<const Matrix>(buffer.data(), in, n);
+      }
+    }
+  }
+  return Y;
+}
+
+void add_bias(Matrix& Y, const WeightTensor& b) {
+  if (!b.present()) return;
+  Y.rowwise() += read_vector(b);
+}
+
+Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps, double offset) {
+  RowVector weight = read_vector(w);
+  weight.array() += static_cast<float>(offset);
+  Matrix Y(X.rows(), X.cols());
+  for (Eigen::Index t = 0; t < X.rows(); ++t) {
+    const auto x = X.row(t);
+    if (kind == NormKind::Rms) {
+      const double ms = x.cast<double>().squaredNorm() / static_cast<double>(x.size());
+      Y.row(t) = (x * static_cast<float>(1.0 / std::sqrt(ms + eps))).cwiseProduct(weight);
+    } else {
+      const double mean = x.cast<double>().mean();
+      const double var = (x.cast<double>().array() - mean).square().mean();
+      Y.row(t) = ((x.array() - static_cast<float>(mean)) * static_cast<float>(1.0 / std::sqrt(var + eps))).matrix().cwiseProduct(weight);
+    }
+  }
+  if (b.present()) Y.rowwise() += read_vector(b);
+  return Y;
+}
+
+void activate(Matrix& X, Activation a) {
+  auto v = X.array();
+  switch (a) {
+    case Activation::Silu: v = v / (1.0f + (-v).exp()); break;
+    case Activation::Relu: v = v.max(0.0f); break;
+    case Activation::GeluTanh:
+      v = 0.5f * v * (1.0f + (0.7978845608028654f * (v + 0.044715f * v.cube())).tanh());
+      break;
+    case Activation::Gelu:
+      for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = 0.5f * X.data()[i] * (1.0f + std::erf(X.data()[i] * 0.70710678f));
+      break;
+  }
+}
+
+void normalize_heads(Matrix& X, const WeightTensor& w, int head_dim, double eps, double offset) {
+  RowVector weight = read_vector(w);
+  weight.array() += static_cast<float>(offset);
+  for (Eigen::Index t = 0; t < X.rows(); ++t)
+    for (Eigen::Index h = 0; h + head_dim <= X.cols(); h += head_dim) {
+      auto x = X.row(t).segment(h, head_dim);
+      const double ms = x.cast<double>().squaredNorm() / head_dim;
+      x = (x * static_cast<float>(1.0 / std::sqrt(ms + eps))).cwiseProduct(weight);
+    }
+}
+
+void soft_cap(Matrix& X, double c) {
+  if (c <= 0.0) return;
+  const float cap = static_cast<float>(c);
+  X.array() = cap * (X.array() / cap).tanh();
+}
+
+float round_to_bf16(float x) {
+  std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  bits += 0x7FFFu + ((bits >> 16) & 1u);
+  return std::bit_cast<float>(bits & 0xFFFF0000u);
+}
+
+float round_to_f16(float x) {
+  int e = 0;
+  const double m = std::frexp(static_cast<double>(x), &e);  // x = m·2ᵉ, |m| in [0.5, 1)
+  return static_cast<float>(std::ldexp(std::nearbyint(m * 2048.0) / 2048.0, e));  // 11 significant bits
+}
+
+Matrix repeat_kv(const Matrix& X, int kv_heads, int heads, int head_dim) {
+  if (kv_heads == heads) return X;
+  const int group = heads / kv_heads;
+  Matrix Y(X.rows(), static_cast<Eigen::Index>(heads) * head_dim);
+  for (int h = 0; h < heads; ++h) Y.middleCols(h * head_dim, head_dim) = X.middleCols((h / group) * head_dim, head_dim);
+  return Y;
+}
+
+}  // namespace poslab

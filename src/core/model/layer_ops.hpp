@@ -1,0 +1,34 @@
+#pragma once
+// The pieces of a transformer layer a checkpoint's forward pass is made of, on float matrices
+// (rows are positions), with the weights read from the mapped file as they are needed.
+#include "core/matrix.hpp"
+#include "core/model/checkpoint.hpp"
+
+namespace poslab {
+
+// Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D).
+Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout);
+
+// Y += b, when the bias is there.
+void add_bias(Matrix& Y, const WeightTensor& b);
+
+// RMSNorm (× (offset + w): Gemma's offset is 1) or LayerNorm (× w + b) of each row.
+Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps, double offset = 0.0);
+
+// The same RMSNorm on each head_dim-wide block of each row (Qwen3's and Gemma 3's q and k norms).
+void normalize_heads(Matrix& X, const WeightTensor& w, int head_dim, double eps, double offset);
+
+void activate(Matrix& X, Activation a);
+
+// c·tanh(x/c) of every entry (Gemma 2's soft-capping); nothing for c = 0.
+void soft_cap(Matrix& X, double c);
+
+// A float rounded to the nearest BF16 or F16 value (ties to even): a constant PyTorch forms in the
+// weights' dtype.
+float round_to_bf16(float x);
+float round_to_f16(float x);
+
+// Hugging Face's repeat_kv: key/value head g serves query heads g·n … g·n + n − 1.
+Matrix repeat_kv(const Matrix& X, int kv_heads, int heads, int head_dim);
+
+}  // namespace poslab

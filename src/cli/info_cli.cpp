@@ -26,6 +26,7 @@
 #include "figures/export.hpp"
 #include "figures/launch.hpp"
 #include "figures/model.hpp"
+#include "core/model/position_design.hpp"
 #include "core/model/model_run.hpp"
 #include "figures/attention.hpp"
 #include "cli/args.hpp"
@@ -97,10 +98,11 @@ int run_info(ArgParser& p) {
   }
   // A model folder that runs: its architecture, as the forward pass reads it.
   if (std::filesystem::is_directory(path, ec)) {
-    if (auto model = Checkpoint::open(path))
+    if (auto model = Checkpoint::open(path)) {
       std::printf("model       %s · %s, %.4g MB memory-mapped\n", describe_model((*model)->config()).c_str(),
                   (*model)->dtype().c_str(), static_cast<double>((*model)->weight_bytes()) / 1e6);
-    else
+      std::printf("design      %s\n", describe_positions((*model)->config()).c_str());
+    } else
       std::printf("model       cannot run: %s\n", model.error().c_str());
   }
   std::printf("load time   %.1f ms\n", ms);

@@ -91,21 +91,44 @@ std::string positions_name(PositionKind p) {
 
 }  // namespace
 
+// The options that change this model's positions, for messages about one that does not.
+std::string applicable_options(const TransformerConfig& c) {
+  std::vector<std::string> o;
+  if (c.positions != PositionKind::None) o.push_back("--no-positions");
+  if (c.positions == PositionKind::Rope) {
+    o.insert(o.end(), {"--base", "--rope-scaling", "--rope-style", "--rotary-dim"});
+    if (c.rope_local_theta) o.push_back("--local-base");
+    if (c.scaling.type == RopeScalingType::LongRope) o.push_back("--rope-factors");
+  }
+  if (c.positions == PositionKind::Alibi) o.push_back("--alibi-scale");
+  if (c.has_local_layers()) o.push_back("--window");
+  if (c.positions == PositionKind::Rope || c.positions == PositionKind::Learned || c.positions == PositionKind::Sinusoidal)
+    o.push_back("--position-shift");
+  o.push_back("--permute");
+  std::string s;
+  for (std::size_t i = 0; i < o.size(); ++i) s += (i == 0 ? "" : i + 1 == o.size() ? " and " : ", ") + o[i];
+  return s;
+}
+
 // An option that changes nothing on this model is refused, naming what does apply: RoPE's options
-// on a model without RoPE, a shift on positions that are only relative, --no-positions on NoPE.
+// on a model without RoPE, a shift on positions that are only relative, a window on a model
+// without local layers, LongRoPE's factors without LongRoPE.
 Status check_interventions_apply(const State& state, const TransformerConfig& c) {
   const ModelSettings defaults;
   const ModelSettings& m = state.model;
   const bool relative_only = c.positions == PositionKind::Alibi || c.positions == PositionKind::T5 || c.positions == PositionKind::None;
-  std::string applies = c.positions == PositionKind::None ? "--permute (shuffles the tokens)"
-                        : relative_only                   ? "--no-positions (turns them off) and --permute"
-                                                          : "--no-positions (turns them off), --position-shift K and --permute";
-  const std::string why = "; this model's positions are " + positions_name(c.positions) + ": what applies is " + applies;
+  const std::string why = "; this model's positions are " + positions_name(c.positions) + ": what applies is " + applicable_options(c);
   if (c.positions != PositionKind::Rope) {
     if (m.base != defaults.base) return Error{"--base changes RoPE's base" + why};
     if (m.scaling.type != RopeScalingType::None) return Error{"--rope-scaling scales RoPE's frequencies" + why};
-    if (m.rope_style != RopeStyle::Half) return Error{"--rope-style pairs RoPE's dimensions" + why};
+    if (m.rope_style != c.rope_style) return Error{"--rope-style pairs RoPE's dimensions" + why};
+    if (m.rotary_dim != 0) return Error{"--rotary-dim sets how many dimensions RoPE rotates" + why};
   }
+  if (m.local_base > 0.0 && !c.rope_local_theta) return Error{"--local-base sets the base of Gemma 3's local layers, which this model does not have" + why};
+  if (m.rope_factors != LongRopeSet::ByLength && c.scaling.type != RopeScalingType::LongRope)
+    return Error{"--rope-factors chooses LongRoPE's factors, which this model does not use" + why};
+  if (m.alibi_scale != 1.0 && c.positions != PositionKind::Alibi) return Error{"--alibi-scale scales ALiBi's slopes" + why};
+  if (m.window >= 0 && !c.has_local_layers()) return Error{"--window changes sliding windows, and no layer of this model has one" + why};
   if (relative_only && m.position_shift != 0)
     return Error{"--position-shift moves every position alike, which a relative bias cannot see" + why};
   // --encoding and --bias turn the model's own positions off (none) or keep them; another kind

@@ -80,6 +80,7 @@ Status parse_grid(std::string_view text, ModelSettings& m) {
   return Ok{};
 }
 constexpr RopeStyle kRopeStyles[] = {RopeStyle::Interleaved, RopeStyle::Half};
+constexpr LongRopeSet kRopeFactorSets[] = {LongRopeSet::ByLength, LongRopeSet::Short, LongRopeSet::Long};
 constexpr ProjectionKind kProjections[] = {ProjectionKind::Random, ProjectionKind::Identity};
 constexpr Backend kBackends[] = {Backend::Auto, Backend::Gpu, Backend::Cpu};
 constexpr HeatmapValue kValues[] = {HeatmapValue::Weights, HeatmapValue::Scores};
@@ -100,8 +101,7 @@ Status apply_model_folder(State& s, std::string_view v) {
   std::error_code ec;
   const auto config = *folder / "config.json";
   if (std::filesystem::exists(config, ec)) {
-    if (auto applied = load_model_config(s.model, config); !applied) return applied;
-    s.model.rope_style = RopeStyle::Half;  // Hugging Face checkpoints pair by rotate-half
+    if (auto applied = load_checkpoint_config(s.model, config); !applied) return applied;
   }
   s.embeddings_path = std::string(v);
   return Ok{};
@@ -229,6 +229,29 @@ std::vector<StateOption> view_options() {
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--layer", -1, 4095), s.view.layer); }},
     {"--position-shift", "K", "a model folder: token t sits at position t + K (GPT-2: row t + K of its table) (0)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--position-shift", 0, 1 << 20), s.model.position_shift); }},
+    {"--window", "none|N|model", "a model folder: every local layer's sliding window, N tokens or none (model: its own)",
+     [](State& s, std::string_view v) -> Status {
+       if (v == "none" || v == "model") {
+         s.model.window = v == "none" ? 0 : -1;
+         return Ok{};
+       }
+       return assign(parse_integer(v, "--window", 1, 1 << 24), s.model.window);
+     }},
+    {"--local-base", "B|model", "a model folder: the local layers' RoPE base (Gemma 3)",
+     [](State& s, std::string_view v) -> Status {
+       if (v == "model") return s.model.local_base = 0.0, Status(Ok{});
+       auto base = parse_number(v, "--local-base");
+       if (base && !(*base > 1.0)) return Error{"--local-base must be greater than 1, not " + std::string(v)};
+       return assign(base, s.model.local_base);
+     }},
+    {"--rope-factors", "short|long|model", "a model folder: LongRoPE's factor set whatever the length (Phi-3)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--rope-factors", kRopeFactorSets, s.model.rope_factors); }},
+    {"--alibi-scale", "X", "a model folder: ALiBi's slopes × X (1)",
+     [](State& s, std::string_view v) -> Status {
+       auto x = parse_number(v, "--alibi-scale");
+       if (x && !(*x >= 0.0)) return Error{"--alibi-scale must be 0 or more, not " + std::string(v)};
+       return assign(x, s.model.alibi_scale);
+     }},
     {"--shift-k", "N", "offset k of the shift view (3)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--shift-k", 0, 100000), s.view.shift_k); }},
     {"--rope-m", "N", "rope2d view: position m of q (3)",

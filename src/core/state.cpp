@@ -20,6 +20,9 @@ std::string_view to_string(EncodingKind v) {
 std::string_view to_string(RopeStyle v) {
   return v == RopeStyle::Interleaved ? "interleaved" : "half";
 }
+std::string_view to_string(LongRopeSet v) {
+  return v == LongRopeSet::Short ? "short" : v == LongRopeSet::Long ? "long" : "model";
+}
 std::string_view to_string(ProjectionKind v) {
   return v == ProjectionKind::Random ? "random" : "identity";
 }

@@ -63,6 +63,11 @@ struct ModelSettings {
 
   // A real model's positions moved: token t at position t + shift (GPT-2: row t + shift of its table).
   int position_shift = 0;
+  // A model folder's own positional design, changed (each at its default keeps the model's):
+  int window = -1;              // every local layer's sliding window; 0: none; −1: the model's
+  double local_base = 0.0;      // the local layers' RoPE base (Gemma 3); 0: the model's
+  LongRopeSet rope_factors = LongRopeSet::ByLength;  // LongRoPE's factor set; ByLength: the model's rule
+  double alibi_scale = 1.0;     // ALiBi's slopes × this
 
   bool operator==(const ModelSettings&) const = default;
 };
@@ -101,6 +106,7 @@ struct State {
 // Names as used on the command line and in files.
 std::string_view to_string(EncodingKind v);
 std::string_view to_string(RopeStyle v);
+std::string_view to_string(LongRopeSet v);  // model, short, long
 std::string_view to_string(ProjectionKind v);
 std::string_view to_string(BiasKind v);
 std::string_view to_string(Rope2d v);

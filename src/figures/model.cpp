@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/export_data.hpp"
+#include "core/model/position_design.hpp"
 #include "figures/attention.hpp"
 #include "figures/fit.hpp"
 
@@ -42,7 +43,7 @@ float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float
     const float y0 = y + static_cast<float>(h / per_row) * cell_h;
     plot::HeatmapSpec spec;
     spec.values = &a->weights[static_cast<std::size_t>(h)];
-    spec.masked = [](int i, int j) { return j > i; };
+    spec.masked = [w = a->window](int i, int j) { return j > i || (w > 0 && i - j >= w); };
     spec.colormap = plot::Colormap::Viridis;
     spec.vmin = 0.0f;
     spec.vmax = std::max(a->weights[static_cast<std::size_t>(h)].maxCoeff(), 1e-6f);
@@ -73,8 +74,10 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   const int layer = run.request.layer;
   fig.width = 640.0f;
   fig.rect({0, 0, 1, 1}, {0, 0, 0, 0});
-  fig.text({kMargin, kMargin}, "Every head of layer " + std::to_string(layer) + " · attention weights (causal)", kTitle, kInk);
-  fig.text({kMargin, kMargin + 22.0f}, describe_model(config), kSmall, kMuted);
+  const std::string window = config.is_local(layer) ? ", local" : config.has_local_layers() ? ", global" : "";
+  fig.text({kMargin, kMargin}, "Every head of layer " + std::to_string(layer) + window + " · attention weights (causal)", kTitle, kInk);
+  fig.text({kMargin, kMargin + 22.0f}, describe_model(config) + " · layer " + std::to_string(layer) + ": " + describe_layer_positions(config, layer),
+           kSmall, kMuted);
   // The legend's lines widen the figure rather than run past its edge.
   auto legend_line = [&](float y, const std::string& text) {
     fig.text({kMargin, y}, text, kSmall, kMuted);
@@ -111,8 +114,14 @@ plot::HeatmapFigure frequency_usage_figure(const ModelRun& run, const Transforme
   usage = a ? a->frequency_usage : Matrix();
   plot::HeatmapSpec spec;
   spec.title = "RoPE frequency usage · layer " + std::to_string(run.request.layer);
-  spec.subtitle = "mean over positions of ‖q_i‖·‖k_i‖ per rotary pair i (i, i + d/2): pair 0 turns fastest · " +
-                  describe_model(config);
+  const int layer = std::clamp(run.request.layer, 0, config.layers - 1);
+  const std::string pairs = config.rope_style == RopeStyle::Half ? "(i, i + r/2)" : "(2i, 2i + 1)";
+  const std::string partial = config.rotary_dim < config.head_dim
+                                  ? " · r = " + std::to_string(config.rotary_dim) + " of " + std::to_string(config.head_dim) +
+                                        " dimensions rotate, the rest never do"
+                                  : "";
+  spec.subtitle = "mean over positions of ‖q_i‖·‖k_i‖ per rotary pair i " + pairs + ": pair 0 turns fastest" + partial +
+                  " · layer " + std::to_string(layer) + ": " + describe_layer_positions(config, layer);
   spec.row_axis = "head";
   spec.col_axis = "pair i (high → low frequency)";
   spec.index_rows = spec.index_cols = true;

@@ -63,10 +63,9 @@ void Gui::apply_model_config() {
   const auto folder = resolve_model_folder(controls_.embeddings_input);
   const auto config = folder ? *folder / "config.json" : std::filesystem::path();
   if (!folder || !std::filesystem::is_directory(*folder, ec) || !std::filesystem::exists(config, ec)) return;
-  if (auto applied = load_model_config(state_.model, config); !applied) {
+  if (auto applied = load_checkpoint_config(state_.model, config); !applied) {
     status_.fail(applied.error());
   } else {
-    state_.model.rope_style = RopeStyle::Half;  // Hugging Face checkpoints pair by rotate-half
     status_.info("loaded " + controls_.embeddings_input + " with its config.json");
   }
 }

@@ -71,9 +71,11 @@ struct AttentionProblem {
   int keys() const { return static_cast<int>(Xkv.rows()); }
   int width() const { return static_cast<int>(Xq.cols()); }
   int head_dim() const { return width() / heads; }
-  // True where query i may not look at key j (causal future or padding).
+  // A real model's local layer: keys `window` or more tokens back are masked too (0: none).
+  int window = 0;
+  // True where query i may not look at key j (causal future, padding, outside the window).
   bool masked(int i, int j) const {
-    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0;
+    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || (window > 0 && i - j >= window);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include "core/formats/files.hpp"
+#include "core/model/transformer_config.hpp"
 
 namespace poslab {
 
@@ -203,6 +204,17 @@ Status load_model_config(ModelSettings& settings, const std::filesystem::path& p
   auto bytes = read_whole_file(path);
   if (!bytes) return Error{bytes.error()};
   return apply_model_config(settings, *bytes, path.string());
+}
+
+Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::path& path) {
+  ModelSettings next = settings;
+  if (auto s = load_model_config(next, path); !s) return s;
+  next.rope_style = RopeStyle::Half;
+  auto text = read_whole_file(path);
+  if (text)
+    if (auto c = parse_transformer_config(*text, path.string())) next.rope_style = c->rope_style;
+  settings = next;
+  return Ok{};
 }
 
 }  // namespace poslab

@@ -27,4 +27,8 @@ Result<RopeConfig> read_rope_config(const nlohmann::json& config, const std::str
 Status apply_model_config(ModelSettings& settings, std::string_view json_text, const std::string& name);
 Status load_model_config(ModelSettings& settings, const std::filesystem::path& path);
 
+// A model folder's config.json as --model and the GUI's Load read it: its RoPE and heads, and
+// the pairing its architecture stores (rotate-half for Hugging Face's, interleaved for GPT-J).
+Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::path& path);
+
 }  // namespace poslab

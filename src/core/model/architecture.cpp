@@ -35,6 +35,7 @@ std::vector<TensorSlot> llama_tensors() {
 Architecture llama() {
   Architecture a;
   a.name = "llama";
+  a.title = "Llama";
   a.classes = {"LlamaForCausalLM", "LlamaModel"};
   a.model_types = {"llama"};
   a.tensors = llama_tensors();
@@ -45,6 +46,7 @@ Architecture llama() {
 Architecture mistral() {
   Architecture a = llama();
   a.name = "mistral";
+  a.title = "Mistral";
   a.classes = {"MistralForCausalLM", "MistralModel"};
   a.model_types = {"mistral"};
   a.windows = WindowRule::Every;
@@ -55,6 +57,7 @@ Architecture mistral() {
 Architecture qwen2() {
   Architecture a = llama();
   a.name = "qwen2";
+  a.title = "Qwen2";
   a.classes = {"Qwen2ForCausalLM", "Qwen2Model"};
   a.model_types = {"qwen2"};
   a.windows = WindowRule::FromMaxWindowLayers;
@@ -71,6 +74,7 @@ Architecture qwen2() {
 Architecture gpt2() {
   Architecture a;
   a.name = "gpt2";
+  a.title = "GPT-2";
   a.classes = {"GPT2LMHeadModel", "GPT2Model"};
   a.model_types = {"gpt2"};
   a.norm = NormKind::Layer;
@@ -111,6 +115,7 @@ Architecture gpt2() {
 Architecture qwen3() {
   Architecture a = llama();
   a.name = "qwen3";
+  a.title = "Qwen3";
   a.classes = {"Qwen3ForCausalLM", "Qwen3Model"};
   a.model_types = {"qwen3"};
   const auto after_v = std::find_if(a.tensors.begin(), a.tensors.end(), [](const TensorSlot& s) { return s.role == R::VBias; }) + 1;
@@ -123,6 +128,7 @@ Architecture qwen3() {
 Architecture smollm3() {
   Architecture a = llama();
   a.name = "smollm3";
+  a.title = "SmolLM3";
   a.classes = {"SmolLM3ForCausalLM", "SmolLM3Model"};
   a.model_types = {"smollm3"};
   a.defaults.nope_interval = 4;
@@ -134,6 +140,7 @@ Architecture smollm3() {
 Architecture phi3() {
   Architecture a = llama();
   a.name = "phi3";
+  a.title = "Phi-3";
   a.classes = {"Phi3ForCausalLM", "Phi3Model"};
   a.model_types = {"phi3"};
   a.windows = WindowRule::Every;
@@ -154,6 +161,7 @@ Architecture phi3() {
 Architecture gemma2() {
   Architecture a = llama();
   a.name = "gemma2";
+  a.title = "Gemma 2";
   a.classes = {"Gemma2ForCausalLM", "Gemma2Model"};
   a.model_types = {"gemma2"};
   a.norm_offset = 1.0;
@@ -180,6 +188,7 @@ Architecture gemma2() {
 Architecture gemma3() {
   Architecture a = gemma2();
   a.name = "gemma3";
+  a.title = "Gemma 3";
   a.classes = {"Gemma3ForCausalLM"};
   a.model_types = {"gemma3_text"};
   a.windows = WindowRule::Pattern;
@@ -196,6 +205,7 @@ Architecture gemma3() {
 Architecture gpt_neox() {
   Architecture a;
   a.name = "gpt_neox";
+  a.title = "GPT-NeoX";
   a.classes = {"GPTNeoXForCausalLM", "GPTNeoXModel"};
   a.model_types = {"gpt_neox"};
   a.norm = NormKind::Layer;
@@ -234,6 +244,7 @@ Architecture gpt_neox() {
 Architecture gptj() {
   Architecture a;
   a.name = "gptj";
+  a.title = "GPT-J";
   a.classes = {"GPTJForCausalLM", "GPTJModel"};
   a.model_types = {"gptj"};
   a.norm = NormKind::Layer;
@@ -276,6 +287,7 @@ Architecture gptj() {
 Architecture bloom() {
   Architecture a;
   a.name = "bloom";
+  a.title = "BLOOM";
   a.classes = {"BloomForCausalLM", "BloomModel"};
   a.model_types = {"bloom"};
   a.norm = NormKind::Layer;
@@ -319,6 +331,7 @@ Architecture bloom() {
 Architecture opt() {
   Architecture a;
   a.name = "opt";
+  a.title = "OPT";
   a.classes = {"OPTForCausalLM", "OPTModel"};
   a.model_types = {"opt"};
   a.norm = NormKind::Layer;
@@ -364,6 +377,7 @@ Architecture opt() {
 Architecture poslab() {
   Architecture a = llama();
   a.name = "poslab";
+  a.title = "PosLab";
   a.classes = {"PosLabForCausalLM"};
   a.model_types = {"poslab"};
   const auto at = a.tensors.begin() + 1;  // after the embeddings, before the layers

@@ -79,6 +79,7 @@ struct ConfigDefaults {
 
 struct Architecture {
   std::string name;                        // "llama", "qwen2", "gpt2", "poslab"
+  std::string title;                       // as people write it: "Llama", "Gemma 3"
   std::vector<std::string> classes;        // config.json "architectures" entries
   std::vector<std::string> model_types;    // config.json "model_type" values
   NormKind norm = NormKind::Rms;

@@ -38,10 +38,6 @@ struct PositionIntervention {
 // One line for the UI and the CLI, e.g. "RoPE base 10000 · interleaved pairs"; "unchanged".
 std::string describe(const PositionIntervention& v);
 
-// The model's positional design in one line, layer by layer where layers differ, e.g. "Gemma 3:
-// layers 0–1, 3–4 local (window 512, RoPE base 10000); layers 2, 5 global (RoPE base 1000000,
-// linear ×8)".
-std::string describe_positions(const TransformerConfig& c);
 
 struct ForwardOptions {
   PositionIntervention intervention;

@@ -39,7 +39,12 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
     if (m.base != config.rope_theta) v.rope_theta = m.base;
     if (!(m.scaling == config.scaling)) v.scaling = m.scaling;
     if (m.rope_style != config.rope_style) v.pairing = m.rope_style;
+    if (m.rotary_dim != 0 && m.rotary_dim != config.rotary_dim) v.rotary_dim = m.rotary_dim;
+    if (m.local_base > 0.0) v.local_base = m.local_base;
+    if (m.rope_factors != LongRopeSet::ByLength) v.rope_factors = m.rope_factors;
   }
+  if (m.window >= 0) v.window = m.window;
+  if (config.positions == PositionKind::Alibi && m.alibi_scale != 1.0) v.alibi_scale = m.alibi_scale;
   v.position_shift = m.position_shift;
   return r;
 }
@@ -125,6 +130,7 @@ Results layer_results(const ForwardResult& f, int layer, const TransformerConfig
   r.problem.causal = true;
   r.problem.key_valid.assign(static_cast<std::size_t>(T), 1);
   if (const LayerAttention* a = f.layer(layer)) {
+    r.problem.window = a->window;
     r.attention.scores = a->scores;
     r.attention.weights = a->weights;
   }
@@ -152,7 +158,7 @@ std::string describe_model(const TransformerConfig& c) {
     std::snprintf(scaling, sizeof scaling, ", %s ×%g", std::string(to_string(c.scaling.type)).c_str(), c.scaling.factor);
     s += scaling;
   }
-  return s + " (rotate-half pairs)";
+  return s + (c.rope_style == RopeStyle::Half ? " (rotate-half pairs)" : " (interleaved pairs)");
 }
 
 }  // namespace poslab

@@ -127,7 +127,10 @@ void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigFiel
   if (ImGui::Button("Llama 3.2 preset")) {
     m.base = 500000.0;
     m.rope_style = RopeStyle::Half;
-    sc = RopeScaling{.type = RopeScalingType::Llama3, .factor = 32.0, .original_max_position = 8192};
+    sc = RopeScaling{};
+    sc.type = RopeScalingType::Llama3;
+    sc.factor = 32.0;
+    sc.original_max_position = 8192;
     if (workspace.has_embeddings() && workspace.embeddings().dim() == 2048) {  // Llama 3.2 1B's own table
       m.heads = 32;
       m.kv_heads = 8;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/export_data.hpp"
+#include "core/model/position_design.hpp"
 #include "figures/attention.hpp"
 #include "figures/fit.hpp"
 #include "figures/train.hpp"
@@ -167,6 +168,84 @@ void ModelView::draw_picker(const std::vector<std::string>& recent, std::string&
   if (!open.empty()) std::snprintf(folder_input_, sizeof folder_input_, "%s", open.c_str());
 }
 
+// The switches of the model's own positional design: off, the other pairing, the base, the
+// rotated width, windows, the local base, LongRoPE's factors, ALiBi's slopes, shift, shuffle.
+void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
+  ModelSettings& m = state.model;
+  bool off = positions_off(m, c.positions);
+  const char* switch_label = c.positions == PositionKind::Rope         ? "RoPE off"
+                             : c.positions == PositionKind::Learned    ? "position table zeroed"
+                             : c.positions == PositionKind::Sinusoidal ? "sinusoid not added"
+                             : c.positions == PositionKind::None       ? nullptr
+                                                                       : "position bias off";
+  if (switch_label && ImGui::Checkbox(switch_label, &off)) set_positions_off(m, c.positions, off);
+  if (!switch_label) flow::text_disabled_wrapped("this model has no positions to change: only the shift and shuffling below apply");
+  const float field = 11.0f * ImGui::GetFontSize();
+  if (c.positions == PositionKind::Rope) {
+    const RopeStyle other = c.rope_style == RopeStyle::Half ? RopeStyle::Interleaved : RopeStyle::Half;
+    const char* other_label = other == RopeStyle::Interleaved ? "interleaved pairs (the wrong convention)" : "rotate-half pairs (the wrong convention)";
+    flow::same_line_if_fits(flow::checkbox(other_label));
+    bool wrong = m.rope_style == other;
+    if (ImGui::Checkbox(other_label, &wrong)) m.rope_style = wrong ? other : c.rope_style;
+    ImGui::SetNextItemWidth(field);
+    double base = m.base;
+    if (ImGui::InputDouble(c.rope_local_theta ? "global RoPE base" : "RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) &&
+        base > 1.0)
+      m.base = base;
+    if (c.rope_local_theta) {
+      ImGui::SetNextItemWidth(field);
+      double local = m.local_base > 0.0 ? m.local_base : *c.rope_local_theta;
+      if (ImGui::InputDouble("local RoPE base", &local, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) && local > 1.0)
+        m.local_base = local == *c.rope_local_theta ? 0.0 : local;
+    }
+    ImGui::SetNextItemWidth(field);
+    int rotary = m.rotary_dim > 0 ? m.rotary_dim : c.rotary_dim;
+    if (ImGui::SliderInt("rotated dimensions per head", &rotary, 2, c.head_dim)) m.rotary_dim = rotary / 2 * 2 == c.rotary_dim ? 0 : std::max(2, rotary / 2 * 2);
+    if (c.scaling.type == RopeScalingType::LongRope) {
+      int set = static_cast<int>(m.rope_factors);
+      ImGui::SetNextItemWidth(field);
+      if (ImGui::Combo("LongRoPE factors", &set, "by length (the model's rule)\0short\0long\0")) m.rope_factors = static_cast<LongRopeSet>(set);
+    }
+  }
+  if (c.has_local_layers()) {
+    bool none = m.window == 0;
+    if (ImGui::Checkbox("sliding windows off", &none)) m.window = none ? 0 : -1;
+    flow::same_line_if_fits(field + flow::label("window (tokens)"));
+    int window = m.window > 0 ? m.window : c.sliding_window;
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::InputInt("window (tokens)", &window) && window >= 1) m.window = window == c.sliding_window ? -1 : window;
+  }
+  if (c.positions == PositionKind::Alibi) {
+    float scale = static_cast<float>(m.alibi_scale);
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::SliderFloat("ALiBi slopes ×", &scale, 0.0f, 4.0f, "%.2f")) m.alibi_scale = scale;
+  }
+  if (ImGui::Button("the model's own")) reset_to_model(state, c);
+  ImGui::SetNextItemWidth(field);
+  ImGui::SliderInt("position shift", &m.position_shift, 0, 512);
+  const char* shuffle_label = "shuffle tokens (seed, 0 off)";
+  flow::same_line_if_fits(8.0f * ImGui::GetFontSize() + flow::label(shuffle_label));
+  ImGui::SetNextItemWidth(8.0f * ImGui::GetFontSize());
+  ImGui::InputInt(shuffle_label, &state.view.permutation);
+  state.view.permutation = std::max(0, state.view.permutation);
+}
+
+void ModelView::reset_to_model(State& state, const TransformerConfig& c) {
+  ModelSettings& m = state.model;
+  const ModelSettings defaults;
+  m.base = c.rope_theta;
+  m.scaling = c.scaling;
+  m.rope_style = c.rope_style;
+  set_positions_off(m, c.positions, false);
+  m.position_shift = 0;
+  m.rotary_dim = 0;
+  m.window = defaults.window;
+  m.local_base = defaults.local_base;
+  m.rope_factors = defaults.rope_factors;
+  m.alibi_scale = defaults.alibi_scale;
+  state.view.permutation = 0;
+}
+
 void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent,
                      bool& show_attention, std::string& open) {
   update(state);
@@ -187,52 +266,27 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   std::snprintf(size, sizeof size, "%.4g %s", mb >= 1000 ? mb / 1000 : mb, mb >= 1000 ? "GB" : "MB");
   flow::text_wrapped((describe_model(c) + " · " + model_->dtype() + " weights, " + size + " memory-mapped from " +
                       model_->folder().string()).c_str());
+  // The positional design, layer by layer where the layers differ.
+  const std::string design = describe_positions(c);
+  probe::value("design", design);
+  flow::text_wrapped(design.c_str());
   if (c.positions == PositionKind::Rope)
-    flow::text_disabled_wrapped("Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+d/2}).");
+    flow::text_disabled_wrapped(c.rope_style == RopeStyle::Half
+                                    ? "Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+r/2})."
+                                    : "This checkpoint pairs RoPE dimensions as RoFormer does: pair i is (x_{2i}, x_{2i+1}).");
   bool on = state.view.layer >= 0;
   if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
   if (!on) return;
   ImGui::SetNextItemWidth(16.0f * ImGui::GetFontSize());
   ImGui::SliderInt("layer", &state.view.layer, 0, c.layers - 1);
+  flow::text_disabled_wrapped(("layer " + std::to_string(state.view.layer) + ": " +
+                               describe_layer_positions(c, std::clamp(state.view.layer, 0, c.layers - 1)))
+                                  .c_str());
 
   // Interventions: each shown against the unchanged model.
   ImGui::Separator();
   flow::text_wrapped("Change the positions (compared with the unchanged model):");
-  bool off = positions_off(state.model, c.positions);
-  const char* switch_label = c.positions == PositionKind::Rope         ? "RoPE off"
-                             : c.positions == PositionKind::Learned    ? "position table zeroed"
-                             : c.positions == PositionKind::Sinusoidal ? "sinusoid not added"
-                             : c.positions == PositionKind::None       ? nullptr
-                                                                       : "position bias off";
-  if (switch_label && ImGui::Checkbox(switch_label, &off)) set_positions_off(state.model, c.positions, off);
-  if (!switch_label) flow::text_disabled_wrapped("this model has no positions to change: only the shift and shuffling below apply");
-  if (c.positions == PositionKind::Rope) {
-    const char* interleaved_label = "interleaved pairs (the wrong convention)";
-    flow::same_line_if_fits(flow::checkbox(interleaved_label));
-    bool interleaved = state.model.rope_style == RopeStyle::Interleaved;
-    if (ImGui::Checkbox(interleaved_label, &interleaved))
-      state.model.rope_style = interleaved ? RopeStyle::Interleaved : RopeStyle::Half;
-    ImGui::SetNextItemWidth(11.0f * ImGui::GetFontSize());
-    double base = state.model.base;
-    if (ImGui::InputDouble("RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) && base > 1.0)
-      state.model.base = base;
-    flow::same_line_if_fits(flow::button("the model's own"));
-    if (ImGui::Button("the model's own")) {
-      state.model.base = c.rope_theta;
-      state.model.scaling = c.scaling;
-      state.model.rope_style = RopeStyle::Half;
-      state.model.encoding = EncodingKind::Rope;
-      state.model.position_shift = 0;
-      state.view.permutation = 0;
-    }
-  }
-  ImGui::SetNextItemWidth(11.0f * ImGui::GetFontSize());
-  ImGui::SliderInt("position shift", &state.model.position_shift, 0, 512);
-  const char* shuffle_label = "shuffle tokens (seed, 0 off)";
-  flow::same_line_if_fits(8.0f * ImGui::GetFontSize() + flow::label(shuffle_label));
-  ImGui::SetNextItemWidth(8.0f * ImGui::GetFontSize());
-  ImGui::InputInt(shuffle_label, &state.view.permutation);
-  state.view.permutation = std::max(0, state.view.permutation);
+  draw_interventions(state, c);
   update(state);
 
   if (worker_.running()) {

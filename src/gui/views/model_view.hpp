@@ -45,6 +45,8 @@ class ModelView {
   plot::TextureCache usage_textures_;  // the frequency usage's: a figure of its own, never the grid's
   bool shows_unchanged_ = false;
   void draw_heads(State& state, const plot::FontSet& fonts, bool& show_attention);
+  void draw_interventions(State& state, const TransformerConfig& c);
+  static void reset_to_model(State& state, const TransformerConfig& c);
 };
 
 }  // namespace poslab

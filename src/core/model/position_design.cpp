@@ -1,0 +1,93 @@
+#include "core/model/position_design.hpp"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace poslab {
+
+namespace {
+
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+std::string rope_words(double base, const RopeScaling& scaling) {
+  std::string s = "RoPE base " + number(base);
+  if (scaling.type == RopeScalingType::LongRope)
+    s += ", LongRoPE (short factors up to " + std::to_string(scaling.original_max_position) + " tokens, long beyond; attention ×" +
+         number(scaling.attention_factor) + ")";
+  else if (scaling.type != RopeScalingType::None)
+    s += ", " + std::string(to_string(scaling.type)) + " ×" + number(scaling.factor);
+  return s;
+}
+
+}  // namespace
+
+std::string describe_layer_positions(const TransformerConfig& c, int layer) {
+  std::string s;
+  switch (c.positions) {
+    case PositionKind::Rope:
+      if (!c.rotates(layer)) s = "no positions (NoPE)";
+      else if (c.is_local(layer) && c.rope_local_theta) s = rope_words(*c.rope_local_theta, RopeScaling{});
+      else s = rope_words(c.rope_theta, c.scaling);
+      break;
+    case PositionKind::Learned:
+      s = "a learned table of " + std::to_string(c.max_positions) + " positions added to the embeddings" +
+          (c.arch->position_offset ? " (rows offset by " + std::to_string(c.arch->position_offset) + ")" : "");
+      break;
+    case PositionKind::Sinusoidal: s = "the sinusoid added to the embeddings"; break;
+    case PositionKind::None: s = "no positions (NoPE)"; break;
+    case PositionKind::Alibi: s = "ALiBi (a slope per head)"; break;
+    case PositionKind::T5: s = "T5's relative buckets"; break;
+  }
+  if (c.is_local(layer)) s += ", window " + std::to_string(c.sliding_window);
+  return s;
+}
+
+std::string layer_ranges(const std::vector<bool>& in) {
+  std::string out;
+  for (std::size_t l = 0; l < in.size();) {
+    if (!in[l]) {
+      ++l;
+      continue;
+    }
+    std::size_t last = l;
+    while (last + 1 < in.size() && in[last + 1]) ++last;
+    out += (out.empty() ? "" : ", ") + std::to_string(l) + (last > l ? "–" + std::to_string(last) : "");
+    l = last + 1;
+  }
+  return out;
+}
+
+std::string describe_positions(const TransformerConfig& c) {
+  // Layers grouped by what they have, in the order each kind first appears.
+  std::vector<std::string> kinds;
+  std::map<std::string, std::vector<bool>> layers;
+  for (int l = 0; l < c.layers; ++l) {
+    const std::string k = describe_layer_positions(c, l);
+    if (!layers.count(k)) kinds.push_back(k), layers[k].assign(static_cast<std::size_t>(c.layers), false);
+    layers[k][static_cast<std::size_t>(l)] = true;
+  }
+  std::string s = c.arch->title + ": ";
+  if (kinds.size() == 1) {
+    s += kinds.front() + " in every layer";
+  } else {
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      const std::vector<bool>& in = layers[kinds[i]];
+      const bool one = std::count(in.begin(), in.end(), true) == 1;
+      const int first = static_cast<int>(std::find(in.begin(), in.end(), true) - in.begin());
+      const std::string role = c.is_local(first) ? " local" : c.has_local_layers() ? " global" : "";
+      s += (i ? "; " : "") + std::string(one ? "layer " : "layers ") + layer_ranges(in) + role + ": " + kinds[i];
+    }
+  }
+  if (c.positions == PositionKind::Rope) {
+    s += std::string(" · ") + (c.rope_style == RopeStyle::Half ? "rotate-half" : "interleaved") + " pairs";
+    if (c.rotary_dim < c.head_dim) s += " on " + std::to_string(c.rotary_dim) + " of " + std::to_string(c.head_dim) + " dimensions";
+  }
+  return s;
+}
+
+}  // namespace poslab

@@ -54,8 +54,9 @@ TokenDisplay::TokenDisplay(const json& decoder, bool byte_level, const std::stri
 }
 
 void TokenDisplay::read(const json& decoder, int depth) {
-  if (depth > 16 || !decoder.is_object()) return;
-  const std::string type = decoder.value("type", std::string());
+  // For display only: a decoder this cannot read changes nothing, and never refuses the file.
+  if (depth > 16 || !decoder.is_object() || !decoder.contains("type") || !decoder["type"].is_string()) return;
+  const std::string type = decoder["type"].get<std::string>();
   if (type == "Sequence" && decoder.contains("decoders") && decoder["decoders"].is_array()) {
     for (const json& member : decoder["decoders"]) read(member, depth + 1);
   } else if (type == "ByteLevel") {

@@ -105,6 +105,10 @@ TEST(TokenizerPreTokenizer, MetaspaceDigitsPunctuationWhitespace) {
   const char* first = R"({"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": false})";
   EXPECT_EQ(words(first, "Hey friend"), (Words{"▁Hey▁friend"}));
   EXPECT_EQ(words(first, "Hey friend", false), (Words{"Hey▁friend"}));  // not where the sentence starts
+  // Nor after a split that removed the sentence's first character: that piece begins later.
+  const std::string split_first = std::string(R"({"type": "Sequence", "pretokenizers": [{"type": "WhitespaceSplit"}, )") + first + "]}";
+  EXPECT_EQ(words(split_first.c_str(), " Hey friend"), (Words{"Hey", "friend"}));
+  EXPECT_EQ(words(split_first.c_str(), "Hey friend"), (Words{"▁Hey", "friend"}));
   EXPECT_EQ(words(R"({"type": "Digits", "individual_digits": true})", "ab123"), (Words{"ab", "1", "2", "3"}));
   EXPECT_EQ(words(R"({"type": "Digits", "individual_digits": false})", "ab123c"), (Words{"ab", "123", "c"}));
   EXPECT_EQ(words(R"({"type": "Punctuation"})", "a,b!!"), (Words{"a", ",", "b", "!", "!"}));

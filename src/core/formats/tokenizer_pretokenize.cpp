@@ -73,7 +73,7 @@ std::vector<Span> apply_behavior(const std::vector<Span>& spans, SplitBehavior b
 }  // namespace
 
 Status split_text(const TextPattern& pattern, SplitBehavior behavior, bool invert, std::string_view text,
-                  std::vector<std::string>& out) {
+                  std::vector<std::string>& out, std::vector<std::size_t>* begins) {
   std::vector<std::pair<std::size_t, std::size_t>> matches;
   if (auto s = pattern.find_all(text, matches); !s) return s;
   std::vector<Span> spans;
@@ -84,8 +84,11 @@ Status split_text(const TextPattern& pattern, SplitBehavior behavior, bool inver
     previous = end;
   }
   if (previous < text.size()) spans.push_back({previous, text.size(), invert});
-  for (const Span& s : apply_behavior(spans, behavior))
-    if (s.end > s.begin) out.emplace_back(text.substr(s.begin, s.end - s.begin));
+  for (const Span& s : apply_behavior(spans, behavior)) {
+    if (s.end <= s.begin) continue;
+    out.emplace_back(text.substr(s.begin, s.end - s.begin));
+    if (begins) begins->push_back(s.begin);
+  }
   return Ok{};
 }
 
@@ -218,6 +221,7 @@ Status PreTokenizer::add_metaspace(const json& config) {
 // One step on one piece; the pieces it makes keep at_start only where they begin the piece.
 Status PreTokenizer::run(const Step& step, Piece piece, std::vector<Piece>& out) const {
   std::vector<std::string> parts;
+  std::vector<std::size_t> begins;  // where each part begins in the piece
   bool split = true;
   if (step.kind == Kind::ByteLevel) {
     if (step.add_prefix_space && !piece.text.starts_with(' ')) piece.text = " " + piece.text;
@@ -232,9 +236,11 @@ Status PreTokenizer::run(const Step& step, Piece piece, std::vector<Piece>& out)
   }
   if (split) {
     const SplitBehavior behavior = step.kind == Kind::Metaspace ? SplitBehavior::MergedWithNext : step.behavior;
-    if (auto s = split_text(step.pattern, behavior, step.invert, piece.text, parts); !s) return Error{name_ + ": " + s.error()};
+    if (auto s = split_text(step.pattern, behavior, step.invert, piece.text, parts, &begins); !s)
+      return Error{name_ + ": " + s.error()};
   } else if (!piece.text.empty()) {
     parts.push_back(std::move(piece.text));
+    begins.push_back(0);
   }
   for (std::size_t k = 0; k < parts.size(); ++k) {
     if (step.kind == Kind::ByteLevel) {  // each byte as its character of the alphabet
@@ -242,7 +248,7 @@ Status PreTokenizer::run(const Step& step, Piece piece, std::vector<Piece>& out)
       for (char c : parts[k]) mapped += byte_level_alphabet()[static_cast<unsigned char>(c)];
       parts[k] = std::move(mapped);
     }
-    out.push_back({std::move(parts[k]), piece.at_start && k == 0});
+    out.push_back({std::move(parts[k]), piece.at_start && begins[k] == 0});
   }
   return Ok{};
 }

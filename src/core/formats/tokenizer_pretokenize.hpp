@@ -18,9 +18,10 @@ namespace poslab {
 enum class SplitBehavior { Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous };
 
 // Splits `text` at the matches of `pattern` (with `invert`, the matches are the words and the
-// text between them the delimiters). Empty pieces are dropped.
+// text between them the delimiters). Empty pieces are dropped; `begins`, if given, gets where
+// each piece begins in `text`.
 Status split_text(const TextPattern& pattern, SplitBehavior behavior, bool invert, std::string_view text,
-                  std::vector<std::string>& out);
+                  std::vector<std::string>& out, std::vector<std::size_t>* begins = nullptr);
 
 // GPT-2's byte-level alphabet: each byte as a printable character (the printable bytes stand for
 // themselves, the others for U+0100 onwards), and back (-1: not a character of the alphabet).
@@ -33,7 +34,8 @@ class PreTokenizer {
   static Result<PreTokenizer> parse(const nlohmann::json& config, const std::string& name);
 
   // Appends the words of `text`, a piece of the sentence between added tokens; `at_start`: the
-  // piece begins the sentence (Metaspace's prepend_scheme "first" prepends there only).
+  // piece begins the sentence (Metaspace's prepend_scheme "first" prepends only to a piece that
+  // begins where the sentence does — not to the first piece left after a split removed a space).
   Status apply(std::string_view text, bool at_start, std::vector<std::string>& words) const;
   bool byte_level() const;
   // Metaspace's replacement character ("" without a Metaspace step).

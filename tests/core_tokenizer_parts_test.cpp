@@ -154,3 +154,28 @@ TEST(TokenizerBpe, InvalidUtf8AndBadMergesAreClearErrors) {
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.error().find("not in the vocabulary"), std::string::npos) << m.error();
 }
+
+TEST(TokenizerPostProcessor, TemplatesRobertaSequencesAndTheConfigsBos) {
+  const auto id_of = [](const std::string& token) { return token == "<s>" ? 1 : token == "</s>" ? 2 : token == "<e>" ? 3 : -1; };
+  const auto ids = [&](const char* post, std::string_view config = "") {
+    auto r = read_post_processor(json::parse(post), config, id_of, "t");
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error());
+    return r.ok() ? std::pair{r->prefix, r->suffix} : std::pair<std::vector<int>, std::vector<int>>{};
+  };
+  using Ids = std::pair<std::vector<int>, std::vector<int>>;
+  EXPECT_EQ(ids(R"({"type": "Sequence", "processors": [{"type": "ByteLevel"}, {"type": "TemplateProcessing",
+                   "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
+                              {"SpecialToken": {"id": "</s>", "type_id": 0}}], "special_tokens": {}}]})"),
+            (Ids{{1}, {2}}));
+  EXPECT_EQ(ids(R"({"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0]})"), (Ids{{0}, {2}}));
+  // A post-processor that adds nothing: tokenizer_config.json decides (see tokenizer_post.hpp).
+  EXPECT_EQ(ids("null", R"({"bos_token": "<s>", "eos_token": "</s>"})"), (Ids{{1}, {}}));               // Llama 3
+  EXPECT_EQ(ids("null", R"({"bos_token": "<e>", "eos_token": "<e>"})"), (Ids{{}, {}}));                 // GPT-2
+  EXPECT_EQ(ids(R"({"type": "ByteLevel"})", R"({"add_bos_token": true, "add_eos_token": true, "bos_token": {"content": "<s>"},
+                                              "eos_token": "</s>"})"),
+            (Ids{{1}, {2}}));                                                                          // DeepSeek V3 and EOS
+  EXPECT_EQ(ids("null", R"({"add_bos_token": false, "bos_token": "<s>"})"), (Ids{{}, {}}));
+  auto unknown = read_post_processor(json::parse(R"({"type": "Aliens"})"), "", id_of, "t.json");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().find("post-processor Aliens is not supported"), std::string::npos);
+}

@@ -10,14 +10,15 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 mode=${1:-run}
 shift || true
 
-# Debian 12 packages: compiler and build tools, the libraries, the GL loader generator, Mesa
+# Debian 12 packages: compiler and build tools, the libraries (PCRE2 and ICU for the tokenizer's
+# regexes and Unicode normalization), the GL loader generator, Mesa
 # (llvmpipe gives OpenGL 4.5 with compute shaders on machines without a GPU), the fonts (DejaVu;
 # Noto CJK for the tour in Japanese), rsvg-convert for the PNG icons, FFmpeg's libraries for
 # animations (MP4 through libx264, GIF), and
 # for the tests GoogleTest, Xvfb and xdotool.
 packages=(
   build-essential cmake pkg-config ccache
-  libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev
+  libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev libicu-dev
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk librsvg2-bin
   libgtest-dev googletest xvfb xauth xdotool
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev zlib1g-dev

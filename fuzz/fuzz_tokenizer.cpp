@@ -1,4 +1,5 @@
-// libFuzzer target: tokenizer.json, then encoding a fixed sentence and the input itself.
+// libFuzzer target: tokenizer.json, then encoding a fixed sentence and the input itself, and
+// reading the tokens back as text.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -9,7 +10,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto tokenizer = poslab::BpeTokenizer::parse(text, "", "fuzz");
   if (!tokenizer) return 0;
-  if (auto ids = tokenizer->encode("The dog chased another dog 🐶 12345")) (void)tokenizer->token_text(ids->empty() ? 0 : ids->back());
-  (void)tokenizer->encode(text.substr(0, 256));
+  // Encoded, then read back as text (the display joins byte tokens across a sentence); combining
+  // marks and full-width digits for the normalizers.
+  if (auto ids = tokenizer->encode("The dog chased another dog 🐶 12345 cafe\u0301 \uff11"))
+    (void)tokenizer->token_texts(*ids);
+  if (auto ids = tokenizer->encode(text.substr(0, 256))) (void)tokenizer->token_texts(*ids);
+  (void)tokenizer->token_text(tokenizer->vocab_size() - 1);
   return 0;
 }

@@ -155,6 +155,11 @@ const std::vector<Case> kFileCases = {
     {"export attention --embeddings wide20k.txt --csv w.csv --memory-limit 4G", 1, "would need 12.8 GB, more than the memory limit"},
     {"export attention --session broken.json --csv s.csv", 1, "broken.json"},
     {"export attention --session zero-base.json --csv s.csv", 1, "--base must be greater than 1"},
+    // A tokenizer.json with a component PosLab does not implement is refused by name, whether read
+    // alone or with its model; a sentence that is not UTF-8 is an error, not bytes pushed through.
+    {"tokens --tokenizer precompiled.json --sentence abc", 1, "normalizer Precompiled is not supported"},
+    {"predict --model unknown-pre-tokenizer --sentence abc", 1, "pre-tokenizer UnicodeScripts is not supported"},
+    {"tokens --tokenizer model/tokenizer.json --sentence \"$(printf 'ab\\377c')\"", 1, "not valid UTF-8"},
 };
 
 // Flag sets: each value inside its own range, the run too big together; and interventions that
@@ -233,6 +238,14 @@ class HostileCommandLines : public ::testing::Test {
     }
     write_file(dir_ / "broken.json", "{\"poslab_session\": 1, \"state\": {\"heads\": ");
     write_file(dir_ / "zero-base.json", "{\"poslab_session\": 1, \"state\": {\"base\": 0.0}}");
+    // The trained model's tokenizer.json with a normalizer, or a pre-tokenizer, it cannot read.
+    auto tokenizer = nlohmann::json::parse(read_whole_file(dir_ / "model" / "tokenizer.json"));
+    tokenizer["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}};
+    write_file(dir_ / "precompiled.json", tokenizer.dump());
+    fs::copy(dir_ / "model", dir_ / "unknown-pre-tokenizer", fs::copy_options::recursive);
+    tokenizer["normalizer"] = nullptr;
+    tokenizer["pre_tokenizer"] = {{"type", "UnicodeScripts"}};
+    write_file(dir_ / "unknown-pre-tokenizer" / "tokenizer.json", tokenizer.dump());
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 

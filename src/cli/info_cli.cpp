@@ -84,7 +84,7 @@ int run_info(ArgParser& p) {
   std::printf("vocabulary  %d\n", table->size());
   std::printf("dimension   %d\n", table->dim());
   std::printf("dtype       %s\n", table->dtype().c_str());
-  std::printf("tokenizer   %s\n", table->tokenizer() ? "byte-level BPE (tokenizer.json)" : "words (PosLab's word splitter)");
+  std::printf("tokenizer   %s\n", table->tokenizer() ? (table->tokenizer()->describe() + " (tokenizer.json)").c_str() : "words (PosLab's word splitter)");
   if (table->duplicates_ignored() > 0) std::printf("duplicates  %d ignored (the first wins)\n", table->duplicates_ignored());
   std::error_code ec;
   const auto folder = resolve_model_folder(path);

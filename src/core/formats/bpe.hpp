@@ -1,19 +1,27 @@
 #pragma once
-// Byte-level BPE from a Hugging Face tokenizer.json (Llama 3, GPT-2 and their kin): added and
-// special tokens split out first; the pre-tokenizer's Split regex (PCRE2, Unicode classes) and
-// ByteLevel step; the byte-to-unicode map; merges applied by rank (with `ignore_merges`, a word
-// already in the vocabulary is one token); and the BOS token when the post-processor's template
-// adds it — or, for a file whose post-processor has no template, when tokenizer_config.json
-// beside it names a bos_token and does not set add_bos_token to false (Llama 3's original
-// tokenizer.json, whose models always start with <|begin_of_text|>).
+// A Hugging Face tokenizer.json with a BPE model, encoded as the tokenizers library encodes it
+// (GPT-2, Llama 2 and 3, Gemma 1–3, Qwen 2.5 and 3, DeepSeek V3 and their kin):
+//   1. added tokens split out of the raw text (tokenizer_added.hpp);
+//   2. each piece between them normalized (tokenizer_normalize.hpp), then split by the added
+//      tokens that match normalized text;
+//   3. pre-tokenized into words (tokenizer_pretokenize.hpp);
+//   4. each word merged by the BPE model (tokenizer_bpe_model.hpp);
+//   5. the post-processor's special tokens put around the ids (tokenizer_post.hpp), or
+//      tokenizer_config.json's BOS where the post-processor adds none.
+// Tokens read as text through the decoder (tokenizer_display.hpp). A component this does not
+// implement is refused by name when the file is read, never guessed at.
 #include <filesystem>
-#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "core/formats/tokenizer_added.hpp"
+#include "core/formats/tokenizer_bpe_model.hpp"
+#include "core/formats/tokenizer_display.hpp"
+#include "core/formats/tokenizer_normalize.hpp"
+#include "core/formats/tokenizer_post.hpp"
+#include "core/formats/tokenizer_pretokenize.hpp"
 #include "core/result.hpp"
 
 namespace poslab {
@@ -25,50 +33,34 @@ class BpeTokenizer {
   // The same from text; `config_json` may be empty. `name` is used in messages.
   static Result<BpeTokenizer> parse(std::string_view tokenizer_json, std::string_view config_json, const std::string& name);
 
-  // Token ids of `text` (UTF-8), with the template's special tokens around them. Text the
-  // vocabulary has no token for is left out and, with `unknown`, listed there (each once).
+  // Token ids of `text` (valid UTF-8, else an error), with the special tokens that
+  // add_special_tokens=True puts around them. Text the vocabulary has no token for (and no
+  // byte or unknown token either) is left out and, with `unknown`, listed there (each once).
   Result<std::vector<int>> encode(std::string_view text, std::vector<std::string>* unknown = nullptr) const;
-  // The text a token stands for (bytes decoded back from the byte-level alphabet).
+  // The readable text of each token of a sequence (see tokenizer_display.hpp): this is what a
+  // person is shown for the model's tokens.
+  std::vector<std::string> token_texts(const std::vector<int>& ids) const;
+  // The readable text of one token alone (a broken character's bytes as <0xNN>).
   std::string token_text(int id) const;
-  int vocab_size() const { return static_cast<int>(id_to_token_.size()); }
+  int vocab_size() const { return static_cast<int>(model_.tokens().size()); }
   bool is_special(int id) const;
-
-  struct Regex;  // a compiled PCRE2 pattern (opaque; defined in bpe.cpp)
-
-  BpeTokenizer(BpeTokenizer&&) noexcept;
-  BpeTokenizer& operator=(BpeTokenizer&&) noexcept;
-  ~BpeTokenizer();
+  // What kind of tokenizer this is, in a few words ("byte-level BPE", "BPE with byte fallback, NFC").
+  std::string describe() const;
 
  private:
-  BpeTokenizer();
-  struct SplitStep {
-    std::shared_ptr<Regex> regex;
-    bool removed = false;  // behavior "Removed": the matches are dropped
-  };
+  BpeTokenizer() = default;
+  Status read(const nlohmann::json& root, std::string_view config_json);
+  // Steps 2–4 for a piece of text between raw added tokens.
+  Status encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const;
 
-  // parse()'s steps, each reading its part of tokenizer.json.
-  Status read_model(const nlohmann::json& root);
-  Status read_added_tokens(const nlohmann::json& root);
-  Status read_pre_tokenizer(const nlohmann::json& root);
-  void build_byte_map();
-  Status read_post_processor(const nlohmann::json& root, std::string_view config_json);
-
-  Status pre_tokenize(std::string_view text, std::vector<std::string>& words) const;
-  void bpe(const std::string& word, std::vector<int>& out, std::vector<std::string>* unknown) const;
-  std::string decode_bytes(const std::string& byte_level) const;  // byte-level symbols back to UTF-8
-
-  std::unordered_map<std::string, int> vocab_;
-  std::vector<std::string> id_to_token_;
-  std::unordered_map<std::string, int> merge_rank_;  // "left\x01right" → rank
-  std::vector<std::pair<std::string, int>> added_;    // content → id, longest first
-  std::vector<int> special_ids_;
-  std::vector<SplitStep> splits_;                     // the Split steps, in order
-  bool byte_level_ = false, byte_level_regex_ = false, add_prefix_space_ = false, ignore_merges_ = false;
-  std::shared_ptr<Regex> gpt2_regex_;                 // ByteLevel's own split when use_regex
-  std::vector<int> prefix_ids_, suffix_ids_;          // the template's special tokens
-  std::vector<std::string> byte_to_unicode_;          // 256 UTF-8 strings
-  std::unordered_map<std::string, unsigned char> unicode_to_byte_;
-  std::string name_;
+  BpeModel model_;
+  AddedTokens added_;
+  Normalizer normalizer_;
+  PreTokenizer pre_tokenizer_;
+  SpecialTokenIds specials_;
+  TokenDisplay display_;
+  std::vector<bool> added_ids_, special_ids_;  // by id
+  std::string name_, description_;
 };
 
 }  // namespace poslab

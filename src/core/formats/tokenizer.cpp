@@ -39,7 +39,11 @@ std::vector<Token> tokenize(std::string_view sentence, const EmbeddingTable& tab
   // such as invalid UTF-8, falls back to words and derived vectors).
   if (const BpeTokenizer* bpe = table.tokenizer())
     if (auto ids = bpe->encode(sentence)) {
-      for (int id : *ids) tokens.push_back(Token{bpe->token_text(id), id < table.size() ? id : -1, id >= table.size(), false});
+      const std::vector<std::string> texts = bpe->token_texts(*ids);
+      for (std::size_t k = 0; k < ids->size(); ++k) {
+        const int id = (*ids)[k];
+        tokens.push_back(Token{texts[k], id < table.size() ? id : -1, id >= table.size(), false});
+      }
       return tokens;
     }
   for (auto& word : split_words(sentence)) {

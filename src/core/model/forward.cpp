@@ -37,6 +37,14 @@ std::string token_text(const Checkpoint& model, int id) {
   return model.tokenizer() && id < model.tokenizer()->vocab_size() ? model.tokenizer()->token_text(id) : std::to_string(id);
 }
 
+// The readable text of a sentence's tokens (a character spread over byte tokens shown whole).
+std::vector<std::string> token_texts(const Checkpoint& model, const std::vector<int>& ids) {
+  std::vector<std::string> texts = model.tokenizer() ? model.tokenizer()->token_texts(ids) : std::vector<std::string>(ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k)
+    if (!model.tokenizer() || ids[k] >= model.tokenizer()->vocab_size()) texts[k] = std::to_string(ids[k]);
+  return texts;
+}
+
 bool cancelled(const ForwardOptions& o) { return o.cancel && o.cancel->load(); }
 
 // heads × (2T − 1) bias by key − query offset o (column o + T − 1), causal: ALiBi's −m_h·(i − j)
@@ -450,7 +458,7 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
     return Error{s.error()};
   const int T = static_cast<int>(ids.size());
   result_.ids = ids;
-  for (int id : ids) result_.tokens.push_back(token_text(model_, id));
+  result_.tokens = token_texts(model_, ids);
   backend_ = options_.backend ? options_.backend : &cpu_;
   result_.backend = backend_->name();
   Matrix X = embed_tokens(model_, ids, v);

@@ -106,7 +106,7 @@ Gui::Gui(const GuiOptions& options, GLFWwindow* window)
   report_export_ = [this](const Status& s, const std::vector<std::string>& written, const std::string& folder) {
     if (!s) return status_.fail(s.error());
     if (!folder.empty()) return status_.info("wrote " + std::to_string(written.size()) + " files into " + folder);
-    for (const auto& w : written) status_.info(wrote(w));
+    if (!written.empty()) status_.info(wrote(written));
   };
 }
 

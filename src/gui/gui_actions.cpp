@@ -25,18 +25,27 @@ namespace poslab {
 
 // "wrote F …", and whether F replaced a file of that name (exports do not ask; they say so).
 // `written` is the export's line: the path, and for a PNG its size in parentheses.
+// Asked once per export, so that a path whose earlier export failed is not said to replace a file
+// that is no longer there.
 void Gui::note_if_replacing(const std::string& path) {
   std::error_code ec;
-  if (!path.empty() && std::filesystem::exists(path, ec)) replacing_.insert(path);
+  if (path.empty()) return;
+  if (std::filesystem::exists(path, ec)) replacing_.insert(path);
+  else replacing_.erase(path);
 }
 
-std::string Gui::wrote(const std::string& written) {
-  for (auto it = replacing_.begin(); it != replacing_.end(); ++it) {
-    if (written != *it && !written.starts_with(*it + " (")) continue;
-    replacing_.erase(it);
-    return "wrote " + written + ", replacing the file of that name";
+std::string Gui::wrote(const std::vector<std::string>& written) {
+  std::string line = "wrote ";
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    line += (k == 0 ? "" : "; ") + written[k];
+    for (auto it = replacing_.begin(); it != replacing_.end(); ++it) {
+      if (written[k] != *it && !written[k].starts_with(*it + " (")) continue;
+      replacing_.erase(it);
+      line += ", replacing the file of that name";
+      break;
+    }
   }
-  return "wrote " + written;
+  return line;
 }
 
 void Gui::finish_load() {
@@ -130,8 +139,8 @@ void Gui::start_exports(const ControlsActions& requested) {
     // A view of the embeddings: made and written on the export queue's thread.
     exports_.start(active_view_, state_, workspace_.results_shared(), workspace_.embeddings_shared(), request);
   }
-  if (!s) status_.fail(s.error());
-  else for (const auto& w : written) status_.info(wrote(w));
+  if (!s) status_.fail(nothing_written(request) + s.error());
+  else if (!written.empty()) status_.info(wrote(written));
 }
 
 // What a scripted test reads (--probe): the tab, the status line, the tokens, the state.

@@ -73,7 +73,9 @@ class Gui {
   void publish_probe();
   // Exports say when they replace a file: noted when asked for, said when written.
   void note_if_replacing(const std::string& path);
-  std::string wrote(const std::string& written);
+  // "wrote A (…); B (SVG)": every file an export wrote on one status line, each that replaced a
+  // file of its name saying so.
+  std::string wrote(const std::vector<std::string>& written);
   void render_and_screenshot();
   void shut_down();
 

@@ -17,6 +17,7 @@
 #include "figures/assets.hpp"
 #include "figures/export.hpp"
 #include "gpu/attention_gpu.hpp"
+#include "gui/flow.hpp"
 #include "gui/gui.hpp"
 #include "gui/probe.hpp"
 #include "plot/render.hpp"
@@ -143,9 +144,29 @@ void Gui::start_exports(const ControlsActions& requested) {
   else if (!written.empty()) status_.info(wrote(written));
 }
 
+// When the newest settings computed nothing (over the memory budget, say), the tab still shows
+// the results from before: said above the view, whole and wrapped (the status line may cut it),
+// so that the reader knows the figure is not of the settings in the panel, and why. Not on the
+// tabs that show a model of their own.
+void Gui::draw_kept_results_note(ViewId view) {
+  const std::string& why = workspace_.failure();
+  const bool own_model = view == ViewId::Model || view == ViewId::Train || (view == ViewId::Attention && model_run_);
+  const bool shown = !why.empty() && workspace_.results() && !workspace_.computing() && !own_model;
+  probe::value("kept results", shown ? why : "");
+  if (!shown) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.35f, 1));
+  flow::text_wrapped(("Still showing the results from before: " + why).c_str());
+  ImGui::PopStyleColor();
+}
+
 // What a scripted test reads (--probe): the tab, the status line, the tokens, the state.
 void Gui::publish_probe() {
   if (!probe::enabled()) return;
+  if (const Results* r = workspace_.results()) {
+    const int heads = r->problem.heads;
+    probe::value("results", std::to_string(r->tokens.size()) + " tokens · " + std::to_string(heads) +
+                                (heads == 1 ? " head" : " heads"));
+  }
   probe::value("tab", to_string(active_view_));
   probe::value("status", status_.text);
   probe::value("status kind", status_.text.empty() ? "none" : status_.error ? "error" : "info");

@@ -154,7 +154,9 @@ gui_scroll_into_view() {
     read -r x0 y0 x1 y1 <<<"$(gui_item "$1")"
     if [ "$y0" -ge 0 ] && [ "$y1" -le "$((height - 8))" ]; then return 0; fi
     xdotool mousemove --window "$gui_window" $(((x0 + x1) / 2)) $((height / 2))
-    if [ "$y1" -gt "$height" ]; then xdotool click --window "$gui_window" 5; else xdotool click --window "$gui_window" 4; fi
+    # Down while it ends in the window's last 8 pixels too (the bottom bar's edge): else a control
+    # just above the edge would be scrolled up and down again for ever.
+    if [ "$y1" -gt "$((height - 8))" ]; then xdotool click --window "$gui_window" 5; else xdotool click --window "$gui_window" 4; fi
     gui_frames 2
   done
   gui_fail "could not scroll \"$1\" into the window"

@@ -40,6 +40,76 @@ tour_leave_restores_the_state() {
   echo "the tour gives the reader's state back, and starts at step 1 when entered again"
 }
 
+# Whether the tour's figures, as the probe says they were drawn ("tour panel P", "tour panel P
+# area K", "tour text P ROLE: TEXT"; P "-": the slide's own words), keep out of each other's way:
+# no text of one figure on another figure's plotting area or text, nor outside its own figure; in
+# one figure no two of its titles, subtitles, captions, axis labels, tick labels and legend entries
+# on each other, nor on its plotting area. Needs at least MIN_PANELS placed figures and a text of
+# each ROLE given, so that a probe that says nothing cannot pass.
+tour_layout_is_clear() {
+  local what=$1 min_panels=$2; shift 2
+  /usr/bin/python3 - "$gui_probe" "$what" "$min_panels" "$@" <<'PY' || gui_fail "$what: the tour's figures overlap (above)"
+import re, sys
+from collections import defaultdict
+probe, what, min_panels, roles = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+panels, areas, texts = {}, defaultdict(list), []
+for line in open(probe, encoding="utf-8"):
+    f = line.rstrip("\n").split("\t")
+    if f[0] != "item" or not f[1].startswith("tour "):
+        continue
+    box = tuple(float(v) for v in f[2:6])
+    if m := re.fullmatch(r"tour panel (\d+|-)", f[1]):
+        panels[m[1]] = box
+    elif m := re.fullmatch(r"tour panel (\d+|-) area \d+", f[1]):
+        areas[m[1]].append(box)
+    elif m := re.fullmatch(r"tour text (\d+|-) ([^:]*): (.*)", f[1]):
+        texts.append((m[1], m[2], m[3], box))
+def overlap(a, b):  # more than a pixel both ways: the probe rounds each edge to a pixel
+    return min(a[2], b[2]) - max(a[0], b[0]) > 1 and min(a[3], b[3]) - max(a[1], b[1]) > 1
+def name(t):
+    return f'figure {t[0]} {t[1] or "text"} "{t[2]}" at {",".join("%g" % v for v in t[3])}'
+def inside(a, b):  # a within b, give or take the probe's rounding
+    return a[0] >= b[0] - 1 and a[1] >= b[1] - 1 and a[2] <= b[2] + 1 and a[3] <= b[3] + 1
+bad = []
+for i, t in enumerate(texts):
+    for other, boxes in areas.items():
+        if other != t[0] or t[1]:  # words inside a plot (a point's label) are the plot's own
+            bad += [f"{name(t)} lies on figure {other}'s plotting area {b}" for b in boxes if overlap(t[3], b)]
+    if t[0] in panels and not inside(t[3], panels[t[0]]):
+        bad.append(f"{name(t)} runs out of its figure {panels[t[0]]}")
+    for u in texts[i + 1:]:
+        if not overlap(t[3], u[3]):
+            continue
+        if u[0] != t[0]:
+            bad.append(f"{name(t)} overlaps {name(u)}")
+        elif t[1] and u[1]:
+            bad.append(f"{name(t)} and {name(u)} run together")
+shown = {r for _, r, _, _ in texts}
+if len(panels) < min_panels:
+    bad.append(f"the probe names {len(panels)} figures, not at least {min_panels}")
+bad += [f"no {r} was drawn" for r in roles if r not in shown]
+for b in bad:
+    print(f"{what}: {b}")
+ticks = sum(r in ("x tick", "y tick") for _, r, _, _ in texts)
+print(f"{what}: {len(panels)} figures, {len(texts)} texts ({ticks} tick labels), {len(bad)} overlaps or gaps")
+sys.exit(1 if bad else 0)
+PY
+}
+
+# 6. The tour's figures keep apart in a small window at 150 %: step 10's subtitles and caption
+#    stay off the next plot's axis label, step 5's x tick labels off each other.
+tour_figures_keep_apart() {
+  gui_start "$poslab" --view tour --step 10 --size 900x600 --ui-scale 1.5
+  gui_wait_value "tour step" 10
+  gui_wait_value busy no 120
+  tour_layout_is_clear "step 10" 3 subtitle caption "x label" "y label" "x tick"
+  gui_key Left Left Left Left Left
+  gui_wait_value "tour step" 5
+  gui_wait_value busy no 120
+  tour_layout_is_clear "step 5" 3 subtitle "x label" "x tick" "y tick"
+  echo "the tour's figures keep apart at 900 × 600 and 150 %, at step 10 and step 5"
+}
+
 # 7. Two clicks on the same spot of Next move two steps, also across a step that offers the
 #    article's animation (the button must not move under the mouse, nor start the animation).
 tour_next_stays_under_the_mouse() {

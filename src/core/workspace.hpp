@@ -69,6 +69,9 @@ class Workspace {
   void stop();
 
   const Results* results() const { return results_.get(); }
+  // Why the newest settings computed nothing (over the memory budget, say), while they are the
+  // ones asked for; empty once a run succeeds. results() then still holds the ones from before.
+  const std::string& failure() const { return failure_; }
   // The same results, for a worker thread that must keep them while newer ones are installed.
   std::shared_ptr<const Results> results_shared() const { return results_; }
   // Changes whenever new results are computed; views key their caches on it.

@@ -148,18 +148,18 @@ Status prepared_plan(const ExportRequest& request, OutputPlan& plan) {
   return Ok{};
 }
 
+Result<plot::Figure> export_all_but_png_into(ViewId view, const State& state, const Results& results,
+                                             const EmbeddingTable& table, const ExportRequest& request,
+                                             OutputPlan& plan, std::vector<std::string>& written);
+
+}  // namespace
+
 Status write_png_into(const plot::RgbaImage& image, const std::string& path, OutputPlan& plan,
                       std::vector<std::string>& written) {
   if (auto s = plan.write(path, plot::encode_png(image)); !s) return s;
   written.push_back(path + " (" + std::to_string(image.width) + "×" + std::to_string(image.height) + " PNG)");
   return Ok{};
 }
-
-Result<plot::Figure> export_all_but_png_into(ViewId view, const State& state, const Results& results,
-                                             const EmbeddingTable& table, const ExportRequest& request,
-                                             OutputPlan& plan, std::vector<std::string>& written);
-
-}  // namespace
 
 Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,
                     OutputPlan& plan, std::vector<std::string>& written) {
@@ -231,6 +231,23 @@ Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const R
   if (auto s = plan.commit(); !s) return Error{s.error()};
   written.insert(written.end(), done.begin(), done.end());
   return figure;
+}
+
+Result<plot::Figure> export_begin(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
+                                  const ExportRequest& request, OutputPlan& plan, std::vector<std::string>& written) {
+  if (auto s = prepared_plan(request, plan); !s) return Error{s.error()};
+  return export_all_but_png_into(view, state, results, table, request, plan, written);
+}
+
+std::string nothing_written(const ExportRequest& request) {
+  std::vector<std::string> paths;
+  for (const std::string* path : {&request.png, &request.svg, &request.csv})
+    if (!path->empty()) paths.push_back(*path);
+  if (paths.size() == 1) return "did not write " + paths.front() + ": ";
+  std::string list;
+  for (std::size_t k = 0; k < paths.size(); ++k)
+    list += (k == 0 ? "" : k + 1 == paths.size() ? " and " : ", ") + paths[k];
+  return "wrote none of " + list + ": ";
 }
 
 Status write_png_image(const plot::RgbaImage& image, const std::string& path, std::vector<std::string>& written) {

@@ -57,6 +57,19 @@ Result<plot::Figure> export_all_but_png(ViewId view, const State& state, const R
 // Encodes a drawn figure as PNG and writes it atomically.
 Status write_png_image(const plot::RgbaImage& image, const std::string& path, std::vector<std::string>& written);
 
+// One view's export in two steps, for a caller that draws the PNG on a thread of its own (the
+// GUI), all of the request's files or none, as `poslab export` writes them: export_begin checks
+// every file the request names (the PNG too) and writes the SVG and CSV into `plan`'s temporary
+// files, returning the figure to draw; write_png_into then puts the PNG into the plan, and the
+// caller commits it. A plan dropped uncommitted leaves every file as it was.
+Result<plot::Figure> export_begin(ViewId view, const State& state, const Results& results, const EmbeddingTable& table,
+                                  const ExportRequest& request, OutputPlan& plan, std::vector<std::string>& written);
+Status write_png_into(const plot::RgbaImage& image, const std::string& path, OutputPlan& plan,
+                      std::vector<std::string>& written);
+// What an export that failed wrote, before the reason: "wrote none of A, B and C: " ("did not
+// write A: " for one file), so that the reader knows every file is as it was.
+std::string nothing_written(const ExportRequest& request);
+
 // Writes the figure as PNG and SVG and the CSV text where the request names files (either may
 // be null: nothing of it is written), all of them or none.
 Status write_export(const plot::Figure* figure, const std::string* csv, const ExportRequest& request,

@@ -60,6 +60,8 @@ plot::Figure plane(const State& state, const std::vector<double>& q, const std::
   const auto& measure = plot::figure_text_measure();
   const float text_width = std::max(60.0f, side - 28.0f);
   char text[128];
+  std::snprintf(text, sizeof text, "Pair %d on the plane · θ = %.4g", i, theta);
+  const auto title = plot::wrap_text(text, text_width, 16.0f, measure);
   std::snprintf(text, sizeof text, "q at m = %d turns by mθ = %.3f rad; k at n = %d by nθ = %.3f", m, m * theta, n,
                 n * theta);
   const auto subtitle = plot::wrap_text(text, text_width, 12.0f, measure);
@@ -67,7 +69,8 @@ plot::Figure plane(const State& state, const std::vector<double>& q, const std::
   std::snprintf(text, sizeof text, "this pair's q·k = %.4f; it depends on (n − m)θ = %.3f only", pair_score,
                 (n - m) * theta);
   const auto caption = plot::wrap_text(text, text_width, 12.0f, measure);
-  const float extra_top = 16.0f * static_cast<float>(std::max<std::size_t>(subtitle.size(), 1) - 1);
+  const float extra_title = 20.0f * static_cast<float>(std::max<std::size_t>(title.size(), 1) - 1);
+  const float extra_top = extra_title + 16.0f * static_cast<float>(std::max<std::size_t>(subtitle.size(), 1) - 1);
   const float extra_bottom = 16.0f * static_cast<float>(std::max<std::size_t>(caption.size(), 1) - 1);
   f.width = side;
   f.height = 60.0f + extra_top + side + extra_bottom;
@@ -77,15 +80,18 @@ plot::Figure plane(const State& state, const std::vector<double>& q, const std::
   auto at = [&](std::array<double, 2> v) {
     return plot::Point{c.x + static_cast<float>(v[0]) * scale, c.y - static_cast<float>(v[1]) * scale};
   };
-  std::snprintf(text, sizeof text, "Pair %d on the plane · θ = %.4g", i, theta);
-  f.text({14, 14}, text, 16.0f, ink);
+  for (std::size_t line = 0; line < title.size(); ++line)
+    f.text({14, 14.0f + 20.0f * static_cast<float>(line)}, title[line], 16.0f, ink).role = "title";
   for (std::size_t line = 0; line < subtitle.size(); ++line)
-    f.text({14, 38.0f + 16.0f * static_cast<float>(line)}, subtitle[line], 12.0f, plot::Color{0.38f, 0.38f, 0.42f, 1});
+    f.text({14, 38.0f + extra_title + 16.0f * static_cast<float>(line)}, subtitle[line], 12.0f,
+           plot::Color{0.38f, 0.38f, 0.42f, 1})
+        .role = "subtitle";
   std::vector<plot::Point> circle;
   for (int s = 0; s <= 96; ++s) {
     const double a = 2 * std::numbers::pi * s / 96;
     circle.push_back(at({radius * std::cos(a), radius * std::sin(a)}));
   }
+  f.areas.push_back({c.x - axis, c.y - axis, c.x + axis, c.y + axis});  // the plane's axes
   f.polyline(circle, plot::Color{0.85f, 0.85f, 0.88f, 1}, 1.0f);
   f.line({c.x - axis, c.y}, {c.x + axis, c.y}, plot::Color{0.9f, 0.9f, 0.92f, 1});
   f.line({c.x, c.y - axis}, {c.x, c.y + axis}, plot::Color{0.9f, 0.9f, 0.92f, 1});
@@ -97,7 +103,7 @@ plot::Figure plane(const State& state, const std::vector<double>& q, const std::
   f.text(at(kr), " R_n k", 13.0f, plot::series_color(1), plot::HAlign::Left, plot::VAlign::Bottom);
   const float caption_top = f.height - 20.0f - extra_bottom;
   for (std::size_t line = 0; line < caption.size(); ++line)
-    f.text({14, caption_top + 16.0f * static_cast<float>(line)}, caption[line], 12.0f, muted);
+    f.text({14, caption_top + 16.0f * static_cast<float>(line)}, caption[line], 12.0f, muted).role = "caption";
   return f;
 }
 

@@ -61,14 +61,26 @@ void ExportQueue::start(ViewId view, State state, std::shared_ptr<const Results>
   }
   post([this, view, state = std::move(state), results = std::move(results), table = std::move(table),
         request = std::move(request)] {
+    // Shared: the steps below are std::functions, which must be copyable.
+    auto plan = std::make_shared<OutputPlan>();
+    const std::string failed = nothing_written(request);
     std::vector<std::string> written;
-    auto figure = export_all_but_png(view, state, *results, *table, request, written);
-    if (!figure) return complete(Error{figure.error()}, std::move(written));
-    if (request.png.empty()) return complete(Ok{}, std::move(written));
+    auto figure = export_begin(view, state, *results, *table, request, *plan, written);
+    if (!figure) return complete(Error{failed + figure.error()}, {});
+    if (request.png.empty()) {
+      if (Status s = plan->commit(); !s) return complete(Error{failed + s.error()}, {});
+      return complete(Ok{}, std::move(written));
+    }
     ToDraw d;
     d.fonts = fonts_for(request.scale);
     d.pngs.push_back({std::move(*figure), request.png, request.scale});
     d.written = std::move(written);
+    d.write = [plan](const plot::RgbaImage& image, const std::string& path, std::vector<std::string>& out) {
+      return write_png_into(image, path, *plan, out);
+    };
+    d.commit = [plan](std::vector<std::string>&) { return plan->commit(); };
+    d.abort = [plan] { plan->discard(); };
+    d.failed = failed;
     std::lock_guard lock(mutex_);
     to_draw_.push_back(std::move(d));
   });
@@ -102,7 +114,13 @@ void ExportQueue::start_all(State state, std::shared_ptr<const Results> results,
     d.folder = dir.string();
     d.pngs = std::move(plan->pngs);
     plan->pngs.clear();
-    d.commit = [plan = *plan](std::vector<std::string>& written) { return export_all_commit(plan, written); };
+    d.write = write_png_image;  // into the staging folder, which the commit moves into place
+    d.commit = [plan = *plan](std::vector<std::string>& written) {
+      std::vector<std::string> moved;  // the files in their places, not the staging folder's
+      Status s = export_all_commit(plan, moved);
+      written = std::move(moved);
+      return s;
+    };
     d.abort = [plan = *plan] { export_all_abort(plan); };
     std::lock_guard lock(mutex_);
     to_draw_.push_back(std::move(d));
@@ -114,7 +132,7 @@ void ExportQueue::draw_next() {
   const PendingPng& png = d.pngs[d.drawn.size()];
   auto fail = [&](std::string why) {
     if (d.abort) d.abort();
-    complete(Error{png.path + ": " + why}, d.abort ? std::vector<std::string>{} : d.written, d.folder);
+    complete(Error{d.failed + png.path + ": " + why}, {}, d.folder);
     drawing_.reset();
   };
   if (renderer_ && renderer_->scale() != png.scale) renderer_.reset();
@@ -130,19 +148,16 @@ void ExportQueue::draw_next() {
   d.drawn.emplace_back(std::move(*image), png.path);
   if (d.drawn.size() < d.pngs.size()) return;
   // Encoding and writing on the worker again.
-  post([this, images = std::move(d.drawn), written = std::move(d.written), commit = std::move(d.commit),
-        abort = std::move(d.abort), folder = d.folder]() mutable {
+  post([this, images = std::move(d.drawn), written = std::move(d.written), write = std::move(d.write),
+        commit = std::move(d.commit), abort = std::move(d.abort), failed = d.failed, folder = d.folder]() mutable {
     for (const auto& [drawn_image, path] : images) {
-      if (Status s = write_png_image(drawn_image, path, written); !s) {
+      if (Status s = write(drawn_image, path, written); !s) {
         if (abort) abort();
-        return complete(std::move(s), abort ? std::vector<std::string>{} : written, folder);
+        return complete(Error{failed + s.error()}, {}, folder);
       }
     }
-    if (commit) {
-      std::vector<std::string> moved;
-      if (Status s = commit(moved); !s) return complete(std::move(s), {}, folder);
-      written = std::move(moved);
-    }
+    if (commit)
+      if (Status s = commit(written); !s) return complete(Error{failed + s.error()}, {}, folder);
     complete(Ok{}, std::move(written), folder);
   });
   drawing_.reset();

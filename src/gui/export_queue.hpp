@@ -1,9 +1,12 @@
 #pragma once
 // The GUI's exports of a view, off its thread: the figure and the data are made, and the SVG, CSV
 // and PNG files written, on a worker thread. Only the PNG's drawing, which needs the window's
-// OpenGL and ImGui contexts, runs on the UI thread, with fonts the worker baked. The renderer is
-// kept while exports keep coming and let go when none waits, so that memory returns to where it
-// was. Exports run in the order they were asked for; none is dropped.
+// OpenGL and ImGui contexts, runs on the UI thread, with fonts the worker baked. An export's files
+// go through one OutputPlan, as `poslab export`'s do: every one checked before any work, written
+// beside its target and moved into place together once the PNG is drawn, so that a failure leaves
+// them all as they were. The renderer is kept while exports keep coming and let go when none
+// waits, so that memory returns to where it was. Exports run in the order they were asked for;
+// none is dropped.
 #include <condition_variable>
 #include <deque>
 #include <filesystem>
@@ -51,12 +54,15 @@ class ExportQueue {
   bool busy() const;
 
  private:
-  // An export whose PNGs are to be drawn; then `commit` (if any) ends it, or `abort` undoes it.
+  // An export whose PNGs are to be drawn; each is written by `write`, then `commit` (if any) ends
+  // the export, or `abort` (if any) undoes it. Its failures are reported after `failed`.
   struct ToDraw {
     std::vector<PendingPng> pngs;
     std::vector<std::string> written;
+    std::function<Status(const plot::RgbaImage&, const std::string&, std::vector<std::string>&)> write;
     std::function<Status(std::vector<std::string>&)> commit;
     std::function<void()> abort;
+    std::string failed;  // "wrote none of …: "
     std::string folder;  // an export of every view: its folder
     std::shared_ptr<plot::BakedFonts> fonts;  // baked on the worker when no renderer has them yet
     std::vector<std::pair<plot::RgbaImage, std::string>> drawn;  // UI thread: one PNG a frame

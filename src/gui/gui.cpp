@@ -106,7 +106,7 @@ Gui::Gui(const GuiOptions& options, GLFWwindow* window)
   report_export_ = [this](const Status& s, const std::vector<std::string>& written, const std::string& folder) {
     if (!s) return status_.fail(s.error());
     if (!folder.empty()) return status_.info("wrote " + std::to_string(written.size()) + " files into " + folder);
-    for (const auto& w : written) status_.info(wrote(w));
+    if (!written.empty()) status_.info(wrote(written));
   };
 }
 
@@ -234,6 +234,11 @@ void Gui::draw_window() {
   const auto drawn_version = workspace_.version();
   if (auto s = workspace_.update_async(state_); !s) {
     if (status_.text != s.error()) status_.fail(s.error());
+    workspace_failure_said_ = s.error();
+  } else if (!workspace_failure_said_.empty()) {
+    // Settings that compute again: the refusal no longer holds, so the status line lets it go.
+    if (status_.error && status_.text == workspace_failure_said_) status_ = {};
+    workspace_failure_said_.clear();
   }
   results_arrived_ = workspace_.version() != drawn_version;
   if (actions.save_session) save_session();
@@ -291,6 +296,7 @@ void Gui::draw_views() {
     active_view_ = info.id;
     // Play and export the view's parameter (and the progress of an animation's export on every tab).
     animation_panel_.draw_bar(info.id, state_, workspace_, gpu_backend_.get(), renderer_);
+    draw_kept_results_note(info.id);
     if (info.id == ViewId::Tour) draw_tour_tab(entering || first_frame_);
     else draw_tab(info.id);
     ImGui::EndTabItem();
@@ -443,6 +449,17 @@ void Gui::draw_bottom_bar(bool narrow) {
     ImGui::TextColored(status_.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.6f, 0.85f, 0.6f, 1), "%s",
                        status_.text.c_str());
     ImGui::PopClipRect();
+    probe::item("status line");
+    // A message cut at the menu is read whole in a tooltip (a refusal's reason ends with its advice).
+    const bool cut = ImGui::GetItemRectMax().x > window_pos.x + menu_x - style.ItemSpacing.x;
+    if (cut && ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
+      ImGui::TextUnformatted(status_.text.c_str());
+      ImGui::PopTextWrapPos();
+      ImGui::EndTooltip();
+    }
+    probe::value("status tooltip", cut && ImGui::IsItemHovered() ? "shown" : "none");
   }
   ImGui::SetCursorPos(ImVec2(menu_x, bar_y));
   if (ui_scale_menu(chosen_scale_, scale_, menu_width)) {

@@ -17,6 +17,7 @@
 #include "figures/assets.hpp"
 #include "figures/export.hpp"
 #include "gpu/attention_gpu.hpp"
+#include "gui/flow.hpp"
 #include "gui/gui.hpp"
 #include "gui/probe.hpp"
 #include "plot/render.hpp"
@@ -25,18 +26,27 @@ namespace poslab {
 
 // "wrote F …", and whether F replaced a file of that name (exports do not ask; they say so).
 // `written` is the export's line: the path, and for a PNG its size in parentheses.
+// Asked once per export, so that a path whose earlier export failed is not said to replace a file
+// that is no longer there.
 void Gui::note_if_replacing(const std::string& path) {
   std::error_code ec;
-  if (!path.empty() && std::filesystem::exists(path, ec)) replacing_.insert(path);
+  if (path.empty()) return;
+  if (std::filesystem::exists(path, ec)) replacing_.insert(path);
+  else replacing_.erase(path);
 }
 
-std::string Gui::wrote(const std::string& written) {
-  for (auto it = replacing_.begin(); it != replacing_.end(); ++it) {
-    if (written != *it && !written.starts_with(*it + " (")) continue;
-    replacing_.erase(it);
-    return "wrote " + written + ", replacing the file of that name";
+std::string Gui::wrote(const std::vector<std::string>& written) {
+  std::string line = "wrote ";
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    line += (k == 0 ? "" : "; ") + written[k];
+    for (auto it = replacing_.begin(); it != replacing_.end(); ++it) {
+      if (written[k] != *it && !written[k].starts_with(*it + " (")) continue;
+      replacing_.erase(it);
+      line += ", replacing the file of that name";
+      break;
+    }
   }
-  return "wrote " + written;
+  return line;
 }
 
 void Gui::finish_load() {
@@ -129,13 +139,33 @@ void Gui::start_exports(const ControlsActions& requested) {
     // A view of the embeddings: made and written on the export queue's thread.
     exports_.start(active_view_, state_, workspace_.results_shared(), workspace_.embeddings_shared(), request);
   }
-  if (!s) status_.fail(s.error());
-  else for (const auto& w : written) status_.info(wrote(w));
+  if (!s) status_.fail(nothing_written(request) + s.error());
+  else if (!written.empty()) status_.info(wrote(written));
+}
+
+// When the newest settings computed nothing (over the memory budget, say), the tab still shows
+// the results from before: said above the view, whole and wrapped (the status line may cut it),
+// so that the reader knows the figure is not of the settings in the panel, and why. Not on the
+// tabs that show a model of their own.
+void Gui::draw_kept_results_note(ViewId view) {
+  const std::string& why = workspace_.failure();
+  const bool own_model = view == ViewId::Model || view == ViewId::Train || (view == ViewId::Attention && model_run_);
+  const bool shown = !why.empty() && workspace_.results() && !workspace_.computing() && !own_model;
+  probe::value("kept results", shown ? why : "");
+  if (!shown) return;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.35f, 1));
+  flow::text_wrapped(("Still showing the results from before: " + why).c_str());
+  ImGui::PopStyleColor();
 }
 
 // What a scripted test reads (--probe): the tab, the status line, the tokens, the state.
 void Gui::publish_probe() {
   if (!probe::enabled()) return;
+  if (const Results* r = workspace_.results()) {
+    const int heads = r->problem.heads;
+    probe::value("results", std::to_string(r->tokens.size()) + " tokens · " + std::to_string(heads) +
+                                (heads == 1 ? " head" : " heads"));
+  }
   probe::value("tab", to_string(active_view_));
   probe::value("status", status_.text);
   probe::value("status kind", status_.text.empty() ? "none" : status_.error ? "error" : "info");

@@ -61,6 +61,7 @@ class Gui {
   void draw_tab(ViewId view);
   void draw_attention_tab();
   void draw_tour_tab(bool entering);
+  void draw_kept_results_note(ViewId view);
   void draw_train_tab();
   void draw_bottom_bar(bool narrow);
   void update_model_results();
@@ -73,7 +74,9 @@ class Gui {
   void publish_probe();
   // Exports say when they replace a file: noted when asked for, said when written.
   void note_if_replacing(const std::string& path);
-  std::string wrote(const std::string& written);
+  // "wrote A (…); B (SVG)": every file an export wrote on one status line, each that replaced a
+  // file of its name saying so.
+  std::string wrote(const std::vector<std::string>& written);
   void render_and_screenshot();
   void shut_down();
 
@@ -111,6 +114,7 @@ class Gui {
   int model_results_layer_ = -1;
   bool model_results_unchanged_ = false;
   std::string backend_said_;  // the backend choice last reported on stderr
+  std::string workspace_failure_said_;  // the computation's failure the status line shows
 
   int frame_ = 0;
   bool first_frame_ = true;

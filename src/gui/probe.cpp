@@ -44,14 +44,14 @@ void item(std::string_view name) {
   area(name, min.x, min.y, max.x, max.y);
 }
 
-void area(std::string_view name, float x0, float y0, float x1, float y1) {
+void area(std::string_view name, float x0, float y0, float x1, float y1, bool hover) {
   if (!enabled()) return;
   const float px = g_probe.pixels_per_unit;
   char rect[96];
   std::snprintf(rect, sizeof rect, "\t%.0f\t%.0f\t%.0f\t%.0f\n", x0 * px, y0 * px, x1 * px, y1 * px);
   g_probe.record += "item\t" + one_line(name) + rect;
   // The mouse as this frame saw it (a click now lands here), whatever item lies on top.
-  if (ImGui::IsMouseHoveringRect(ImVec2(x0, y0), ImVec2(x1, y1), false)) g_probe.hovered = one_line(name);
+  if (hover && ImGui::IsMouseHoveringRect(ImVec2(x0, y0), ImVec2(x1, y1), false)) g_probe.hovered = one_line(name);
 }
 
 void value(std::string_view key, std::string_view text) {

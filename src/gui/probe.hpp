@@ -24,7 +24,8 @@ void begin_frame(float pixels_per_unit);
 void item(std::string_view name);
 // A rectangle that is part of an item, in ImGui's screen units (a figure's cells, which a test
 // aims at: the wheel zooms only over the heatmap's cells, a click picks the patch under it).
-void area(std::string_view name, float x0, float y0, float x1, float y1);
+// Without `hover` it is only reported, never named as hovered (a figure's text, its panels).
+void area(std::string_view name, float x0, float y0, float x1, float y1, bool hover = true);
 // A value the window shows (newlines become spaces).
 void value(std::string_view key, std::string_view text);
 // Writes the file if this frame's record differs from the last one written.

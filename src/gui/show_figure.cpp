@@ -40,7 +40,8 @@ ShownFigure show_figure(const plot::Figure& figure, plot::Point room, const plot
   zoom = std::max(zoom, 0.05f);
   shown.scale = screen_scale(fonts) * zoom;
   shown.origin = ImGui::GetCursorScreenPos();
-  plot::draw_figure(ImGui::GetWindowDrawList(), figure, shown.origin, shown.scale, fonts, textures);
+  plot::draw_figure(ImGui::GetWindowDrawList(), figure, shown.origin, shown.scale, fonts, textures,
+                    probe::enabled() ? &shown.text_boxes : nullptr);
   const ImVec2 size(figure.width * shown.scale, figure.height * shown.scale);
   if (id) {
     ImGui::InvisibleButton(id, ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)));
@@ -54,9 +55,29 @@ ShownFigure show_figure(const plot::Figure& figure, plot::Point room, const plot
   return shown;
 }
 
-void probe_box(std::string_view name, const ShownFigure& shown, const plot::Box& box) {
+void probe_box(std::string_view name, const ShownFigure& shown, const plot::Box& box, bool hover) {
   probe::area(name, shown.origin.x + box.x0 * shown.scale, shown.origin.y + box.y0 * shown.scale,
-              shown.origin.x + box.x1 * shown.scale, shown.origin.y + box.y1 * shown.scale);
+              shown.origin.x + box.x1 * shown.scale, shown.origin.y + box.y1 * shown.scale, hover);
+}
+
+void probe_layout(std::string_view prefix, const plot::Figure& figure, const ShownFigure& shown) {
+  if (!probe::enabled()) return;
+  const std::string p(prefix);
+  for (std::size_t k = 0; k < figure.panels.size(); ++k) {
+    const std::string panel = p + " panel " + std::to_string(k);
+    probe_box(panel, shown, figure.panels[k].bounds, false);
+    for (std::size_t a = 0; a < figure.panels[k].areas.size(); ++a)
+      probe_box(panel + " area " + std::to_string(a), shown, figure.panels[k].areas[a], false);
+  }
+  for (std::size_t a = 0; a < figure.areas.size(); ++a)
+    probe_box(p + " panel - area " + std::to_string(a), shown, figure.areas[a], false);
+  for (std::size_t i = 0; i < figure.texts.size() && i < shown.text_boxes.size(); ++i) {
+    const plot::TextItem& t = figure.texts[i];
+    if (t.text.empty()) continue;
+    const plot::Box& b = shown.text_boxes[i];
+    const std::string panel = t.panel < 0 ? "-" : std::to_string(t.panel);
+    probe::area(p + " text " + panel + " " + std::string(t.role) + ": " + t.text, b.x0, b.y0, b.x1, b.y1, false);
+  }
 }
 
 const FigurePlacement& last_figure_placement() { return g_placement; }

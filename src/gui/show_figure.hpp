@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <string_view>
+#include <vector>
 
 #include "figures/fit.hpp"
 #include "plot/draw.hpp"
@@ -37,6 +38,7 @@ struct ShownFigure {
   float scale = 1.0f;   // ImGui units per figure point
   bool hovered = false;
   plot::Point mouse;    // the mouse in figure points (meaningful when hovered)
+  std::vector<plot::Box> text_boxes;  // with --probe: where each of figure.texts lies (ImGui units)
 };
 
 // Draws `figure` at the cursor at the screen's scale and reserves its space. A figure that does
@@ -46,7 +48,11 @@ ShownFigure show_figure(const plot::Figure& figure, plot::Point room, const plot
                         plot::TextureCache& textures, const char* id = nullptr, Overflow overflow = Overflow::Shrink);
 
 // Tells the probe (--probe) where `box`, in the shown figure's points, lies in the window.
-void probe_box(std::string_view name, const ShownFigure& shown, const plot::Box& box);
+void probe_box(std::string_view name, const ShownFigure& shown, const plot::Box& box, bool hover = true);
+// Tells the probe the layout of a shown figure, so that a test can check that its parts keep out
+// of each other's way: "PREFIX panel P" (a placed figure's bounds), "PREFIX panel P area K" (its
+// plotting areas) and "PREFIX text P ROLE: TEXT" for each text as drawn (P "-": the figure's own).
+void probe_layout(std::string_view prefix, const plot::Figure& figure, const ShownFigure& shown);
 
 // Where show_figure last drew (screen units), for the GUI's layout report; reset every frame.
 struct FigurePlacement {

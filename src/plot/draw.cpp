@@ -167,7 +167,8 @@ ImTextureID TextureCache::texture_for(int index, const Image& image) {
 
 namespace {
 
-void draw_text(ImDrawList* list, const TextItem& t, ImVec2 origin, float scale, const FontSet& fonts) {
+// Draws the text; returns the box it covers (a line's height tall, as wide as ImGui measures it).
+Box draw_text(ImDrawList* list, const TextItem& t, ImVec2 origin, float scale, const FontSet& fonts) {
   ImFont* font = fonts.for_size(t.size);
   const float size = t.size * scale;
   const char* begin = t.text.c_str();
@@ -184,14 +185,15 @@ void draw_text(ImDrawList* list, const TextItem& t, ImVec2 origin, float scale, 
   // Our own generous clip rectangle: text about to be rotated must not be culled first.
   const ImVec4 no_clip(-1e6f, -1e6f, 1e6f, 1e6f);
   font->RenderText(list, size, pos, to_u32(t.color), no_clip, begin, end);
-  if (t.vertical) {
-    // A quarter turn counter-clockwise about the anchor: (dx, dy) → (dy, −dx).
-    for (int i = first_vertex; i < list->VtxBuffer.Size; ++i) {
-      ImVec2& p = list->VtxBuffer[i].pos;
-      const float dx = p.x - pivot.x, dy = p.y - pivot.y;
-      p = ImVec2(pivot.x + dy, pivot.y - dx);
-    }
+  if (!t.vertical) return {pos.x, pos.y, pos.x + extent.x, pos.y + size};
+  // A quarter turn counter-clockwise about the anchor: (dx, dy) → (dy, −dx).
+  for (int i = first_vertex; i < list->VtxBuffer.Size; ++i) {
+    ImVec2& p = list->VtxBuffer[i].pos;
+    const float dx = p.x - pivot.x, dy = p.y - pivot.y;
+    p = ImVec2(pivot.x + dy, pivot.y - dx);
   }
+  return {pivot.x + (pos.y - pivot.y), pivot.y - (pos.x + extent.x - pivot.x), pivot.x + (pos.y + size - pivot.y),
+          pivot.y - (pos.x - pivot.x)};
 }
 
 // ImGui joins thick polyline segments with unlimited miters, which shoot spikes out of sharp
@@ -215,7 +217,8 @@ void draw_polyline(ImDrawList* list, const std::vector<ImVec2>& points, ImU32 co
 }  // namespace
 
 void draw_figure(ImDrawList* list, const Figure& figure, ImVec2 origin, float scale, const FontSet& fonts,
-                 TextureCache& textures) {
+                 TextureCache& textures, std::vector<Box>* text_boxes) {
+  if (text_boxes) text_boxes->assign(figure.texts.size(), Box{});
   auto at = [&](Point p) { return ImVec2(origin.x + p.x * scale, origin.y + p.y * scale); };
   list->AddRectFilled(origin, ImVec2(origin.x + figure.width * scale, origin.y + figure.height * scale),
                       to_u32(figure.background));
@@ -237,7 +240,11 @@ void draw_figure(ImDrawList* list, const Figure& figure, ImVec2 origin, float sc
         draw_polyline(list, points, to_u32(l.color), l.width * scale);
         break;
       }
-      case ItemKind::Text: draw_text(list, figure.texts[i], origin, scale, fonts); break;
+      case ItemKind::Text: {
+        const Box box = draw_text(list, figure.texts[i], origin, scale, fonts);
+        if (text_boxes) (*text_boxes)[i] = box;
+        break;
+      }
       case ItemKind::Image: {
         const ImageItem& im = figure.image_items[i];
         const Image& image = figure.images[static_cast<std::size_t>(im.image)];

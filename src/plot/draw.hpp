@@ -60,8 +60,9 @@ class TextureCache {
 };
 
 // Draws `figure` with its top-left corner at `origin` (physical pixels), every coordinate and
-// text size multiplied by `scale`.
+// text size multiplied by `scale`. With `text_boxes`, where each of figure.texts was drawn (in
+// the draw list's units, their order; rotated text as turned), for a test that checks the layout.
 void draw_figure(ImDrawList* list, const Figure& figure, ImVec2 origin, float scale, const FontSet& fonts,
-                 TextureCache& textures);
+                 TextureCache& textures, std::vector<Box>* text_boxes = nullptr);
 
 }  // namespace poslab::plot

@@ -3,6 +3,7 @@
 // drawn on screen, rendered offscreen to PNG at any scale, and (later) written as SVG.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace poslab::plot {
@@ -54,6 +55,10 @@ struct TextItem {
   HAlign h = HAlign::Left;
   VAlign v = VAlign::Top;
   bool vertical = false;  // rotated 90° counter-clockwise: reads bottom to top
+  // What the text is, for a test that checks the layout (the GUI's --probe): "title", "subtitle",
+  // "caption", "x label", "y label", "x tick", "y tick", "legend"; empty for other words. A literal.
+  std::string_view role;
+  int panel = -1;  // the placed figure it came from (Figure::panels), or -1: this figure's own
 };
 struct ImageItem {
   Box box;
@@ -68,6 +73,13 @@ struct ItemRef {
   int index;
 };
 
+// A figure placed into another one (Figure::place), remembered so that a test can check that the
+// placed figures' text stays out of each other's way: its bounds and its plotting areas.
+struct Panel {
+  Box bounds;
+  std::vector<Box> areas;
+};
+
 struct Figure {
   float width = 0, height = 0;
   Color background{1, 1, 1, 1};
@@ -77,6 +89,8 @@ struct Figure {
   std::vector<TextItem> texts;
   std::vector<ImageItem> image_items;
   std::vector<Image> images;
+  std::vector<Box> areas;     // this figure's own plotting areas (a plot's axes box, a heatmap's grid)
+  std::vector<Panel> panels;  // the figures placed into it, in the order placed
 
   void rect(Box b, Color fill, Color stroke = {0, 0, 0, 0}, float stroke_width = 1.0f) {
     push(ItemKind::Rect, rects, RectItem{b, fill, stroke, stroke_width});
@@ -85,9 +99,11 @@ struct Figure {
   void polyline(std::vector<Point> points, Color c, float w = 1.0f) {
     push(ItemKind::Line, lines, LineItem{std::move(points), c, w});
   }
-  void text(Point at, std::string s, float size, Color c, HAlign h = HAlign::Left,
-            VAlign v = VAlign::Top, bool vertical = false) {
-    push(ItemKind::Text, texts, TextItem{at, std::move(s), size, c, h, v, vertical});
+  // The text added, so that its role can be set: fig.text(…).role = "x tick".
+  TextItem& text(Point at, std::string s, float size, Color c, HAlign h = HAlign::Left,
+                 VAlign v = VAlign::Top, bool vertical = false) {
+    push(ItemKind::Text, texts, TextItem{at, std::move(s), size, c, h, v, vertical, {}, -1});
+    return texts.back();
   }
   int add_image(Image img) {
     images.push_back(std::move(img));
@@ -108,11 +124,28 @@ struct Figure {
     width = width > other.width ? width : other.width;
   }
 
-  // Draws `other` into this figure with its top-left corner at `at` (figures side by side).
+  // Draws `other` into this figure with its top-left corner at `at` (figures side by side). A
+  // figure with no panels of its own becomes one panel; one made of panels brings them along (its
+  // own text and areas, if any, become this figure's own).
   void place(const Figure& other, Point at) {
     const int first_image = static_cast<int>(images.size());
     images.insert(images.end(), other.images.begin(), other.images.end());
     auto moved = [at](Box b) { return Box{b.x0 + at.x, b.y0 + at.y, b.x1 + at.x, b.y1 + at.y}; };
+    const int first_panel = static_cast<int>(panels.size());
+    if (other.panels.empty()) {
+      panels.push_back({moved({0, 0, other.width, other.height}), {}});
+      for (const Box& b : other.areas) panels.back().areas.push_back(moved(b));
+    } else {
+      for (const Panel& p : other.panels) {
+        panels.push_back({moved(p.bounds), {}});
+        for (const Box& b : p.areas) panels.back().areas.push_back(moved(b));
+      }
+      for (const Box& b : other.areas) areas.push_back(moved(b));
+    }
+    auto panel_of = [&](int inner) {
+      if (other.panels.empty()) return first_panel;
+      return inner < 0 ? -1 : first_panel + inner;
+    };
     for (const ItemRef& ref : other.order) {
       const auto i = static_cast<std::size_t>(ref.index);
       switch (ref.kind) {
@@ -131,6 +164,7 @@ struct Figure {
         case ItemKind::Text: {
           TextItem t = other.texts[i];
           t.anchor = {t.anchor.x + at.x, t.anchor.y + at.y};
+          t.panel = panel_of(t.panel);
           push(ItemKind::Text, texts, t);
           break;
         }

@@ -210,8 +210,22 @@ struct HeatmapLayout {
   std::vector<double> ticks;
   double tick_step = 1.0;
   std::vector<std::string> subtitle;  // its lines
+  // The row axis's title and the colorbar's read upwards; one longer than the cells are tall wraps
+  // into columns (the first on the left) instead of running past the figure.
+  std::vector<std::string> row_axis, value_label;
   Box bar;                            // the colorbar
 };
+
+// Vertical text wrapped to `height`, in columns; an empty text keeps its one (empty) column. A
+// strip of a few rows does not break its title into a column a word: below 60 points it spills.
+std::vector<std::string> upward_columns(const std::string& text, float height, const TextMeasure& measure) {
+  std::vector<std::string> columns = wrap_text(text, std::max(height, 60.0f), kLabelSize, measure);
+  if (columns.empty()) columns.push_back(text);
+  return columns;
+}
+float columns_width(const std::vector<std::string>& columns) {
+  return static_cast<float>(columns.size()) * (kLabelSize + 2.0f) - 2.0f;  // one column: kLabelSize
+}
 
 // Index labels step by 1, 2, 5, 10, 20, …; token labels by whatever fits.
 int nice_stride(int stride, bool index) {
@@ -240,8 +254,13 @@ HeatmapLayout layout_heatmap(const HeatmapSpec& s, const TextMeasure& measure, H
   l.tick_step = l.ticks.size() > 1 ? l.ticks[1] - l.ticks[0] : 1.0;
   for (double t : l.ticks) l.tick_w = std::max(l.tick_w, measure.width(tick_label(t, l.tick_step), kTickSize));
 
-  const float x0 = kMargin + kLabelSize + kGap + row_label_w + kGap + 4.0f;
-  const float natural_width = x0 + l.cell * static_cast<float>(cols) + 32.0f + kGap + l.tick_w + kGap + kLabelSize + kMargin;
+  const float grid_h = l.cell_h * static_cast<float>(rows);
+  l.row_axis = upward_columns(s.row_axis, grid_h, measure);
+  l.value_label = upward_columns(s.value_label, grid_h, measure);
+  const float value_w = columns_width(l.value_label);
+  const float x0 = kMargin + columns_width(l.row_axis) + kGap + row_label_w + kGap + 4.0f;
+  const float natural_width =
+      x0 + l.cell * static_cast<float>(cols) + 32.0f + kGap + l.tick_w + kGap + value_w + kMargin;
   l.subtitle = wrap_at_separators(s.subtitle, " · ", natural_width - 2 * kMargin, kTickSize, measure);
   const float header = kMargin + kTitleSize + kGap + static_cast<float>(l.subtitle.size()) * (kTickSize + 4.0f) + 10.0f;
   const float y0 = header;
@@ -249,7 +268,7 @@ HeatmapLayout layout_heatmap(const HeatmapSpec& s, const TextMeasure& measure, H
   const Box& grid = out.cells;
   l.bar = {grid.x1 + 18.0f, grid.y0, grid.x1 + 32.0f, grid.y1};
   Figure& fig = out.figure;
-  fig.width = std::max({l.bar.x1 + kGap + l.tick_w + kGap + kLabelSize + kMargin,
+  fig.width = std::max({l.bar.x1 + kGap + l.tick_w + kGap + value_w + kMargin,
                         kMargin * 2 + measure.width(s.title, kTitleSize),
                         l.bar.x0 + 14.0f + kGap + measure.width("masked", kTickSize) + kMargin});
   fig.height = std::max(grid.y1 + 4.0f + kGap + col_label_w + kGap + kLabelSize + kMargin, grid.y1 + 40.0f);
@@ -291,15 +310,22 @@ void draw_axis_labels(Figure& fig, const HeatmapSpec& s, const HeatmapLayout& l,
   for (int r = 0; r < rows; r += l.row_stride) {
     const float y = grid.y0 + (static_cast<float>(r) + 0.5f) * l.cell_h;
     fig.line({grid.x0 - 4.0f, y}, {grid.x0, y}, kMuted);
-    fig.text({grid.x0 - 4.0f - kGap, y}, axis_label(s.row_labels, r, l.row_stride, s.index_rows, s.row_offset), kLabelSize, kInk, HAlign::Right, VAlign::Middle);
+    const std::string label = axis_label(s.row_labels, r, l.row_stride, s.index_rows, s.row_offset);
+    fig.text({grid.x0 - 4.0f - kGap, y}, label, kLabelSize, kInk, HAlign::Right, VAlign::Middle).role = "y tick";
   }
   for (int c = 0; c < cols; c += l.col_stride) {
     const float x = grid.x0 + (static_cast<float>(c) + 0.5f) * l.cell;
     fig.line({x, grid.y1}, {x, grid.y1 + 4.0f}, kMuted);
-    fig.text({x, grid.y1 + 4.0f + kGap}, axis_label(s.col_labels, c, l.col_stride, s.index_cols, s.col_offset), kLabelSize, kInk, HAlign::Right, VAlign::Middle, true);
+    const std::string label = axis_label(s.col_labels, c, l.col_stride, s.index_cols, s.col_offset);
+    fig.text({x, grid.y1 + 4.0f + kGap}, label, kLabelSize, kInk, HAlign::Right, VAlign::Middle, true).role = "x tick";
   }
-  fig.text({kMargin + kLabelSize * 0.5f, (grid.y0 + grid.y1) * 0.5f}, s.row_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true);
-  fig.text({(grid.x0 + grid.x1) * 0.5f, fig.height - kMargin}, s.col_axis, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom);
+  for (std::size_t k = 0; k < l.row_axis.size(); ++k)
+    fig.text({kMargin + kLabelSize * 0.5f + static_cast<float>(k) * (kLabelSize + 2.0f), (grid.y0 + grid.y1) * 0.5f},
+             l.row_axis[k], kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true)
+        .role = "y label";
+  fig.text({(grid.x0 + grid.x1) * 0.5f, fig.height - kMargin}, s.col_axis, kLabelSize, kMuted, HAlign::Center,
+           VAlign::Bottom)
+      .role = "x label";
 }
 
 // The colorbar with its ticks; its title reads upwards on the right.
@@ -311,10 +337,14 @@ void draw_colorbar(Figure& fig, const HeatmapSpec& s, const HeatmapLayout& l) {
   for (double t : l.ticks) {
     const float y = bar.y1 - static_cast<float>((t - s.vmin) / span) * bar.height();
     fig.line({bar.x1, y}, {bar.x1 + 4.0f, y}, kMuted);
-    fig.text({bar.x1 + kGap, y}, tick_label(t, l.tick_step), kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    fig.text({bar.x1 + kGap, y}, tick_label(t, l.tick_step), kTickSize, kInk, HAlign::Left, VAlign::Middle).role =
+        "colorbar tick";
   }
-  fig.text({bar.x1 + kGap + l.tick_w + kGap + kLabelSize * 0.5f, (bar.y0 + bar.y1) * 0.5f}, s.value_label, kLabelSize, kMuted,
-           HAlign::Center, VAlign::Middle, true);
+  for (std::size_t k = 0; k < l.value_label.size(); ++k)
+    fig.text({bar.x1 + kGap + l.tick_w + kGap + kLabelSize * 0.5f + static_cast<float>(k) * (kLabelSize + 2.0f),
+              (bar.y0 + bar.y1) * 0.5f},
+             l.value_label[k], kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true)
+        .role = "colorbar label";
 }
 
 // Whether the legend for masked cells is drawn. A layout alone needs no answer: the legend's
@@ -351,10 +381,12 @@ HeatmapFigure build_heatmap(const HeatmapSpec& s, const TextMeasure& measure) {
   const HeatmapLayout l = layout_heatmap(s, measure, out);
   Figure& fig = out.figure;
   const Box& grid = out.cells;
-  fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk);
+  fig.areas.push_back(grid);
+  fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk).role = "title";
   for (std::size_t k = 0; k < l.subtitle.size(); ++k)
     fig.text({kMargin, kMargin + kTitleSize + kGap + static_cast<float>(k) * (kTickSize + 4.0f)}, l.subtitle[k], kTickSize,
-             kMuted);
+             kMuted)
+        .role = "subtitle";
   // Cells, then a thin frame.
   fig.image(grid, fig.add_image(heatmap_cells_image(s, out.rows, out.cols)));
   fig.rect(grid, {0, 0, 0, 0}, kMuted, 1.0f);

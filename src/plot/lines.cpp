@@ -30,14 +30,33 @@ std::string power_of_ten(int k) {
   return out;
 }
 
-// The x ticks as (position on the axis, label): nice linear ticks, or on a log axis the series'
+// Whether centred labels at these ticks, on an axis `width` points long from lo to hi, leave a
+// gap between each two neighbours.
+bool labels_apart(const std::vector<std::pair<double, std::string>>& ticks, double lo, double hi, float width,
+                  const TextMeasure& measure) {
+  for (std::size_t k = 1; k < ticks.size(); ++k) {
+    const double room = (ticks[k].first - ticks[k - 1].first) / (hi - lo) * width;
+    const float half_widths =
+        (measure.width(ticks[k - 1].second, kTickSize) + measure.width(ticks[k].second, kTickSize)) * 0.5f;
+    if (room < half_widths + kGap) return false;
+  }
+  return true;
+}
+
+// The x ticks as (position on the axis, label): nice linear ticks, as many as leave their labels
+// apart on an axis `width` points long (a narrow plot gets fewer), or on a log axis the series'
 // own x values when there are few of them (lengths 32, 64, …), else the powers of ten in range.
-std::vector<std::pair<double, std::string>> x_axis_ticks(const LinePlotSpec& s, double lo, double hi) {
+std::vector<std::pair<double, std::string>> x_axis_ticks(const LinePlotSpec& s, double lo, double hi, float width,
+                                                         const TextMeasure& measure) {
   std::vector<std::pair<double, std::string>> out;
   if (!s.log_x) {
-    const auto ticks = nice_ticks(lo, hi, 9);
-    const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
-    for (double t : ticks) out.emplace_back(t, tick_label(t, step));
+    for (int count = 9; count >= 2; --count) {
+      const auto ticks = nice_ticks(lo, hi, count);
+      const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
+      out.clear();
+      for (double t : ticks) out.emplace_back(t, tick_label(t, step));
+      if (labels_apart(out, lo, hi, width, measure)) break;
+    }
     return out;
   }
   std::vector<double> xs;
@@ -129,34 +148,30 @@ void draw_legend(Figure& fig, const LinePlotSpec& s, Point at) {
       const float half = series.marker_size * 0.5f;
       fig.rect({lx + 9.0f - half, ly + 6.0f - half, lx + 9.0f + half, ly + 6.0f + half}, series.color);
     }
-    fig.text({lx + 22.0f, ly + 6.0f}, series.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    fig.text({lx + 22.0f, ly + 6.0f}, series.label, kTickSize, kInk, HAlign::Left, VAlign::Middle).role = "legend";
     ly += kTickSize + 8.0f;
   }
   for (const ReferenceLine& r : s.references) {
     fig.line({lx, ly + 6.0f}, {lx + 7.0f, ly + 6.0f}, r.color, 1.5f);
     fig.line({lx + 11.0f, ly + 6.0f}, {lx + 18.0f, ly + 6.0f}, r.color, 1.5f);
-    fig.text({lx + 22.0f, ly + 6.0f}, r.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    fig.text({lx + 22.0f, ly + 6.0f}, r.label, kTickSize, kInk, HAlign::Left, VAlign::Middle).role = "legend";
     ly += kTickSize + 8.0f;
   }
   for (const VerticalMark& m : s.marks) {
     fig.line({lx + 9.0f, ly}, {lx + 9.0f, ly + 5.0f}, m.color, 1.5f);
     fig.line({lx + 9.0f, ly + 8.0f}, {lx + 9.0f, ly + 13.0f}, m.color, 1.5f);
-    fig.text({lx + 22.0f, ly + 6.0f}, m.label, kTickSize, kInk, HAlign::Left, VAlign::Middle);
+    fig.text({lx + 22.0f, ly + 6.0f}, m.label, kTickSize, kInk, HAlign::Left, VAlign::Middle).role = "legend";
     ly += kTickSize + 8.0f;
   }
 }
 
-}  // namespace
-
-LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure) {
-  LinePlotFigure out;
-  Figure& fig = out.figure;
+// The data range the axes show (in log10 units on a log axis), padded a little, into `out`.
+void data_range(const LinePlotSpec& s, LinePlotFigure& out) {
   auto ty = [&](double y) { return s.log_y ? std::log10(std::max(y, 1e-300)) : y; };
   auto tx = [&](double x) { return s.log_x ? std::log10(std::max(x, 1e-300)) : x; };
   auto usable = [&](double x, double y) {
     return std::isfinite(x) && std::isfinite(y) && (!s.log_y || y > 0) && (!s.log_x || x > 0);
   };
-
   double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min, y_max = -x_min;
   for (const Series& series : s.series)
     for (std::size_t i = 0; i < series.x.size() && i < series.y.size(); ++i) {
@@ -192,13 +207,33 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
     y_max += pad;
   }
   out.x_min = x_min, out.x_max = x_max, out.y_min = y_min, out.y_max = y_max;
+}
+
+}  // namespace
+
+LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure) {
+  LinePlotFigure out;
+  Figure& fig = out.figure;
+  auto ty = [&](double y) { return s.log_y ? std::log10(std::max(y, 1e-300)) : y; };
+  auto tx = [&](double x) { return s.log_x ? std::log10(std::max(x, 1e-300)) : x; };
+  auto usable = [&](double x, double y) {
+    return std::isfinite(x) && std::isfinite(y) && (!s.log_y || y > 0) && (!s.log_x || x > 0);
+  };
+
+  data_range(s, out);
+  const double x_min = out.x_min, x_max = out.x_max, y_min = out.y_min, y_max = out.y_max;
 
   // Tick labels decide the left margin.
   const auto y_ticks = y_axis_ticks(s.log_y, y_min, y_max);
   float y_tick_w = 0;
   for (const auto& [v, label] : y_ticks) y_tick_w = std::max(y_tick_w, measure.width(label, kTickSize));
 
-  const float left = kMargin + kLabelSize + kGap + y_tick_w + kGap + 4.0f;
+  // The y label reads upwards beside the plotting area; one longer than the area is tall wraps
+  // into columns (the first on the left) instead of running up into the subtitle.
+  std::vector<std::string> y_label = wrap_text(s.y_label, s.height, kLabelSize, measure);
+  if (y_label.empty()) y_label.push_back(s.y_label);  // an empty label still takes its column
+  const float y_label_w = static_cast<float>(y_label.size()) * (kLabelSize + 2.0f) - 2.0f;
+  const float left = kMargin + y_label_w + kGap + y_tick_w + kGap + 4.0f;
   const float legend_space = legend_width(s, measure);
   // The subtitle wraps to the width the plot and its legend need, never widening the figure.
   const float width =
@@ -214,28 +249,33 @@ LinePlotFigure build_line_plot(const LinePlotSpec& s, const TextMeasure& measure
   auto px = [&](double x) { return a.x0 + static_cast<float>((x - x_min) / (x_max - x_min)) * a.width(); };
   auto py = [&](double yt) { return a.y1 - static_cast<float>((yt - y_min) / (y_max - y_min)) * a.height(); };
 
-  fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk);
+  fig.areas.push_back(a);
+  fig.text({kMargin, kMargin}, s.title, kTitleSize, kInk).role = "title";
   for (std::size_t line = 0; line < subtitle.size(); ++line)
     fig.text({kMargin, kMargin + kTitleSize + kGap + static_cast<float>(line) * (kTickSize + kGap)}, subtitle[line],
-             kTickSize, kMuted);
+             kTickSize, kMuted)
+        .role = "subtitle";
 
   // Grid and ticks.
   for (const auto& [v, label] : y_ticks) {
     const float y = py(v);
     fig.line({a.x0, y}, {a.x1, y}, kGrid);
     fig.line({a.x0 - 4.0f, y}, {a.x0, y}, kMuted);
-    fig.text({a.x0 - 4.0f - kGap, y}, label, kTickSize, kInk, HAlign::Right, VAlign::Middle);
+    fig.text({a.x0 - 4.0f - kGap, y}, label, kTickSize, kInk, HAlign::Right, VAlign::Middle).role = "y tick";
   }
-  for (const auto& [t, label] : x_axis_ticks(s, x_min, x_max)) {
+  for (const auto& [t, label] : x_axis_ticks(s, x_min, x_max, a.width(), measure)) {
     const float x = px(t);
     fig.line({x, a.y0}, {x, a.y1}, kGrid);
     fig.line({x, a.y1}, {x, a.y1 + 4.0f}, kMuted);
-    fig.text({x, a.y1 + 4.0f + kGap}, label, kTickSize, kInk, HAlign::Center, VAlign::Top);
+    fig.text({x, a.y1 + 4.0f + kGap}, label, kTickSize, kInk, HAlign::Center, VAlign::Top).role = "x tick";
   }
   fig.rect(a, {0, 0, 0, 0}, kMuted);
-  fig.text({(a.x0 + a.x1) * 0.5f, fig.height - kMargin}, s.x_label, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom);
-  fig.text({kMargin + kLabelSize * 0.5f, (a.y0 + a.y1) * 0.5f}, s.y_label, kLabelSize, kMuted, HAlign::Center,
-           VAlign::Middle, true);
+  fig.text({(a.x0 + a.x1) * 0.5f, fig.height - kMargin}, s.x_label, kLabelSize, kMuted, HAlign::Center, VAlign::Bottom)
+      .role = "x label";
+  for (std::size_t line = 0; line < y_label.size(); ++line)
+    fig.text({kMargin + kLabelSize * 0.5f + static_cast<float>(line) * (kLabelSize + 2.0f), (a.y0 + a.y1) * 0.5f},
+             y_label[line], kLabelSize, kMuted, HAlign::Center, VAlign::Middle, true)
+        .role = "y label";
 
   // Reference lines, dashed, then the series.
   for (const ReferenceLine& r : s.references) {

@@ -169,9 +169,13 @@ Matrix relative_bias(const ModelSettings& s, int heads, int Tq, int Tk) {
 // scores and weights of each head, twice for the CPU check.
 Status check_pipeline_memory(const ModelSettings& s, int d, int T, int Tk) {
   const double dd = static_cast<double>(d) * d, td = static_cast<double>(T + Tk) * d;
-  const double need = 4.0 * (8.0 * dd + 6.0 * td + 4.0 * s.heads * static_cast<double>(T) * Tk);
+  const double matrices = 4.0 * s.heads * static_cast<double>(T) * Tk;
+  const double need = 4.0 * (8.0 * dd + 6.0 * td + matrices);
+  // The advice names what takes most of it: the heads' T × T matrices, or the d × d projections.
+  const std::string lower = matrices >= 8.0 * dd ? "use fewer heads or a shorter sentence"
+                                                 : "use embeddings with fewer dimensions or a shorter sentence";
   return check_memory(need, "attention over " + std::to_string(d) + "-dimensional embeddings for " + std::to_string(T) + " tokens",
-                      "use embeddings with fewer dimensions or a shorter sentence");
+                      lower);
 }
 
 Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable& table) {

@@ -5,6 +5,7 @@
 #include <imgui_stdlib.h>
 
 #include "core/formats/model_config.hpp"
+#include "gui/flow.hpp"
 #include "gui/probe.hpp"
 
 #include <algorithm>
@@ -377,6 +378,14 @@ void ControlsPanel::draw_export(ControlsActions& actions) {
   ImGui::SameLine();
   actions.export_csv = ImGui::Button("CSV");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+D: the view's numbers, one value per row (columns in README)");
+  flow::same_line_if_fits(flow::button("PNG + SVG + CSV"));
+  if (ImGui::Button("PNG + SVG + CSV")) {
+    actions.export_png_scale = 1;
+    actions.export_svg = actions.export_csv = true;
+  }
+  probe::item("export: png svg csv");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("All three, as 'poslab export VIEW --png --svg --csv': written together, or none if one cannot be");
   std::error_code ec;
   const std::string target = std::filesystem::absolute(export_stem, ec).string();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));

@@ -105,7 +105,8 @@ void TourView::draw_slide(const State& state, const Workspace& workspace, const 
     return;
   }
   // A slide taller than the window scrolls, as a page would; it is never wider than the panel.
-  figure_.show(room, fonts, nullptr, Overflow::ScrollDown);
+  const ShownFigure shown = figure_.show(room, fonts, nullptr, Overflow::ScrollDown);
+  probe_layout("tour", figure_.current(), shown);
 }
 
 }  // namespace poslab

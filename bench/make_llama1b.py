@@ -91,6 +91,42 @@ def f32_to_bf16_bits(x):
     return (u >> np.uint32(16)).astype("<u2")
 
 
+def write_safetensors(path, tensors, seed):
+    """Writes `tensors` [(name, shape, offset)] as BF16 normal(0, 0.02) + offset, streaming.
+
+    Tensor k's values come from its own stream, seeded from (seed, k). Returns the parameter
+    count. bench/make_gemma3_1b.py writes its model through this too."""
+    header, offset = {}, 0
+    for name, shape, _ in tensors:
+        nbytes = 2 * int(np.prod(shape))
+        header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
+    header["__metadata__"] = {"format": "pt"}
+    hbytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    hbytes += b" " * (-len(hbytes) % 8)
+
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(hbytes)))
+        f.write(hbytes)
+        for index, (name, shape, centre) in enumerate(tensors):
+            rng = np.random.default_rng([seed, index])
+            remaining = int(np.prod(shape))
+            while remaining:
+                n = min(CHUNK, remaining)
+                x = rng.standard_normal(n, dtype=np.float32)
+                x *= np.float32(0.02)
+                if centre:
+                    x += np.float32(centre)
+                f.write(f32_to_bf16_bits(x).tobytes())
+                remaining -= n
+            del x
+        data_end = f.tell() - 8 - len(hbytes)
+    assert data_end == offset, (data_end, offset)
+    os.replace(tmp, path)
+    return offset // 2
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("outdir")
@@ -105,38 +141,11 @@ def main():
         json.dump(config(args.layers), f, indent=2)
         f.write("\n")
 
-    tensors = tensor_list(args.layers)
-    header, offset = {}, 0
-    for name, shape, _ in tensors:
-        nbytes = 2 * int(np.prod(shape))
-        header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
-        offset += nbytes
-    header["__metadata__"] = {"format": "pt"}
-    hbytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    hbytes += b" " * (-len(hbytes) % 8)
-
     start = time.perf_counter()
     path = os.path.join(args.outdir, "model.safetensors")
-    tmp = path + ".part"
-    with open(tmp, "wb") as f:
-        f.write(struct.pack("<Q", len(hbytes)))
-        f.write(hbytes)
-        for index, (name, shape, is_norm) in enumerate(tensors):
-            rng = np.random.default_rng([args.seed, index])
-            remaining = int(np.prod(shape))
-            while remaining:
-                n = min(CHUNK, remaining)
-                x = rng.standard_normal(n, dtype=np.float32)
-                x *= np.float32(0.02)
-                if is_norm:
-                    x += np.float32(1.0)
-                f.write(f32_to_bf16_bits(x).tobytes())
-                remaining -= n
-            del x
-        data_end = f.tell() - 8 - len(hbytes)
-    assert data_end == offset, (data_end, offset)
-    os.replace(tmp, path)
-    params = offset // 2
+    # RMSNorm weights are 1 + normal(0, 0.02): centre 1.0.
+    tensors = [(name, shape, 1.0 if is_norm else 0.0) for name, shape, is_norm in tensor_list(args.layers)]
+    params = write_safetensors(path, tensors, args.seed)
     print(json.dumps({"path": path, "layers": args.layers, "tensors": len(tensors), "params": params,
                       "bytes": os.path.getsize(path), "seconds": round(time.perf_counter() - start, 2)}))
 

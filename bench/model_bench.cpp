@@ -1,9 +1,15 @@
 // A model folder's forward pass timed (not a test): bench/model_run.sh runs it beside the same
 // forward in PyTorch (bench/model_forward_torch.py) on the same ids, and prints the ratio.
-//   model_bench DIR [--tokens T] [--repeat N]
+//   model_bench DIR [--tokens T] [--repeat N] [--warmup W]
+//   model_bench DIR --sentence S [--top K] [--repeat N] [--warmup W]
 // Prints one JSON object: forward_s_min and median, open_s, rss_anon_peak_mb (anonymous memory:
 // the mapped weights are file pages and not counted), threads, and the same logits checksum as the
 // PyTorch script (sum of the last position's first 16 logits).
+// With --sentence, each run is `poslab predict --sentence S --top K`'s own call (run_model: the
+// folder's tokenizer, layer 0's attention kept, the top K of every position, the loss; no logits
+// kept), without the command line around it; the JSON then has predict's "ids", "loss" and "top"
+// ([{"id", "p"}] per position) instead of the checksum. bench/gemma3_run.sh uses it where
+// `poslab predict --model DIR` itself cannot open the folder.
 #include <omp.h>
 
 #include <algorithm>
@@ -16,6 +22,7 @@
 #include <vector>
 
 #include "core/model/forward.hpp"
+#include "core/model/model_run.hpp"
 
 namespace {
 
@@ -51,14 +58,22 @@ class PeakSampler {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: model_bench DIR [--tokens T] [--repeat N]\n");
+    std::fprintf(stderr, "usage: model_bench DIR [--tokens T | --sentence S [--top K]] [--repeat N] [--warmup W]\n");
     return 2;
   }
-  int tokens = 64, repeat = 3;
+  int tokens = 64, repeat = 3, warmup = 1, top = 1;
+  std::string sentence;
   for (int k = 2; k + 1 < argc; k += 2) {
     const std::string opt = argv[k];
     if (opt == "--tokens") tokens = std::stoi(argv[k + 1]);
     else if (opt == "--repeat") repeat = std::stoi(argv[k + 1]);
+    else if (opt == "--warmup") warmup = std::stoi(argv[k + 1]);
+    else if (opt == "--sentence") sentence = argv[k + 1];
+    else if (opt == "--top") top = std::stoi(argv[k + 1]);
+  }
+  if (repeat < 1 || warmup < 0) {
+    std::fprintf(stderr, "model_bench: --repeat must be at least 1 and --warmup at least 0\n");
+    return 2;
   }
   PeakSampler sampler;
   const auto t0 = std::chrono::steady_clock::now();
@@ -68,6 +83,40 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double open_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!sentence.empty()) {
+    poslab::ModelRequest request;
+    request.sentence = sentence;
+    request.layer = 0;
+    request.top_k = top;
+    std::vector<double> times;
+    poslab::ForwardResult last;
+    for (int r = 0; r < repeat + warmup; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      auto run = poslab::run_model(**model, request);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (!run) {
+        std::fprintf(stderr, "model_bench: %s\n", run.error().c_str());
+        return 1;
+      }
+      std::fprintf(stderr, "model_bench: forward %d: %.3f s\n", r, s);
+      if (r >= warmup) times.push_back(s);
+      last = std::move(run->unchanged);
+    }
+    std::sort(times.begin(), times.end());
+    std::printf("{\"forward_s_min\": %.4f, \"forward_s_median\": %.4f, \"open_s\": %.4f, \"threads\": %d, \"tokens\": %zu, "
+                "\"rss_anon_peak_mb\": %.1f, \"loss\": %.17g, \"ids\": [",
+                times.front(), times[times.size() / 2], open_s, omp_get_max_threads(), last.ids.size(), sampler.peak(), last.loss);
+    for (std::size_t t = 0; t < last.ids.size(); ++t) std::printf("%s%d", t ? ", " : "", last.ids[t]);
+    std::printf("], \"top\": [");
+    for (std::size_t t = 0; t < last.top.size(); ++t) {
+      std::printf("%s[", t ? ", " : "");
+      for (std::size_t j = 0; j < last.top[t].size(); ++j)
+        std::printf("%s{\"id\": %d, \"p\": %.9g}", j ? ", " : "", last.top[t][j].id, last.top[t][j].p);
+      std::printf("]");
+    }
+    std::printf("]}\n");
+    return 0;
+  }
   const int vocab = (*model)->config().vocab;
   std::vector<int> ids;
   for (int t = 0; t < tokens; ++t) ids.push_back(static_cast<int>((static_cast<long long>(t) * 7919) % vocab));
@@ -75,7 +124,7 @@ int main(int argc, char** argv) {
   o.keep_logits = true;  // T × V floats, 33 MB at T = 64: for the checksum
   std::vector<double> times;
   double checksum = 0.0;
-  for (int r = 0; r < repeat + 1; ++r) {  // the first run warms the page cache
+  for (int r = 0; r < repeat + warmup; ++r) {  // the first run warms the page cache
     const auto start = std::chrono::steady_clock::now();
     auto result = poslab::run_forward(**model, ids, o);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -84,7 +133,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::fprintf(stderr, "model_bench: forward %d: %.3f s\n", r, s);
-    if (r > 0) times.push_back(s);
+    if (r >= warmup) times.push_back(s);
     checksum = result->logits.row(tokens - 1).head(16).cast<double>().sum();
   }
   std::sort(times.begin(), times.end());

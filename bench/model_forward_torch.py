@@ -1,13 +1,19 @@
 #!/usr/bin/python3
-"""Reference timing: the Llama forward pass in plain PyTorch ops, on a folder from make_llama1b.py.
+"""Reference timing: the Llama or Gemma 3 forward pass in plain PyTorch ops, on a folder from
+make_llama1b.py or make_gemma3_1b.py (the family is config.json's model_type).
 
     /usr/bin/python3 bench/model_forward_torch.py DIR --tokens 64 --threads 2 [--repeat 3]
+    /usr/bin/python3 bench/model_forward_torch.py DIR --ids-file PREDICT.json --predict [--threads 2]
 
 Reads DIR/config.json and DIR/model.safetensors (header parsed here, tensors read through a NumPy
 memmap, BF16 -> float32 as uint16 << 16; the `safetensors` package is not used), builds float32
 torch tensors, then times the forward pass of T fixed token ids, ids = (arange(T) * 7919) % vocab,
 under torch.no_grad() with torch.set_num_threads(threads). Only the forward is timed: the weights
-are already float32 torch tensors before the clock starts.
+are already float32 torch tensors before the clock starts. --ids-file takes the ids instead from a
+JSON file (a list, or an object with "ids", such as `poslab predict`'s output). --predict adds to
+each timed forward what `poslab predict --top 1` does with the logits (the mean next-token
+cross-entropy and each position's most likely token with its probability), and reports them
+(loss in float64 from the last run's logits, top1_ids, top1_p) for the comparison with PosLab.
 
 Holding the weights as float32 is PyTorch's usual way to run a BF16 checkpoint on CPU (the C++
 side instead keeps BF16 and converts per block), so rss_peak_mb is dominated by the ~4 bytes per
@@ -26,6 +32,16 @@ implementation) the float32 forward is ~25x slower, so install libopenblas0-pthr
 bench/run.sh does. OPENBLAS_CORETYPE is left as found and reported (Haswell forces AVX2 kernels
 on AVX-512 CPUs). The bfloat16 matmuls go to oneDNN, fast only on CPUs with AVX-512 BF16.
 
+Gemma 3 (model_type gemma3_text) follows Hugging Face's modeling_gemma3 (Gemma3ForCausalLM):
+embeddings × √hidden (the factor rounded to the weights' dtype, as HF builds it), Gemma3RMSNorm
+(float32, × (1 + w)) before and after attention and before and after the MLP, q_norm and k_norm
+per head before RoPE, RoPE with rope_local_base_freq on the sliding layers and rope_theta (with
+rope_scaling, linear here) on the global ones (layer_types, else every sliding_window_pattern-th
+layer global), the sliding window (key j visible from query i iff 0 <= i - j < window), scores ×
+query_pre_attn_scalar^-0.5 (with attn_logit_softcapping when set), float32 softmax, o_proj,
+down(gelu_tanh(gate(x)) * up(x)), the final norm and the tied lm_head (final_logit_softcapping
+when set).
+
 Prints one JSON object on stdout; progress goes to stderr.
 """
 import argparse
@@ -34,6 +50,7 @@ import math
 import os
 import resource
 import struct
+import subprocess
 import sys
 import time
 
@@ -45,6 +62,12 @@ def parse_args():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3, help="timed float32 forwards (after one warm-up)")
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--ids-file", help="token ids from this JSON file (a list, or an object with \"ids\")")
+    ap.add_argument("--predict", action="store_true",
+                    help="time the loss and top-1 with the forward, and report them for the comparison")
+    ap.add_argument("--between", metavar="CMD",
+                    help="a shell command run before each timed forward (its stdout, one JSON object, kept in "
+                         "\"between\"): the other side of a comparison, interleaved run by run")
     ap.add_argument("--bf16-max-s", type=float, default=300.0,
                     help="skip the bfloat16 forward when the probe projects it above this (0: never run it)")
     return ap.parse_args()
@@ -113,6 +136,7 @@ def load_model(d):
     weights = {}
     for name, entry in header.items():
         weights[name] = load_f32(path, data_start, entry)
+    cfg["_stored_dtype"] = header["model.embed_tokens.weight"]["dtype"]
     if "lm_head.weight" not in weights:  # tied
         weights["lm_head.weight"] = weights["model.embed_tokens.weight"]
     return cfg, weights
@@ -188,6 +212,110 @@ def forward(cfg, W, ids, layers=None):
     return F.linear(x, W["lm_head.weight"])
 
 
+STORED_DTYPES = {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32}
+
+
+def gemma_norm(x, w, eps):
+    """Gemma3RMSNorm: in float32, x / sqrt(mean(x²) + eps) × (1 + w), back to x's dtype."""
+    h = x.float()
+    h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    return (h * (1.0 + w.float())).to(x.dtype)
+
+
+def rope_cos_sin(base, head_dim, T, dtype, linear_factor=1.0):
+    inv = 1.0 / (base ** (torch.arange(0, head_dim, 2, dtype=torch.int64).float() / head_dim))
+    inv = inv / linear_factor
+    freqs = torch.arange(T, dtype=torch.float32)[:, None] * inv[None, :]
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def gemma3_layer_is_sliding(cfg):
+    n = cfg["num_hidden_layers"]
+    if cfg.get("layer_types"):
+        return [t == "sliding_attention" for t in cfg["layer_types"][:n]]
+    every = cfg.get("sliding_window_pattern", 6)
+    return [(i + 1) % every != 0 for i in range(n)]
+
+
+def gemma3_forward(cfg, W, ids, layers=None):
+    """Gemma3ForCausalLM's logits [T, vocab] for token ids [T] (positions 0..T-1)."""
+    dtype = W["model.embed_tokens.weight"].dtype
+    T = ids.shape[0]
+    nh, nkv, hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
+    eps = cfg["rms_norm_eps"]
+    rs = cfg.get("rope_scaling") or {}
+    kind = rs.get("rope_type", rs.get("type", "default"))
+    if kind not in ("default", "linear"):
+        raise ValueError(f"rope_scaling {kind} is not written here")
+    factor = rs.get("factor", 1.0) if kind == "linear" else 1.0
+    rope = {False: rope_cos_sin(cfg["rope_theta"], hd, T, dtype, factor),
+            True: rope_cos_sin(cfg["rope_local_base_freq"], hd, T, dtype)}
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    neg = torch.tensor(float("-inf"))
+    zero = torch.tensor(0.0)
+    masks = {False: torch.where(j <= i, zero, neg),
+             True: torch.where((j <= i) & (i - j < cfg["sliding_window"]), zero, neg)}
+    sliding = gemma3_layer_is_sliding(cfg)
+    scale = cfg["query_pre_attn_scalar"] ** -0.5
+    attn_cap = cfg.get("attn_logit_softcapping")
+    final_cap = cfg.get("final_logit_softcapping")
+
+    E = W["model.embed_tokens.weight"]
+    # HF forms the factor as a tensor of the model's dtype: a BF16 checkpoint multiplies by √hidden
+    # rounded to BF16 (34.0 for 1152, not 33.94), also when its weights are computed in float32 here.
+    normalizer = torch.tensor(cfg["hidden_size"] ** 0.5, dtype=STORED_DTYPES[cfg["_stored_dtype"]]).to(dtype)
+    x = F.embedding(ids, E) * normalizer
+    for l in range(cfg["num_hidden_layers"] if layers is None else layers):
+        p = f"model.layers.{l}."
+        cos, sin = rope[sliding[l]]
+        h = gemma_norm(x, W[p + "input_layernorm.weight"], eps)
+        q = gemma_norm(F.linear(h, W[p + "self_attn.q_proj.weight"]).view(T, nh, hd), W[p + "self_attn.q_norm.weight"], eps)
+        k = gemma_norm(F.linear(h, W[p + "self_attn.k_proj.weight"]).view(T, nkv, hd), W[p + "self_attn.k_norm.weight"], eps)
+        v = F.linear(h, W[p + "self_attn.v_proj.weight"]).view(T, nkv, hd)
+        q, k, v = q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1)
+        q = q * cos + rotate_half(q) * sin
+        k = k * cos + rotate_half(k) * sin
+        k = k.repeat_interleave(nh // nkv, dim=0)
+        v = v.repeat_interleave(nh // nkv, dim=0)
+        s = torch.matmul(q, k.transpose(1, 2)) * scale
+        if attn_cap:
+            s = torch.tanh(s / attn_cap) * attn_cap
+        s = s + masks[sliding[l]].to(s.dtype)
+        a = torch.softmax(s, dim=-1, dtype=torch.float32).to(q.dtype)
+        o = torch.matmul(a, v).transpose(0, 1).reshape(T, nh * hd)
+        o = gemma_norm(F.linear(o, W[p + "self_attn.o_proj.weight"]), W[p + "post_attention_layernorm.weight"], eps)
+        x = x + o
+        h = gemma_norm(x, W[p + "pre_feedforward_layernorm.weight"], eps)
+        m = F.gelu(F.linear(h, W[p + "mlp.gate_proj.weight"]), approximate="tanh") * F.linear(h, W[p + "mlp.up_proj.weight"])
+        m = gemma_norm(F.linear(m, W[p + "mlp.down_proj.weight"]), W[p + "post_feedforward_layernorm.weight"], eps)
+        x = x + m
+    if layers is not None:
+        return x
+    x = gemma_norm(x, W["model.norm.weight"], eps)
+    logits = F.linear(x, W["lm_head.weight"])
+    if final_cap:
+        logits = torch.tanh(logits / final_cap) * final_cap
+    return logits
+
+
+FORWARDS = {"llama": forward, "gemma3_text": gemma3_forward}
+
+
+def model_forward(cfg, W, ids, layers=None):
+    return FORWARDS[cfg.get("model_type", "llama")](cfg, W, ids, layers)
+
+
+def predict_outputs(logits, ids):
+    """What `poslab predict --top 1` computes from the logits: the mean cross-entropy of each next
+    token, and each position's most likely token with its probability."""
+    lse = torch.logsumexp(logits, dim=-1)
+    loss = (lse[:-1] - logits[:-1].gather(1, ids[1:, None])[:, 0]).mean()
+    best, best_id = logits.max(dim=-1)
+    return loss, best_id, torch.exp(best - lse)
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -202,12 +330,26 @@ def main():
     log(f"loaded {result['params'] / 1e9:.3f} G params as float32 in {result['load_s']:.1f} s, "
         f"peak RSS {rss_peak_mb():.0f} MB")
 
-    ids = torch.from_numpy((np.arange(ARGS.tokens, dtype=np.int64) * 7919) % cfg["vocab_size"])
-    times = []
+    if cfg.get("model_type", "llama") not in FORWARDS:
+        raise SystemExit(f"model_type {cfg.get('model_type')} has no forward here ({', '.join(FORWARDS)})")
+    if ARGS.ids_file:
+        with open(ARGS.ids_file) as f:
+            given = json.load(f)
+        ids = torch.tensor(given["ids"] if isinstance(given, dict) else given, dtype=torch.int64)
+        result["tokens"] = int(ids.shape[0])
+    else:
+        ids = torch.from_numpy((np.arange(ARGS.tokens, dtype=np.int64) * 7919) % cfg["vocab_size"])
+    times, between = [], []
     with torch.no_grad():
         for r in range(ARGS.warmup + ARGS.repeat):
+            if ARGS.between and r >= ARGS.warmup:
+                # Interleaved with ours, so that both sides see the same moments of a shared machine.
+                out = subprocess.run(ARGS.between, shell=True, check=True, stdout=subprocess.PIPE, text=True).stdout
+                between.append(json.loads(out))
             t0 = time.perf_counter()
-            logits = forward(cfg, W, ids)
+            logits = model_forward(cfg, W, ids)
+            if ARGS.predict:
+                predicted = predict_outputs(logits, ids)
             dt = time.perf_counter() - t0
             log(f"float32 forward {'warm-up' if r < ARGS.warmup else 'run'} {dt:.3f} s")
             if r >= ARGS.warmup:
@@ -217,7 +359,15 @@ def main():
     result["forward_s_min"] = min(times)
     result["forward_s_median"] = float(np.median(times))
     result["forward_s_all"] = times
+    if ARGS.between:
+        result["between"] = between
     result["logits_checksum"] = float(logits[-1, :16].double().sum())
+    if ARGS.predict:
+        loss, _, _ = predict_outputs(logits.double(), ids)  # float64, as PosLab sums the loss
+        result["loss"] = float(loss)
+        result["loss_float32"] = float(predicted[0])
+        result["top1_ids"] = predicted[1].tolist()
+        result["top1_p"] = predicted[2].tolist()
     result["rss_peak_mb"] = rss_peak_mb()
     result["blas"] = blas_libraries()
     result["openblas_coretype"] = os.environ.get("OPENBLAS_CORETYPE")  # forcing Haswell costs AVX-512 CPUs
@@ -236,19 +386,20 @@ def main():
                 W["lm_head.weight"] = W["model.embed_tokens.weight"]
             with torch.no_grad():
                 t0 = time.perf_counter()
-                forward(cfg, W, ids, layers=1)
+                model_forward(cfg, W, ids, layers=1)
                 probe = time.perf_counter() - t0
                 # lm_head ~ vocab*hidden MACs, a layer ~ its projection MACs.
                 h, it = cfg["hidden_size"], cfg["intermediate_size"]
-                kv = cfg["num_key_value_heads"] * (cfg.get("head_dim") or h // cfg["num_attention_heads"])
-                layer_macs = 2 * h * h + 2 * h * kv + 3 * h * it
+                hd = cfg.get("head_dim") or h // cfg["num_attention_heads"]
+                qw, kv = cfg["num_attention_heads"] * hd, cfg["num_key_value_heads"] * hd
+                layer_macs = 2 * h * qw + 2 * h * kv + 3 * h * it
                 projected = probe * (cfg["num_hidden_layers"] + cfg["vocab_size"] * h / layer_macs)
                 result["bf16_probe_layer_s"] = probe
                 result["bf16_projected_s"] = projected
                 log(f"bfloat16 probe layer {probe:.3f} s, projected forward {projected:.1f} s")
                 if projected <= ARGS.bf16_max_s:
                     t0 = time.perf_counter()
-                    logits = forward(cfg, W, ids)
+                    logits = model_forward(cfg, W, ids)
                     result["forward_bf16_s"] = time.perf_counter() - t0
                     result["logits_checksum_bf16"] = float(logits[-1, :16].double().sum())
                     log(f"bfloat16 forward {result['forward_bf16_s']:.3f} s")

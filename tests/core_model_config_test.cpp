@@ -58,7 +58,10 @@ TEST(ModelConfig, BadConfigsChangeNothing) {
   struct Case { const char* json; const char* message; };
   for (const Case& c : {Case{"{not json", "not valid JSON"}, Case{"[1, 2]", "holds an object"},
                         Case{R"({"rope_theta": "big"})", "\"rope_theta\" must be a number"},
-                        Case{R"({"rope_theta": 5e5, "rope_scaling": {"rope_type": "longrope", "factor": 2}})", "longrope"},
+                        Case{R"({"rope_theta": 5e5, "rope_scaling": {"rope_type": "mrope", "factor": 2}})", "mrope"},
+                        Case{R"({"rope_theta": 5e5, "rope_scaling": {"rope_type": "longrope", "factor": 2}})", "short_factor"},
+                        Case{R"({"rope_scaling": {"type": "longrope", "short_factor": [1, 2], "long_factor": [1]}})", "same length"},
+                        Case{R"({"rope_scaling": {"type": "su", "short_factor": [1, -2], "long_factor": [1, 1]}})", "> 0"},
                         Case{R"({"rope_scaling": {"rope_type": "linear", "factor": 0.5}})", "factor"},
                         Case{R"({"num_attention_heads": 32, "num_key_value_heads": 5})", "num_key_value_heads"},
                         Case{R"({"num_attention_heads": 32, "num_key_value_heads": 64})", "num_key_value_heads"},

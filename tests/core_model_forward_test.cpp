@@ -264,11 +264,14 @@ TEST(ArchitectureTable, EveryRowIsCompleteAndConsistent) {
       EXPECT_EQ(is_layer_role(s.role), s.name.find("{L}") != std::string::npos) << a.name << ": " << s.name;
       EXPECT_NE(s.rows, Dim::None) << a.name << ": " << s.name;
     }
-    for (TensorRole r : {TensorRole::Embed, TensorRole::FinalNorm, TensorRole::AttnNorm, TensorRole::O, TensorRole::MlpNorm,
-                         TensorRole::Down})
+    for (TensorRole r : {TensorRole::Embed, TensorRole::FinalNorm, TensorRole::AttnNorm, TensorRole::O, TensorRole::Down})
       EXPECT_TRUE(a.slot(r)) << a.name;
+    // Only a parallel block may do without the MLP's own norm (GPT-J's MLP reads the attention's).
+    EXPECT_TRUE(a.slot(TensorRole::MlpNorm) || a.residual == Residual::Parallel) << a.name;
     EXPECT_TRUE(a.slot(TensorRole::Qkv) || (a.slot(TensorRole::Q) && a.slot(TensorRole::K) && a.slot(TensorRole::V))) << a.name;
-    EXPECT_EQ(a.mlp == MlpKind::Gated, a.slot(TensorRole::Gate) != nullptr) << a.name;
+    EXPECT_EQ(a.mlp == MlpKind::Gated, a.slot(TensorRole::Gate) != nullptr || a.slot(TensorRole::GateUp) != nullptr) << a.name;
+    EXPECT_FALSE(a.slot(TensorRole::Gate) && a.slot(TensorRole::GateUp)) << a.name;
+    EXPECT_FALSE(a.title.empty()) << a.name;
     EXPECT_EQ(a.norm == NormKind::Layer, a.slot(TensorRole::AttnNormBias) != nullptr) << a.name;
   }
 }

@@ -1,4 +1,5 @@
 #include "core/formats/formats.hpp"
+#include "core/model/architecture.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -278,8 +279,8 @@ Result<EmbeddingTable> load_model_folder(const std::filesystem::path& path, cons
   auto resolved = resolve_model_folder(path);
   if (!resolved) return Error{resolved.error()};
   const std::filesystem::path dir = *resolved;
-  // The embedding table's usual names: Llama and Qwen2's, then GPT-2's (with and without prefix).
-  const std::vector<std::string> usual = {"model.embed_tokens.weight", "wte.weight", "transformer.wte.weight"};
+  // The embedding table's names in every family of the architecture table, Llama's first.
+  const std::vector<std::string> usual = embedding_tensor_names();
   std::string wanted = tensor.empty() ? usual.front() : tensor;
   std::filesystem::path weights = dir / "model.safetensors";
   if (!std::filesystem::exists(weights, ec)) {

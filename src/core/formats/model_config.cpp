@@ -124,7 +124,11 @@ Result<RopeConfig> rope_config_of(const Json& config, const std::string& name) {
 
 }  // namespace
 
-Status apply_model_config(ModelSettings& settings, std::string_view text, const std::string& name) {
+namespace {
+
+// `heads_split_width`: --model-config's heads must split the explorer's width (head_dim × heads =
+// hidden_size); a checkpoint's need not (Gemma 3 1B: 4 × 256 of 1152), its forward pass has its own.
+Status apply_config(ModelSettings& settings, std::string_view text, const std::string& name, bool heads_split_width) {
   Json config;
   try {
     config = Json::parse(text);
@@ -148,7 +152,7 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
     if (*heads < 1 || *heads > 4096 || *heads != std::floor(*heads))
       return Error{name + ": num_attention_heads must be a whole number from 1 to 4096"};
     next.heads = static_cast<int>(*heads);
-    if (config.contains("hidden_size") && config.contains("head_dim")) {
+    if (heads_split_width && config.contains("hidden_size") && config.contains("head_dim")) {
       auto hidden = number_at(config, "hidden_size", name), head_dim = number_at(config, "head_dim", name);
       if (!hidden) return Error{hidden.error()};
       if (!head_dim) return Error{head_dim.error()};
@@ -187,6 +191,8 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
   return Ok{};
 }
 
+}  // namespace
+
 Result<RopeConfig> read_rope_config(std::string_view text, const std::string& name) {
   Json config;
   try {
@@ -200,6 +206,10 @@ Result<RopeConfig> read_rope_config(std::string_view text, const std::string& na
 
 Result<RopeConfig> read_rope_config(const Json& config, const std::string& name) { return rope_config_of(config, name); }
 
+Status apply_model_config(ModelSettings& settings, std::string_view text, const std::string& name) {
+  return apply_config(settings, text, name, true);
+}
+
 Status load_model_config(ModelSettings& settings, const std::filesystem::path& path) {
   auto bytes = read_whole_file(path);
   if (!bytes) return Error{bytes.error()};
@@ -208,11 +218,16 @@ Status load_model_config(ModelSettings& settings, const std::filesystem::path& p
 
 Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::path& path) {
   ModelSettings next = settings;
-  if (auto s = load_model_config(next, path); !s) return s;
-  next.rope_style = RopeStyle::Half;
   auto text = read_whole_file(path);
-  if (text)
-    if (auto c = parse_transformer_config(*text, path.string())) next.rope_style = c->rope_style;
+  if (!text) return Error{text.error()};
+  if (auto s = apply_config(next, *text, path.string(), false); !s) return s;
+  next.rope_style = RopeStyle::Half;
+  if (auto c = parse_transformer_config(*text, path.string())) {
+    next.rope_style = c->rope_style;
+    // A relative bias (BLOOM's ALiBi) is the model's positions: on, as the model has them.
+    if (c->positions == PositionKind::Alibi) next.encoding = EncodingKind::None, next.bias = BiasKind::Alibi;
+    if (c->positions == PositionKind::T5) next.encoding = EncodingKind::None, next.bias = BiasKind::T5;
+  }
   settings = next;
   return Ok{};
 }

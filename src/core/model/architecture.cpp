@@ -407,6 +407,15 @@ const std::vector<Architecture>& architectures() {
   return table;
 }
 
+std::vector<std::string> embedding_tensor_names() {
+  std::vector<std::string> names;
+  for (const Architecture& a : architectures())
+    if (const TensorSlot* embed = a.slot(TensorRole::Embed))
+      for (const std::string& prefix : a.prefixes)
+        if (std::find(names.begin(), names.end(), prefix + embed->name) == names.end()) names.push_back(prefix + embed->name);
+  return names;
+}
+
 const Architecture& architecture_named(std::string_view name) {
   for (const Architecture& a : architectures())
     if (a.name == name) return a;

@@ -105,6 +105,10 @@ struct Architecture {
 // The families PosLab runs, for messages and the README.
 std::string supported_families();
 
+// Every name the table knows an embedding table by (each row's Embed slot under each prefix),
+// Llama's first: what a model folder's embeddings are looked up by.
+std::vector<std::string> embedding_tensor_names();
+
 // Every architecture PosLab runs.
 const std::vector<Architecture>& architectures();
 // The row named `name` ("poslab": the models PosLab trains); it must exist.

@@ -152,11 +152,12 @@ gui_scroll_into_view() {
   height=$(gui_window_height)
   for try in $(seq 1 60); do
     read -r x0 y0 x1 y1 <<<"$(gui_item "$1")"
-    if [ "$y0" -ge 0 ] && [ "$y1" -le "$((height - 8))" ]; then return 0; fi
+    if [ "$y0" -ge 0 ] && [ "$y1" -le "$((height - 40))" ]; then return 0; fi
     xdotool mousemove --window "$gui_window" $(((x0 + x1) / 2)) $((height / 2))
-    # Down while it ends in the window's last 8 pixels too (the bottom bar's edge): else a control
-    # just above the edge would be scrolled up and down again for ever.
-    if [ "$y1" -gt "$((height - 8))" ]; then xdotool click --window "$gui_window" 5; else xdotool click --window "$gui_window" 4; fi
+    # Down while it ends in the window's last 40 pixels too (the status bar lies over them, and a
+    # click there reaches the bar, not the control): else a control just above that band would be
+    # scrolled up and down again for ever.
+    if [ "$y1" -gt "$((height - 40))" ]; then xdotool click --window "$gui_window" 5; else xdotool click --window "$gui_window" 4; fi
     gui_frames 2
   done
   gui_fail "could not scroll \"$1\" into the window"

@@ -76,13 +76,12 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   fig.rect({0, 0, 1, 1}, {0, 0, 0, 0});
   const std::string window = config.is_local(layer) ? ", local" : config.has_local_layers() ? ", global" : "";
   fig.text({kMargin, kMargin}, "Every head of layer " + std::to_string(layer) + window + " · attention weights (causal)", kTitle, kInk);
-  fig.text({kMargin, kMargin + 22.0f}, describe_model(config) + " · layer " + std::to_string(layer) + ": " + describe_layer_positions(config, layer),
-           kSmall, kMuted);
   // The legend's lines widen the figure rather than run past its edge.
   auto legend_line = [&](float y, const std::string& text) {
     fig.text({kMargin, y}, text, kSmall, kMuted);
     fig.width = std::max(fig.width, 2.0f * kMargin + plot::figure_text_measure().width(text, kSmall));
   };
+  legend_line(kMargin + 22.0f, describe_model(config) + " · layer " + std::to_string(layer) + ": " + describe_layer_positions(config, layer));
   legend_line(kMargin + 38.0f, "sink: on the first token · prev: on the previous token · distance: mean i − j");
   legend_line(kMargin + 52.0f, "induct: on the token after the query's token where it occurred before (framed above 0.5) · "
                                "scale 0 to each maximum");

@@ -9,6 +9,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_SANITIZE=ON >/dev/nul
 cmake --build build-asan -j "$(nproc)" --target core_tests >/dev/null
 /usr/bin/python3 tests/reference/make_model_reference.py build-asan/model_reference >/dev/null
 /usr/bin/python3 tests/reference/make_family_reference.py build-asan/model_reference >/dev/null
+/usr/bin/python3 tests/reference/make_encoder_reference.py build-asan/model_reference >/dev/null
 filter='RealModel*:Folders/RealModel*:Formats*:Safetensors*:Npy*:Bpe*:ModelFolder*:ModelConfig*:Session*:Loader*:Tokenizer*:EmbeddingsText*:AsyncLoad*:Workspace*:DefaultData*:Options*:AtomicWrite*'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   build-asan/tests/core_tests --gtest_filter="$filter" --gtest_brief=1

@@ -577,7 +577,7 @@ def build_bert(out):
     # Without positions BERT is permutation-equivariant: swapping two words swaps their rows.
     perm = list(range(len(ids)))
     perm[2], perm[7] = perm[7], perm[2]
-    a2, l2 = bert_forward(W, c, [ids[i] for i in perm], np.zeros_like(W["pos"]))
+    _, l2 = bert_forward(W, c, [ids[i] for i in perm], np.zeros_like(W["pos"]))
     assert np.allclose(l2, cases["positions_off"]["logits"][perm], rtol=0, atol=1e-10)
     assert not np.allclose(bert_forward(W, c, [ids[i] for i in perm], W["pos"])[1], cases["base"]["logits"][perm], atol=1e-3)
     top = {"family": "bert", "text": BERT_TEXT, "ids": ids, "tokens": tokens, "tokenizer_size": tok.size,

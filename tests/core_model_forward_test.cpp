@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 #include <unistd.h>
 
 #include "core/memory.hpp"
@@ -150,7 +151,7 @@ TEST(RealModelErrors, BadFoldersAreClearErrors) {
   };
   for (const Case& c : {Case{"bad_missing_tensor", {"model.layers.1.mlp.up_proj.weight", "missing"}},
                         Case{"bad_shape", {"model.layers.0.self_attn.k_proj.weight", "[24, 64]", "[16, 64]"}},
-                        Case{"bad_arch", {"BertForMaskedLM", "supported"}},
+                        Case{"bad_arch", {"XLNetLMHeadModel", "supported"}},
                         Case{"bad_shard", {"model-00003-of-00003.safetensors", "not in the folder"}}}) {
     auto model = Checkpoint::open(reference_dir() / c.folder);
     ASSERT_FALSE(model) << c.folder;
@@ -258,18 +259,27 @@ TEST(RealModelErrors, AForwardPassOverTheMemoryBudgetIsRefusedFirst) {
 // table, a final norm and attention weights (fused or not).
 TEST(ArchitectureTable, EveryRowIsCompleteAndConsistent) {
   for (const Architecture& a : architectures()) {
-    std::set<TensorRole> roles;
+    // A role once per stack (T5's encoder and decoder layers both have q), or once per need (T5's
+    // up projection is wi for ReLU, wi_1 for gated GELU).
+    std::set<std::tuple<TensorRole, bool, Need>> roles;
     for (const TensorSlot& s : a.tensors) {
-      EXPECT_TRUE(roles.insert(s.role).second) << a.name << ": " << s.name << " repeats a role";
+      EXPECT_TRUE(roles.insert({s.role, s.decoder, s.need}).second) << a.name << ": " << s.name << " repeats a role";
       EXPECT_EQ(is_layer_role(s.role), s.name.find("{L}") != std::string::npos) << a.name << ": " << s.name;
       EXPECT_NE(s.rows, Dim::None) << a.name << ": " << s.name;
     }
-    for (TensorRole r : {TensorRole::Embed, TensorRole::FinalNorm, TensorRole::AttnNorm, TensorRole::O, TensorRole::Down})
-      EXPECT_TRUE(a.slot(r)) << a.name;
+    for (TensorRole r : {TensorRole::Embed, TensorRole::AttnNorm, TensorRole::O, TensorRole::Down}) EXPECT_TRUE(a.slot(r)) << a.name;
+    // Post-LN (BERT) ends on its last layer's norm; every pre-LN stack has a final one.
+    EXPECT_EQ(a.slot(TensorRole::FinalNorm) != nullptr, a.norm_placement == NormPlacement::Pre) << a.name;
+    EXPECT_EQ(a.slot(TensorRole::DecoderFinalNorm) != nullptr, a.stacks == Stacks::EncoderDecoder) << a.name;
+    EXPECT_EQ(a.slot(TensorRole::CrossQ) != nullptr, a.stacks == Stacks::EncoderDecoder) << a.name;
+    EXPECT_EQ(a.slot(TensorRole::HeadDense) != nullptr, a.head == OutputHead::MaskedLm) << a.name;
     // Only a parallel block may do without the MLP's own norm (GPT-J's MLP reads the attention's).
     EXPECT_TRUE(a.slot(TensorRole::MlpNorm) || a.residual == Residual::Parallel) << a.name;
     EXPECT_TRUE(a.slot(TensorRole::Qkv) || (a.slot(TensorRole::Q) && a.slot(TensorRole::K) && a.slot(TensorRole::V))) << a.name;
-    EXPECT_EQ(a.mlp == MlpKind::Gated, a.slot(TensorRole::Gate) != nullptr || a.slot(TensorRole::GateUp) != nullptr) << a.name;
+    // A gated MLP has its gate; a plain one none, unless config.json can make it gated (T5's wi_0).
+    const TensorSlot* gate = a.slot(TensorRole::Gate);
+    const bool gate_by_config = gate && gate->need == Need::IfGatedMlp;
+    EXPECT_EQ(a.mlp == MlpKind::Gated, (gate != nullptr && !gate_by_config) || a.slot(TensorRole::GateUp) != nullptr) << a.name;
     EXPECT_FALSE(a.slot(TensorRole::Gate) && a.slot(TensorRole::GateUp)) << a.name;
     EXPECT_FALSE(a.title.empty()) << a.name;
     EXPECT_EQ(a.norm == NormKind::Layer, a.slot(TensorRole::AttnNormBias) != nullptr) << a.name;

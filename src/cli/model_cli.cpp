@@ -68,8 +68,15 @@ void print_run_notes(const ModelRun& run, const HeadlessGpu& g) {
 
 // --layer and --head against the model's own sizes: past the end is an error naming the range.
 Status check_model_indices(const State& state, const TransformerConfig& c) {
+  if (!c.encoder_decoder() && (state.model.stack != ModelStack::Encoder || !state.model.target.empty()))
+    return Error{std::string(state.model.target.empty() ? "--stack " + std::string(to_string(state.model.stack)) : "--target") +
+                 " is for an encoder–decoder model (T5); this one has one stack of layers"};
+  const bool decoder = c.encoder_decoder() && state.model.stack != ModelStack::Encoder;
   if (state.view.layer >= 0)
-    if (auto s = check_index("--layer", state.view.layer, c.layers, "layers in the model"); !s) return s;
+    if (auto s = check_index("--layer", state.view.layer, decoder ? c.decoder_layers : c.layers,
+                             decoder ? "decoder layers in the model" : "layers in the model");
+        !s)
+      return s;
   if (!state.view.mean_heads)
     if (auto s = check_index("--head", state.view.head, c.heads, "heads in the model"); !s) return s;
   return Ok{};

@@ -252,6 +252,15 @@ std::vector<StateOption> view_options() {
        if (x && !(*x >= 0.0)) return Error{"--alibi-scale must be 0 or more, not " + std::string(v)};
        return assign(x, s.model.alibi_scale);
      }},
+    {"--stack", "encoder|decoder|cross", "an encoder–decoder model (T5): whose attention is shown (encoder)",
+     [](State& s, std::string_view v) -> Status {
+       const auto stack = parse_model_stack(v);
+       if (!stack) return Error{"--stack must be encoder, decoder or cross, not " + std::string(v)};
+       s.model.stack = *stack;
+       return Ok{};
+     }},
+    {"--target", "TEXT", "an encoder–decoder model (T5): the decoder's text, after its start token",
+     [](State& s, std::string_view v) -> Status { s.model.target = std::string(v); return Ok{}; }},
     {"--shift-k", "N", "offset k of the shift view (3)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--shift-k", 0, 100000), s.view.shift_k); }},
     {"--rope-m", "N", "rope2d view: position m of q (3)",

@@ -78,6 +78,8 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--local-base", m.local_base > 0.0 ? number(m.local_base) : std::string("model")},
       {"--rope-factors", std::string(to_string(m.rope_factors))},
       {"--alibi-scale", number(m.alibi_scale)},
+      {"--stack", std::string(to_string(m.stack))},
+      {"--target", m.target},
       {"--permute", std::to_string(s.view.permutation)},
       {"--rope-m", std::to_string(s.view.rope_m)},
       {"--rope-n", std::to_string(s.view.rope_n)},

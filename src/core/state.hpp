@@ -11,6 +11,7 @@
 #include "core/encodings/encodings.hpp"
 #include "core/result.hpp"
 #include "core/encodings/rope_scaling.hpp"
+#include "core/model/model_stack.hpp"
 
 namespace poslab {
 
@@ -68,6 +69,9 @@ struct ModelSettings {
   double local_base = 0.0;      // the local layers' RoPE base (Gemma 3); 0: the model's
   LongRopeSet rope_factors = LongRopeSet::ByLength;  // LongRoPE's factor set; ByLength: the model's rule
   double alibi_scale = 1.0;     // ALiBi's slopes × this
+  // An encoder–decoder (T5): whose attention is shown, and the decoder's text (its target).
+  ModelStack stack = ModelStack::Encoder;
+  std::string target;
 
   bool operator==(const ModelSettings&) const = default;
 };

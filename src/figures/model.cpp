@@ -11,6 +11,7 @@
 #include "core/export_data.hpp"
 #include "core/model/position_design.hpp"
 #include "figures/attention.hpp"
+#include "figures/buckets.hpp"
 #include "figures/fit.hpp"
 
 namespace poslab {
@@ -43,7 +44,7 @@ float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float
     const float y0 = y + static_cast<float>(h / per_row) * cell_h;
     plot::HeatmapSpec spec;
     spec.values = &a->weights[static_cast<std::size_t>(h)];
-    spec.masked = [w = a->window](int i, int j) { return j > i || (w > 0 && i - j >= w); };
+    spec.masked = [a](int i, int j) { return a->masked(i, j); };
     spec.colormap = plot::Colormap::Viridis;
     spec.vmin = 0.0f;
     spec.vmax = std::max(a->weights[static_cast<std::size_t>(h)].maxCoeff(), 1e-6f);
@@ -52,8 +53,9 @@ float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float
     fig.image(box, image);
     fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
     if (thumbs) thumbs->push_back(box);
-    const HeadSummary& s = a->heads[static_cast<std::size_t>(h)];
     fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
+    if (a->heads.size() <= static_cast<std::size_t>(h)) continue;  // cross-attention: no summary
+    const HeadSummary& s = a->heads[static_cast<std::size_t>(h)];
     fig.text({x0, box.y1 + 3.0f}, "sink " + fmt("%.2f", s.sink) + " · prev " + fmt("%.2f", s.previous_token), kSmall,
              s.sink > 0.5 ? kSinkColor : kMuted);
     fig.text({x0, box.y1 + 17.0f}, "distance " + fmt("%.1f", s.mean_distance) + " · induct " + fmt("%.2f", s.induction), kSmall,
@@ -74,14 +76,22 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   const int layer = run.request.layer;
   fig.width = 640.0f;
   fig.rect({0, 0, 1, 1}, {0, 0, 0, 0});
+  const ModelStack stack = run.unchanged.stack;
   const std::string window = config.is_local(layer) ? ", local" : config.has_local_layers() ? ", global" : "";
-  fig.text({kMargin, kMargin}, "Every head of layer " + std::to_string(layer) + window + " · attention weights (causal)", kTitle, kInk);
+  const std::string of = config.encoder_decoder() ? std::string(to_string(stack)) + (stack == ModelStack::Cross ? "-attention " : " ") : "";
+  const std::string mask = stack == ModelStack::Cross                                     ? "decoder rows, encoder columns"
+                           : stack == ModelStack::Encoder && config.bidirectional() ? "every token sees every token"
+                                                                                    : "causal";
+  fig.text({kMargin, kMargin}, "Every head of " + of + "layer " + std::to_string(layer) + window + " · attention weights (" + mask + ")", kTitle, kInk);
   // The legend's lines widen the figure rather than run past its edge.
   auto legend_line = [&](float y, const std::string& text) {
     fig.text({kMargin, y}, text, kSmall, kMuted);
     fig.width = std::max(fig.width, 2.0f * kMargin + plot::figure_text_measure().width(text, kSmall));
   };
-  legend_line(kMargin + 22.0f, describe_model(config) + " · layer " + std::to_string(layer) + ": " + describe_layer_positions(config, layer));
+  const std::string positions = stack == ModelStack::Cross     ? "no positions (queries from the decoder, keys from the encoder)"
+                                : stack == ModelStack::Decoder ? "T5's causal relative buckets (the decoder's own table)"
+                                                               : describe_layer_positions(config, layer);
+  legend_line(kMargin + 22.0f, describe_model(config) + " · " + of + "layer " + std::to_string(layer) + ": " + positions);
   legend_line(kMargin + 38.0f, "sink: on the first token · prev: on the previous token · distance: mean i − j");
   legend_line(kMargin + 52.0f, "induct: on the token after the query's token where it occurred before (framed above 0.5) · "
                                "scale 0 to each maximum");
@@ -92,6 +102,8 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
                                    &out.changed_thumbs);
   fig.height = y + kMargin;
   fig.rects.front() = {{0, 0, fig.width, fig.height}, kWhite};
+  // T5: beside its heads, what each of them learned about distance.
+  if (run.unchanged.bucket_bias.size() > 0) fig.append_below(t5_buckets_figure(run.unchanged, config, std::min(fig.width, 720.0f) - 120.0f));
   return out;
 }
 
@@ -165,6 +177,11 @@ std::string predictions_json(const ForwardResult& f) {
     top.push_back(row);
   }
   Json out = {{"ids", f.ids}, {"tokens", f.tokens}};
+  // T5: top[i] follows decoder position i, so its tokens are given too.
+  if (!f.decoder_ids.empty()) {
+    out["decoder_ids"] = f.decoder_ids;
+    out["decoder_tokens"] = f.decoder_tokens;
+  }
   out["loss"] = std::isfinite(f.loss) ? Json(f.loss) : Json(nullptr);
   out["perplexity"] = std::isfinite(f.perplexity) ? Json(f.perplexity) : Json(nullptr);
   // A task model's loss counts what its task scores; say which predictions were averaged.
@@ -180,9 +197,10 @@ bool view_needs_model(ViewId view, const State& state) {
 
 Status check_model_view(ViewId view, State& state, const TransformerConfig& c) {
   if (state.view.layer < 0) state.view.layer = 0;
-  if (state.view.layer >= c.layers)
+  const int layers = c.encoder_decoder() && state.model.stack != ModelStack::Encoder ? c.decoder_layers : c.layers;
+  if (state.view.layer >= layers)
     return Error{"--layer " + std::to_string(state.view.layer) + " is out of range: the model has " +
-                 std::to_string(c.layers) + " layers (0 to " + std::to_string(c.layers - 1) + ")"};
+                 std::to_string(layers) + " layers (0 to " + std::to_string(layers - 1) + ")"};
   if (!state.view.mean_heads && state.view.head >= c.heads)
     return Error{"--head " + std::to_string(state.view.head) + " is out of range: the model has " +
                  std::to_string(c.heads) + " heads"};
@@ -217,6 +235,7 @@ std::string visible_token(const std::string& token) {
 }
 
 std::string loss_text(const ForwardResult& f) {
+  if (f.masked_lm) return f.top.empty() ? "no masked-LM head: no predictions" : "masked LM: each position's own token predicted, no loss";
   const std::string over = f.scored_description.empty() ? "" : " on " + f.scored_description;
   if (!std::isfinite(f.loss))
     return f.scored_description.empty() ? "one token: no loss" : "the task scores no prediction of this text: no loss";

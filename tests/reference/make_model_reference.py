@@ -637,7 +637,7 @@ def build_llama(out):
         ("bad_shape", lambda d: write_safetensors(os.path.join(d, "model.safetensors"), st.replaced(
             "model.layers.0.self_attn.k_proj.weight", normal(np.random.RandomState(7), (24, 64), 0.25)))),
         ("bad_arch", lambda d: write_text(os.path.join(d, "config.json"), json.dumps(
-            dict(config, architectures=["BertForMaskedLM"], model_type="bert"), indent=2))),
+            dict(config, architectures=["XLNetLMHeadModel"], model_type="xlnet"), indent=2))),
     ]:
         dst = os.path.join(out, name)
         shutil.copytree(folder, dst)

@@ -51,6 +51,14 @@ struct MatricesKept {
   bool operator==(const MatricesKept&) const = default;
 };
 
+// Whether key j lies outside query i's sliding window of `window` tokens (0: no window): a causal
+// window sees the `window` tokens ending at the query (Mistral, Gemma); a bidirectional one is
+// centred on it and sees |i − j| ≤ window / 2 (ModernBERT's local_attention).
+constexpr bool outside_window(int i, int j, int window, bool causal) {
+  if (window <= 0) return false;
+  return causal ? i - j >= window : (i > j ? i - j : j - i) > window / 2;
+}
+
 // Everything the attention step needs, before the projections.
 struct AttentionProblem {
   Matrix Xq;              // T_q × d: inputs of the queries
@@ -71,11 +79,11 @@ struct AttentionProblem {
   int keys() const { return static_cast<int>(Xkv.rows()); }
   int width() const { return static_cast<int>(Xq.cols()); }
   int head_dim() const { return width() / heads; }
-  // A real model's local layer: keys `window` or more tokens back are masked too (0: none).
+  // A real model's local layer: keys outside its window are masked too (0: none; outside_window).
   int window = 0;
   // True where query i may not look at key j (causal future, padding, outside the window).
   bool masked(int i, int j) const {
-    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || (window > 0 && i - j >= window);
+    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || outside_window(i, j, window, causal);
   }
 };
 

@@ -192,6 +192,7 @@ Architecture gemma3() {
   a.classes = {"Gemma3ForCausalLM"};
   a.model_types = {"gemma3_text"};
   a.windows = WindowRule::Pattern;
+  a.keys.local_rope_theta = {"rope_local_base_freq"};
   a.defaults.max_positions = 32768;
   a.defaults.attn_softcap = a.defaults.final_softcap = 0.0;
   const auto after_v = std::find_if(a.tensors.begin(), a.tensors.end(), [](const TensorSlot& s) { return s.role == R::VBias; }) + 1;
@@ -392,7 +393,8 @@ bool is_layer_role(TensorRole r) { return r >= TensorRole::AttnNorm; }
 
 std::string supported_families() {
   return "Llama (Llama 2, 3, 3.1, 3.2, TinyLlama), Mistral, Qwen2 / Qwen2.5, Qwen3, SmolLM3, Phi-3 / Phi-3.5 / Phi-4-mini, "
-         "Gemma 2, Gemma 3 (text), GPT-NeoX / Pythia, GPT-J, BLOOM, OPT and GPT-2";
+         "Gemma 2, Gemma 3 (text), GPT-NeoX / Pythia, GPT-J, BLOOM, OPT, GPT-2; the encoders BERT and ModernBERT; "
+         "the encoder–decoders T5, Flan-T5 and mT5";
 }
 
 const TensorSlot* Architecture::slot(TensorRole role) const {
@@ -402,8 +404,12 @@ const TensorSlot* Architecture::slot(TensorRole role) const {
 }
 
 const std::vector<Architecture>& architectures() {
-  static const std::vector<Architecture> table = {llama(),   mistral(), qwen2(), qwen3(), smollm3(), phi3(), gemma2(),
-                                                  gemma3(),  gpt_neox(), gptj(), bloom(), opt(),     gpt2(), poslab()};
+  static const std::vector<Architecture> table = [] {
+    std::vector<Architecture> t = {llama(),  mistral(),  qwen2(), qwen3(), smollm3(), phi3(), gemma2(),
+                                   gemma3(), gpt_neox(), gptj(),  bloom(), opt(),     gpt2(), poslab()};
+    for (Architecture& a : encoder_architectures()) t.push_back(std::move(a));
+    return t;
+  }();
   return table;
 }
 

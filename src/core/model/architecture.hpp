@@ -28,22 +28,41 @@ enum class Residual { Sequential, Parallel };
 // Which layers attend through a sliding window when config.json has no layer_types list: none,
 // every layer (Mistral), those from max_window_layers on when use_sliding_window (Qwen2), every
 // other layer from the first (Gemma 2), all but every sliding_window_pattern-th (Gemma 3).
-enum class WindowRule { None, Every, FromMaxWindowLayers, Alternate, Pattern };
+// all but every sliding_window_pattern-th (Gemma 3), all but every global_attn_every_n_layers-th
+// from the first (ModernBERT: layers 0, n, 2n … are global).
+enum class WindowRule { None, Every, FromMaxWindowLayers, Alternate, Pattern, GlobalEveryN };
+// Where a layer's norms sit: before each half, whose output is added to x (pre-LN, every decoder
+// here), or after the half's output is added to x, normalizing the sum (post-LN: BERT).
+enum class NormPlacement { Pre, Post };
+// What the output head predicts: the next token at each position (decoders, T5's decoder), or
+// each position's own token through a masked-LM head (BERT, ModernBERT: fill-mask).
+enum class OutputHead { NextToken, MaskedLm };
+// The stacks of layers a model has: one (a decoder, or an encoder), or T5's encoder and decoder with
+// the decoder's cross-attention to the encoder's output.
+enum class Stacks { One, EncoderDecoder };
 
-// What a tensor is for. The model's own tensors first, then a layer's.
+// What a tensor is for. The model's own tensors first, then a layer's. TokenTypes: BERT's segment
+// table (row 0 is added); Head*: a masked-LM head's transform before the output projection;
+// Decoder*: T5's decoder stack's own final norm and bucket table. Cross*: a T5 decoder layer's
+// attention to the encoder's output.
 enum class TensorRole {
   Embed, EmbedNorm, EmbedNormBias, Positions, RelativeBias, FinalNorm, FinalNormBias, LmHead, LmHeadBias,
+  TokenTypes, HeadDense, HeadDenseBias, HeadNorm, HeadNormBias, DecoderFinalNorm, DecoderRelativeBias,
   AttnNorm, AttnNormBias, Q, K, V, QBias, KBias, VBias, Qkv, QkvBias, QNorm, KNorm, O, OBias, PostAttnNorm,
-  MlpNorm, MlpNormBias, Gate, Up, GateUp, UpBias, Down, DownBias, PostMlpNorm
+  MlpNorm, MlpNormBias, Gate, Up, GateUp, UpBias, Down, DownBias, PostMlpNorm,
+  CrossNorm, CrossQ, CrossK, CrossV, CrossO
 };
 bool is_layer_role(TensorRole r);
 
 // A size in config.json's terms; a tensor's shape is two of them, a vector's second is None.
 // FusedFfn: gate and up stacked (Phi-3's gate_up_proj); HeadDim: a per-head norm's width.
-enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, FusedFfn, HeadDim, Vocab, Positions, Heads, Buckets };
+// TokenTypes: BERT's type_vocab_size.
+enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, FusedFfn, HeadDim, Vocab, Positions, Heads, Buckets, TokenTypes };
 
-// When the tensor is read: always, or only when the config asks for it.
-enum class Need { Always, IfAttentionBias, IfUntied, IfLearnedPositions, IfT5Positions };
+// When the tensor is read: always, or only when the config asks for it. IfPresent: read when the
+// files have it (ModernBERT's first layer has no attention norm; BertModel has no masked-LM head).
+// IfGatedMlp / IfPlainMlp: T5's wi_0 and wi_1, or wi, by config.json's feed_forward_proj.
+enum class Need { Always, IfAttentionBias, IfUntied, IfLearnedPositions, IfT5Positions, IfPresent, IfGatedMlp, IfPlainMlp };
 
 
 struct TensorSlot {
@@ -52,6 +71,7 @@ struct TensorSlot {
   Dim rows, cols;          // as stored in the file (GPT-2's Conv1D: in × out)
   Need need = Need::Always;
   bool after_layers = false;  // saved after the layers (the final norm), as Hugging Face orders them
+  bool decoder = false;       // a layer tensor of T5's decoder stack ("{L}" counts its layers)
 };
 
 // The config.json keys that give a size (the first present wins; the first is named in messages).
@@ -60,8 +80,13 @@ struct ConfigKeys {
       intermediate{"intermediate_size"}, max_positions{"max_position_embeddings"},
       norm_eps{"rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps"},
       rope_theta{"rope_theta"}, partial_rotary{"partial_rotary_factor"},
-      rotary_dim{};  // the rotated dimensions of a head as a count (GPT-J's rotary_dim)
+      rotary_dim{},  // the rotated dimensions of a head as a count (GPT-J's rotary_dim)
+      head_dim{"head_dim"}, window{"sliding_window"},
+      local_rope_theta{},   // the local layers' own base (Gemma 3, ModernBERT)
+      decoder_layers{},     // T5's num_decoder_layers (the encoder's count when absent)
+      buckets{"poslab_t5_buckets"}, max_distance{"poslab_t5_max_distance"};
   std::string activation = "hidden_act";
+  std::string head_activation;  // the masked-LM head's activation key (ModernBERT); empty: the layers'
 };
 
 // What Hugging Face assumes when config.json leaves a key out.
@@ -93,6 +118,11 @@ struct Architecture {
   bool scale_embeddings = false;     // Gemma: the embeddings × √hidden
   int position_offset = 0;           // OPT: the learned table's row of position p is p + 2
   WindowRule windows = WindowRule::None;
+  NormPlacement norm_placement = NormPlacement::Pre;
+  OutputHead head = OutputHead::NextToken;
+  Stacks stacks = Stacks::One;
+  bool bidirectional = false;  // the (first) stack's self-attention sees every token: an encoder
+  bool scaled_scores = true;   // q·k/√d_h; T5 leaves the scores unscaled
   ConfigKeys keys;
   ConfigDefaults defaults;
   std::vector<TensorSlot> tensors;         // the model's own, then one layer's (in saving order)
@@ -108,6 +138,9 @@ std::string supported_families();
 // Every name the table knows an embedding table by (each row's Embed slot under each prefix),
 // Llama's first: what a model folder's embeddings are looked up by.
 std::vector<std::string> embedding_tensor_names();
+
+// The encoder and encoder–decoder rows (BERT, ModernBERT, T5), kept in their own file.
+std::vector<Architecture> encoder_architectures();
 
 // Every architecture PosLab runs.
 const std::vector<Architecture>& architectures();

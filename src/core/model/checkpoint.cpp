@@ -164,6 +164,11 @@ WeightTensor* LayerWeights::slot(TensorRole role) {
     case TensorRole::PostAttnNorm: return &post_attn_norm;
     case TensorRole::GateUp: return &gate_up;
     case TensorRole::PostMlpNorm: return &post_mlp_norm;
+    case TensorRole::CrossNorm: return &cross_norm;
+    case TensorRole::CrossQ: return &cross_q;
+    case TensorRole::CrossK: return &cross_k;
+    case TensorRole::CrossV: return &cross_v;
+    case TensorRole::CrossO: return &cross_o;
     default: return nullptr;
   }
 }
@@ -179,6 +184,13 @@ WeightTensor* Checkpoint::model_slot(TensorRole role) {
     case TensorRole::LmHeadBias: return &lm_head_bias_;
     case TensorRole::EmbedNorm: return &embed_norm_;
     case TensorRole::EmbedNormBias: return &embed_norm_bias_;
+    case TensorRole::TokenTypes: return &token_types_;
+    case TensorRole::HeadDense: return &head_dense_;
+    case TensorRole::HeadDenseBias: return &head_dense_bias_;
+    case TensorRole::HeadNorm: return &head_norm_;
+    case TensorRole::HeadNormBias: return &head_norm_bias_;
+    case TensorRole::DecoderFinalNorm: return &decoder_final_norm_;
+    case TensorRole::DecoderRelativeBias: return &decoder_relative_bias_;
     default: return nullptr;
   }
 }
@@ -196,12 +208,26 @@ class TensorIndex {
   }
   std::size_t size() const { return by_name_.size(); }
 
-  // The slot's tensor for `layer` under the first of the architecture's name prefixes that has it.
+  // The slot's tensor for `layer` under the first of the architecture's name prefixes that has it;
+  // a LayerNorm's weight and bias also under TensorFlow's names gamma and beta, which the
+  // original BERT checkpoints keep.
   const Located* find(const TensorSlot& s, int layer) const {
-    for (const std::string& prefix : arch_.prefixes)
-      if (const auto it = by_name_.find(prefix + layer_tensor(s.name, layer)); it != by_name_.end()) return &it->second;
+    const std::string name = layer_tensor(s.name, layer);
+    for (const std::string& n : {name, tensorflow_name(name)})
+      for (const std::string& prefix : arch_.prefixes)
+        if (const auto it = by_name_.find(prefix + n); !n.empty() && it != by_name_.end()) return &it->second;
     return nullptr;
   }
+
+ private:
+  static std::string tensorflow_name(const std::string& name) {
+    for (const auto& [torch, tf] : {std::pair<std::string, std::string>{"LayerNorm.weight", "LayerNorm.gamma"}, {"LayerNorm.bias", "LayerNorm.beta"}})
+      if (name.size() > torch.size() && name.compare(name.size() - torch.size(), torch.size(), torch) == 0)
+        return name.substr(0, name.size() - torch.size()) + tf;
+    return "";
+  }
+
+ public:
 
  private:
   const Architecture& arch_;
@@ -214,7 +240,7 @@ Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorS
   const TransformerConfig& cfg = config_;
   const auto* found = index.find(slot, layer);
   if (!found) {
-    if (!is_needed(cfg, slot.need)) return w;
+    if (!is_needed(cfg, slot.need) || slot.need == Need::IfPresent) return w;
     return Error{folder_.string() + ": the tensor " + layer_tensor(slot.name, layer) + " is missing (" + cfg.arch->name + " needs it)"};
   }
   if (!is_needed(cfg, slot.need)) return w;  // present but unused (a bias config.json turns off)
@@ -242,39 +268,49 @@ Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorS
 
 // config.json's layer count against the files, before anything is sized by it: a count the files
 // do not hold (100 000 000 layers in a small folder) is an error, not an allocation.
-Status Checkpoint::check_layer_count(const TensorIndex& index) const {
+Status Checkpoint::check_layer_count(const TensorIndex& index, bool decoder) const {
+  const int layers = decoder ? config_.decoder_layers : config_.layers;
   const TensorSlot* first = nullptr;
   for (const TensorSlot& s : config_.arch->tensors)
-    if (is_layer_role(s.role) && s.need == Need::Always) {
+    if (is_layer_role(s.role) && s.need == Need::Always && s.decoder == decoder) {
       first = &s;
       break;
     }
-  if (!first || index.find(*first, config_.layers - 1)) return Ok{};
+  if (!first || layers == 0 || index.find(*first, layers - 1)) return Ok{};
   int held = 0;
   while (static_cast<std::size_t>(held) < index.size() && index.find(*first, held)) ++held;
-  return Error{folder_.string() + ": config.json says " + std::to_string(config_.layers) + " layers, but the files hold " +
-               std::to_string(held) + " (no " + layer_tensor(first->name, config_.layers - 1) + ")"};
+  return Error{folder_.string() + ": config.json says " + std::to_string(layers) + (decoder ? " decoder" : "") + " layers, but the files hold " +
+               std::to_string(held) + " (no " + layer_tensor(first->name, layers - 1) + ")"};
+}
+
+// The layers of one stack. A slot the config does not need is skipped, so that T5's plain wi and
+// gated wi_1, both the MLP's up projection, do not overwrite each other.
+Status Checkpoint::resolve_layers(const TensorIndex& index, bool decoder, std::set<std::string>& dtypes) {
+  if (auto s = check_layer_count(index, decoder); !s) return s;
+  std::vector<LayerWeights>& stack = decoder ? decoder_layers_ : layers_;
+  stack.resize(static_cast<std::size_t>(decoder ? config_.decoder_layers : config_.layers));
+  for (std::size_t l = 0; l < stack.size(); ++l)
+    for (const TensorSlot& slot : config_.arch->tensors) {
+      if (!is_layer_role(slot.role) || slot.decoder != decoder || !is_needed(config_, slot.need)) continue;
+      auto w = resolve(index, slot, static_cast<int>(l), dtypes);
+      if (!w) return Error{w.error()};
+      *stack[l].slot(slot.role) = std::move(*w);
+    }
+  return Ok{};
 }
 
 Status Checkpoint::resolve_tensors() {
   const TensorIndex index(files_, *config_.arch);
-  if (auto s = check_layer_count(index); !s) return s;
   std::set<std::string> dtypes;
   for (const TensorSlot& slot : config_.arch->tensors) {
-    if (is_layer_role(slot.role)) continue;
+    if (is_layer_role(slot.role) || !is_needed(config_, slot.need)) continue;
     auto w = resolve(index, slot, 0, dtypes);
     if (!w) return Error{w.error()};
     *model_slot(slot.role) = std::move(*w);
   }
   if (config_.tie_embeddings) lm_head_ = embed_;
-  layers_.resize(static_cast<std::size_t>(config_.layers));
-  for (int l = 0; l < config_.layers; ++l)
-    for (const TensorSlot& slot : config_.arch->tensors) {
-      if (!is_layer_role(slot.role)) continue;
-      auto w = resolve(index, slot, l, dtypes);
-      if (!w) return Error{w.error()};
-      *layers_[static_cast<std::size_t>(l)].slot(slot.role) = std::move(*w);
-    }
+  for (bool decoder : {false, true})
+    if (auto s = resolve_layers(index, decoder, dtypes); !s) return s;
   for (const std::string& t : dtypes) dtype_ += (dtype_.empty() ? "" : "+") + t;
   return Ok{};
 }

@@ -41,6 +41,7 @@ struct LayerWeights {
   WeightTensor q_norm, k_norm;                 // per-head norms of q and k (Qwen3, Gemma 3)
   WeightTensor post_attn_norm, post_mlp_norm;  // norms of each half's output (Gemma 2, 3)
   WeightTensor gate_up;                        // gate and up stacked (Phi-3)
+  WeightTensor cross_norm, cross_q, cross_k, cross_v, cross_o;  // T5 decoder: attention to the encoder
   WeightTensor* slot(TensorRole role);  // null for a role that is not a layer's
 };
 
@@ -66,14 +67,25 @@ class Checkpoint {
   const WeightTensor& embed_norm() const { return embed_norm_; }      // BLOOM's LayerNorm of the embeddings
   const WeightTensor& embed_norm_bias() const { return embed_norm_bias_; }
   const WeightTensor& relative_bias() const { return relative_bias_; }  // T5's buckets × heads
-  const std::vector<LayerWeights>& layers() const { return layers_; }
+  const std::vector<LayerWeights>& layers() const { return layers_; }  // the encoder's, for T5
+  const WeightTensor& token_types() const { return token_types_; }     // BERT's segment table
+  // A masked-LM head's transform (dense, its bias, the norm and its bias) before the output.
+  const WeightTensor& head_dense() const { return head_dense_; }
+  const WeightTensor& head_dense_bias() const { return head_dense_bias_; }
+  const WeightTensor& head_norm() const { return head_norm_; }
+  const WeightTensor& head_norm_bias() const { return head_norm_bias_; }
+  // T5's decoder stack: its layers, final norm and bucket table (empty for one-stack models).
+  const std::vector<LayerWeights>& decoder_layers() const { return decoder_layers_; }
+  const WeightTensor& decoder_final_norm() const { return decoder_final_norm_; }
+  const WeightTensor& decoder_relative_bias() const { return decoder_relative_bias_; }
   std::uint64_t weight_bytes() const { return weight_bytes_; }
   std::string dtype() const { return dtype_; }                    // "BF16", or "F32+F16" when mixed
 
  private:
   Checkpoint() = default;
   Status resolve_tensors();
-  Status check_layer_count(const TensorIndex& index) const;
+  Status check_layer_count(const TensorIndex& index, bool decoder) const;
+  Status resolve_layers(const TensorIndex& index, bool decoder, std::set<std::string>& dtypes);
   Result<WeightTensor> resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes);
   WeightTensor* model_slot(TensorRole role);
 
@@ -82,8 +94,9 @@ class Checkpoint {
   std::shared_ptr<const BpeTokenizer> tokenizer_;
   std::vector<SafetensorsFile> files_;
   WeightTensor embed_, positions_, final_norm_, final_norm_bias_, lm_head_, relative_bias_;
-  WeightTensor lm_head_bias_, embed_norm_, embed_norm_bias_;
-  std::vector<LayerWeights> layers_;
+  WeightTensor lm_head_bias_, embed_norm_, embed_norm_bias_, token_types_;
+  WeightTensor head_dense_, head_dense_bias_, head_norm_, head_norm_bias_, decoder_final_norm_, decoder_relative_bias_;
+  std::vector<LayerWeights> layers_, decoder_layers_;
   std::uint64_t weight_bytes_ = 0;
   std::string dtype_;
 };

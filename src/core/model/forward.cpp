@@ -3,83 +3,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <unordered_map>
-#include <vector>
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <vector>
 
 #include "core/attention/dog.hpp"
 #include "core/memory.hpp"
-#include "core/encodings/bias.hpp"
-#include "core/encodings/encodings.hpp"
+#include "core/model/forward_parts.hpp"
 #include "core/model/head_stats.hpp"
 #include "core/model/layer_ops.hpp"
 #include "core/model/position_tables.hpp"
 
 namespace poslab {
-
-namespace {
-
-void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
-  for (int h = 0; h < heads; ++h) rotate_head(X.middleCols(h * head_dim, 2 * spec.pairs), spec, 0, spec.query_positions);
-}
-
-// Logits of the rows of H (positions × hidden): positions × V, the LM head converted a block at a time.
-Matrix logits_of(const Matrix& H, const Checkpoint& model) {
-  Matrix L = linear(H, model.lm_head(), WeightLayout::OutIn);
-  add_bias(L, model.lm_head_bias());
-  soft_cap(L, model.config().final_softcap);
-  return L;
-}
-
-std::string token_text(const Checkpoint& model, int id) {
-  return model.tokenizer() && id < model.tokenizer()->vocab_size() ? model.tokenizer()->token_text(id) : std::to_string(id);
-}
-
-// The readable text of a sentence's tokens (a character spread over byte tokens shown whole).
-std::vector<std::string> token_texts(const Checkpoint& model, const std::vector<int>& ids) {
-  std::vector<std::string> texts = model.tokenizer() ? model.tokenizer()->token_texts(ids) : std::vector<std::string>(ids.size());
-  for (std::size_t k = 0; k < ids.size(); ++k)
-    if (!model.tokenizer() || ids[k] >= model.tokenizer()->vocab_size()) texts[k] = std::to_string(ids[k]);
-  return texts;
-}
-
-bool cancelled(const ForwardOptions& o) { return o.cancel && o.cancel->load(); }
-
-// heads × (2T − 1) bias by key − query offset o (column o + T − 1), causal: ALiBi's −m_h·(i − j)
-// (its slopes scaled by the intervention), or T5's learned bucket table (buckets × heads, shared
-// by the layers); empty for the others.
-Matrix relative_bias(const Checkpoint& model, const PositionIntervention& v, int T) {
-  const TransformerConfig& c = model.config();
-  if (v.positions_off || (c.positions != PositionKind::Alibi && c.positions != PositionKind::T5)) return Matrix();
-  Matrix B = Matrix::Zero(c.heads, 2 * T - 1);
-  if (c.positions == PositionKind::Alibi) {
-    const std::vector<double> by_distance = alibi_by_distance(c.heads, T);
-    const double scale = v.alibi_scale.value_or(1.0);
-    for (int h = 0; h < c.heads; ++h)
-      for (int d = 0; d < T; ++d)
-        B(h, T - 1 - d) = static_cast<float>(scale * by_distance[static_cast<std::size_t>(h) * static_cast<std::size_t>(T) + static_cast<std::size_t>(d)]);
-    return B;
-  }
-  Matrix table(c.t5_buckets, c.heads);
-  read_rows(model.relative_bias(), 0, c.t5_buckets, table.data());
-  const std::vector<int> buckets = t5_buckets_by_offset(T, false, c.t5_buckets, c.t5_max_distance);
-  for (int o = 0; o < 2 * T - 1; ++o)
-    for (int h = 0; h < c.heads; ++h) B(h, o) = table(buckets[static_cast<std::size_t>(o)], h);
-  return B;
-}
-
-// A sliding window as part of the bias: −∞ for keys `window` or more tokens back (o ≤ −window),
-// which both backends mask as they mask the future.
-Matrix with_window(Matrix bias, int heads, int T, int window) {
-  if (window <= 0 || window >= T) return bias;
-  if (bias.size() == 0) bias = Matrix::Zero(heads, 2 * T - 1);
-  bias.leftCols(T - window).setConstant(-std::numeric_limits<float>::infinity());  // o = −(T−1) … −window
-  return bias;
-}
-
-}  // namespace
 
 std::string describe(const PositionIntervention& v) {
   std::ostringstream s;
@@ -141,224 +77,72 @@ std::vector<int> shuffle_tokens(const Checkpoint& model, const std::vector<int>&
 
 namespace {
 
-// What a request asks of this model, checked before anything is computed: ids in the vocabulary,
-// positions inside a learned table, and intervention values that have a meaning.
-Status check_request(const TransformerConfig& c, const std::vector<int>& ids, const PositionIntervention& v) {
-  const int T = static_cast<int>(ids.size());
-  if (T == 0) return Error{"no tokens to run"};
-  for (int id : ids)
-    if (id < 0 || id >= c.vocab) return Error{"token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(c.vocab) + ")"};
-  const bool learned = c.positions == PositionKind::Learned;
-  if (learned && !v.positions_off && (v.position_shift < 0 || T + v.position_shift > c.max_positions))
-    return Error{"this model has positions 0 … " + std::to_string(c.max_positions - 1) + "; " + std::to_string(T) +
-                 " tokens shifted by " + std::to_string(v.position_shift) + " do not fit"};
-  if (!learned && v.position_shift < 0) return Error{"a position shift must be 0 or more"};
-  if (v.rope_theta && !(*v.rope_theta > 1.0 && std::isfinite(*v.rope_theta)))
-    return Error{"the RoPE base must be greater than 1"};
-  if (v.scaling)
-    if (auto s = validate(*v.scaling); !s) return s;
-  if (v.rotary_dim && (*v.rotary_dim < 2 || *v.rotary_dim > c.head_dim || *v.rotary_dim % 2 != 0))
-    return Error{"the rotated dimensions must be an even number from 2 to head_dim (" + std::to_string(c.head_dim) + ")"};
-  if (v.window && *v.window < 0) return Error{"a window must be 0 (none) or more tokens"};
-  if (v.local_base && !(*v.local_base > 1.0 && std::isfinite(*v.local_base))) return Error{"the local RoPE base must be greater than 1"};
-  if (v.alibi_scale && !(*v.alibi_scale >= 0.0 && std::isfinite(*v.alibi_scale))) return Error{"ALiBi's slope factor must be 0 or more"};
-  return Ok{};
-}
+bool cancelled(const ForwardOptions& o) { return o.cancel && o.cancel->load(); }
 
-// The embeddings' factor √hidden (Gemma) as Hugging Face forms it: a tensor of the weights' dtype,
-// so a BF16 model multiplies by √hidden rounded to BF16.
-float embedding_scale(const Checkpoint& model) {
-  const float s = std::sqrt(static_cast<float>(model.config().hidden));
-  if (model.embed().type == WeightType::F32) return s;
-  const float rounded = model.embed().type == WeightType::BF16 ? round_to_bf16(s) : round_to_f16(s);
-  return rounded;
-}
-
-// x = embed(ids) (× √hidden for Gemma, then BLOOM's LayerNorm), plus the learned table's rows
-// (GPT-2, OPT with its offset; from the shift) or the sinusoid.
-Matrix embed_tokens(const Checkpoint& model, const std::vector<int>& ids, const PositionIntervention& v) {
-  const TransformerConfig& c = model.config();
-  const int T = static_cast<int>(ids.size());
-  Matrix X(T, c.hidden);
-  for (int t = 0; t < T; ++t) read_rows(model.embed(), ids[static_cast<std::size_t>(t)], 1, X.row(t).data());
-  if (c.arch->scale_embeddings) X *= embedding_scale(model);
-  if (model.embed_norm().present()) X = normalize(X, model.embed_norm(), model.embed_norm_bias(), c.arch->norm, c.norm_eps);
-  if (v.positions_off) return X;
-  if (c.positions == PositionKind::Learned) {
-    Matrix P(T, c.hidden);
-    read_rows(model.positions(), v.position_shift + c.arch->position_offset, T, P.data());
-    X += P;
-  }
-  if (c.positions == PositionKind::Sinusoidal) X += sinusoidal_encoding(T + v.position_shift, c.hidden, 10000.0).bottomRows(T);
-  return X;
-}
-
-// RoPE's rotation for T tokens at positions t + shift in `layer` (with any change of base,
-// scaling, pairing or rotated width); empty when the layer does not rotate or RoPE is off.
-std::optional<RopeSpec> rope_for(const TransformerConfig& c, const PositionIntervention& v, int T, int layer) {
-  const int rotary = v.rotary_dim.value_or(c.rotary_dim);
-  if (c.positions != PositionKind::Rope || v.positions_off || rotary < 2 || !c.rotates(layer)) return std::nullopt;
-  const RopeFrequencies f = model_rope_frequencies(c, v, T, layer);
-  RopeSpec spec = rope_1d(f.thetas, 1, v.pairing.value_or(c.rope_style), T, T);
-  spec.scale = f.attention_scale;
-  for (int t = 0; t < T; ++t) spec.query_positions[static_cast<std::size_t>(t)].x = t + v.position_shift;
-  return spec;
-}
-
-struct Projections {
-  Matrix Q, K, V;
+// One stack of layers as a pass runs it (a decoder's, an encoder's, or one of T5's two): its
+// weights, its final norm, whether it is causal, and what its layers share — the relative bias
+// and RoPE's rotation, each for the global layers and for the local (windowed) ones.
+struct Stack {
+  const std::vector<LayerWeights>* layers = nullptr;
+  const WeightTensor* final_norm = nullptr;
+  const WeightTensor* final_norm_bias = nullptr;
+  bool causal = true;
+  bool keep_self = false, keep_cross = false;  // whether its kept layers' attention is recorded
+  Matrix bias_global, bias_local;
+  std::optional<RopeSpec> rope_global, rope_local;
 };
 
-// q, k and v from one fused output: all q then k then v, or head by head (q, k, v of head 0, …).
-Projections split_fused(const Matrix& QKV, const TransformerConfig& c) {
-  Projections p;
-  if (c.arch->qkv_layout == QkvLayout::Blocks) {
-    p.Q = QKV.leftCols(c.query_width());
-    p.K = QKV.middleCols(c.query_width(), c.kv_width());
-    p.V = QKV.rightCols(c.kv_width());
-    return p;
-  }
-  const int d = c.head_dim;
-  p.Q.resize(QKV.rows(), c.query_width());
-  p.K.resize(QKV.rows(), c.kv_width());
-  p.V.resize(QKV.rows(), c.kv_width());
-  for (int h = 0; h < c.heads; ++h) {
-    p.Q.middleCols(h * d, d) = QKV.middleCols(3 * h * d, d);
-    p.K.middleCols(h * d, d) = QKV.middleCols(3 * h * d + d, d);
-    p.V.middleCols(h * d, d) = QKV.middleCols(3 * h * d + 2 * d, d);
-  }
-  return p;
-}
-
-Projections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
-  const WeightLayout layout = c.arch->layout;
-  Projections p;
-  if (w.qkv.present()) {
-    Matrix QKV = linear(H, w.qkv, layout);
-    add_bias(QKV, w.qkv_bias);
-    p = split_fused(QKV, c);
-  } else {
-    p.Q = linear(H, w.q, layout);
-    p.K = linear(H, w.k, layout);
-    p.V = linear(H, w.v, layout);
-    add_bias(p.Q, w.q_bias);
-    add_bias(p.K, w.k_bias);
-    add_bias(p.V, w.v_bias);
-  }
-  if (w.q_norm.present()) normalize_heads(p.Q, w.q_norm, c.head_dim, c.norm_eps, c.arch->norm_offset);
-  if (w.k_norm.present()) normalize_heads(p.K, w.k_norm, c.head_dim, c.norm_eps, c.arch->norm_offset);
-  return p;
-}
-
-// MLP(h): gated (down(act(gate) ⊙ up); gate and up fused in Phi-3) or plain (proj(act(fc))), then
-// Gemma's norm of the output.
-Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
-  const WeightLayout layout = c.arch->layout;
-  Matrix up, gate;
-  if (w.gate_up.present()) {
-    const Matrix both = linear(H, w.gate_up, layout);
-    gate = both.leftCols(c.intermediate);
-    up = both.rightCols(c.intermediate);
-  } else {
-    up = linear(H, w.up, layout);
-    add_bias(up, w.up_bias);
-    if (c.arch->mlp == MlpKind::Gated) gate = linear(H, w.gate, layout);
-  }
-  if (c.arch->mlp == MlpKind::Gated) {
-    activate(gate, c.activation);
-    up.array() *= gate.array();
-  } else {
-    activate(up, c.activation);
-  }
-  Matrix down = linear(up, w.down, layout);
-  add_bias(down, w.down_bias);
-  if (w.post_mlp_norm.present()) down = normalize(down, w.post_mlp_norm, {}, c.arch->norm, c.norm_eps, c.arch->norm_offset);
-  return down;
-}
-
-// The bytes a pass over T tokens takes at its peak: the residual stream and a layer's projections
-// and MLP, each head's T × T scores and weights (twice more for every kept layer), the logits'
-// chunks and the kept logits.
-double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o) {
-  const double t = T, width = std::max({c.hidden, c.intermediate, c.query_width() + 2 * c.kv_width()});
-  const double kept = o.all_layers ? c.layers : static_cast<double>(o.keep_layers.size());
-  const double squares = static_cast<double>(c.heads) * t * t * (2.0 + 2.0 * kept);
-  const double logits = (o.keep_logits ? t * c.vocab : 0.0) + (64 << 20) / 4.0;
-  return 4.0 * (8.0 * t * width + squares + logits);
-}
-
-// A NaN or infinity in a weight would turn every later number into NaN and every probability into
-// "null": say where it first shows (the stage, the layer, the position) instead of printing it.
-Status check_finite(const Matrix& X, const std::string& where) {
-  if (X.allFinite()) return Ok{};
-  Eigen::Index t = 0;
-  while (t + 1 < X.rows() && X.row(t).allFinite()) ++t;
-  return Error{"the model's numbers are not finite (NaN or infinity) after " + where + ", first at position " +
-               std::to_string(t) + ": a weight of the model holds NaN or infinity, or its values overflow"};
-}
-
-// One forward pass over a checkpoint: the result it fills, the backend in use (the CPU once the
-// GPU fails) and what the layers share: the relative bias and RoPE's rotation, each for the
-// global layers and for the local (windowed) ones.
 class ForwardPass {
  public:
   ForwardPass(const Checkpoint& model, const ForwardOptions& options) : model_(model), options_(options) {}
   Result<ForwardResult> run(const std::vector<int>& ids);
 
  private:
-  void prepare_positions(int T);
-  Status run_layer(int l, Matrix& X);
-  Result<Matrix> attend(int l, Projections p, bool keep);
-  Status read_out(const Matrix& X);
+  Stack first_stack(int T, const WeightTensor& bias_table);
+  Status run_stack(Stack& s, Matrix& X, const Matrix* encoded, int progress_offset);
+  Status run_layer(const Stack& s, int l, Matrix& X, const Matrix* encoded);
+  Result<Matrix> attend(const Stack& s, int l, QkvProjections p, bool keep);
+  Result<Matrix> attend_encoder(int l, const LayerWeights& w, const Matrix& H, const Matrix& encoded, bool keep);
+  Result<Matrix> compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids);
+  Status run_decoder(const Matrix& encoded);
+  Status read_out(const Matrix& X, const WeightTensor& norm, const WeightTensor& norm_bias, const std::vector<int>& ids);
+  bool keeps(int l) const {
+    return options_.all_layers || std::find(options_.keep_layers.begin(), options_.keep_layers.end(), l) != options_.keep_layers.end();
+  }
+  int total_layers() const { return model_.config().layers + model_.config().decoder_layers; }
 
   const Checkpoint& model_;
   const ForwardOptions& options_;
   ForwardResult result_;
   CpuBackend cpu_;
   AttentionBackend* backend_ = nullptr;
-  Matrix bias_global_, bias_local_;
-  std::optional<RopeSpec> rope_global_, rope_local_;
 };
 
-}  // namespace
-
-void ForwardPass::prepare_positions(int T) {
+// The model's first stack over T tokens: its relative bias and window, RoPE for its global and
+// local layers (they differ only by base, so one layer of each kind gives it).
+Stack ForwardPass::first_stack(int T, const WeightTensor& bias_table) {
   const TransformerConfig& c = model_.config();
   const PositionIntervention& v = options_.intervention;
-  bias_global_ = relative_bias(model_, v, T);
-  int local = -1;  // a local layer, if any: they all share one window
-  for (int l = 0; l < c.layers && local < 0; ++l)
-    if (c.is_local(l)) local = l;
-  if (local >= 0) bias_local_ = with_window(bias_global_, c.heads, T, layer_window(c, v, local));
-  // The rotation differs only by base, so one layer of each kind gives it (a NoPE layer has none).
+  Stack s;
+  s.layers = &model_.layers();
+  s.final_norm = &model_.final_norm();
+  s.final_norm_bias = &model_.final_norm_bias();
+  s.causal = !c.bidirectional();
+  s.keep_self = options_.stack == ModelStack::Encoder;
+  s.bias_global = relative_bias(model_, bias_table, v, T, !s.causal);
   for (int l = 0; l < c.layers; ++l)
-    if (c.rotates(l)) (c.is_local(l) ? rope_local_ : rope_global_) = rope_for(c, v, T, l);
+    if (c.is_local(l)) {
+      s.bias_local = with_window(s.bias_global, c.heads, T, layer_window(c, v, l), !s.causal);
+      break;
+    }
+  for (int l = 0; l < c.layers; ++l)
+    if (c.rotates(l)) (c.is_local(l) ? s.rope_local : s.rope_global) = rope_for(c, v, T, l);
+  return s;
 }
 
-// Attention of layer l from its projections: RoPE as the layer has it, Gemma's query scale, the
-// layer's bias and window, on the backend (the CPU when it fails); the heads' context.
-Result<Matrix> ForwardPass::attend(int l, Projections p, bool keep) {
-  const TransformerConfig& c = model_.config();
-  LayerAttention layer;
-  layer.layer = l;
-  layer.window = layer_window(c, options_.intervention, l);
-  if (keep && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(p.Q, p.K, c);
-  const std::optional<RopeSpec>& rope = c.is_local(l) ? rope_local_ : rope_global_;
-  if (rope && c.rotates(l)) {
-    rotate(p.Q, c.heads, c.head_dim, *rope);
-    rotate(p.K, c.kv_heads, c.head_dim, *rope);
-    layer.rotated = true;
-  }
-  if (c.query_scale > 0.0) p.Q *= static_cast<float>(c.query_scale * std::sqrt(static_cast<double>(c.head_dim)));
-  AttentionInput in;
-  in.Q = std::move(p.Q);
-  in.K = repeat_kv(p.K, c.kv_heads, c.heads, c.head_dim);
-  in.V = repeat_kv(p.V, c.kv_heads, c.heads, c.head_dim);
-  in.heads = c.heads;
-  in.causal = true;
-  in.softcap = static_cast<float>(c.attn_softcap);
-  in.key_valid.assign(static_cast<std::size_t>(in.Q.rows()), 1);
-  in.relative_bias = c.is_local(l) ? bias_local_ : bias_global_;
+// The attention an input asks for, on the backend (the CPU when it fails), kept as `layer` when
+// asked: weights, scores and, for a self-attention, the heads' summaries over `summary_ids`.
+Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids) {
   auto attended = backend_->attend(in, keep);
   if (!attended && backend_ != &cpu_) {
     result_.backend = cpu_.name() + " (" + backend_->name() + " failed: " + attended.error() + ")";
@@ -369,7 +153,8 @@ Result<Matrix> ForwardPass::attend(int l, Projections p, bool keep) {
   if (keep) {
     if (options_.check_against_cpu && backend_ != &cpu_)
       result_.max_diff_vs_cpu = std::max(result_.max_diff_vs_cpu.value_or(0.0), max_abs_difference(*attended, attention_cpu(in)));
-    for (const Matrix& A : attended->weights) layer.heads.push_back(summarize(A, result_.ids));
+    if (!layer.cross)
+      for (const Matrix& A : attended->weights) layer.heads.push_back(summarize(A, summary_ids));
     layer.scores = std::move(attended->scores);
     layer.weights = std::move(attended->weights);
     result_.layers.push_back(std::move(layer));
@@ -377,38 +162,142 @@ Result<Matrix> ForwardPass::attend(int l, Projections p, bool keep) {
   return std::move(attended->context);
 }
 
-// One layer: x += attention(norm(x)) (Gemma: normed again), then x += MLP(norm(x)); or, in
-// parallel (GPT-NeoX, GPT-J), x += attention(n₁(x)) + MLP(n₂(x)), GPT-J's MLP reading n₁(x).
-Status ForwardPass::run_layer(int l, Matrix& X) {
+// Self-attention of layer l from its projections: RoPE as the layer has it, the query scale
+// (Gemma's, T5's none), the stack's bias and the layer's window.
+Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool keep) {
   const TransformerConfig& c = model_.config();
-  const LayerWeights& w = model_.layers()[static_cast<std::size_t>(l)];
-  const bool keep = options_.all_layers || std::find(options_.keep_layers.begin(), options_.keep_layers.end(), l) != options_.keep_layers.end();
+  const bool first = s.layers == &model_.layers();  // windows and RoPE are the first stack's
+  LayerAttention layer;
+  layer.layer = l;
+  layer.causal = s.causal;
+  layer.window = first ? layer_window(c, options_.intervention, l) : 0;
+  if (keep && first && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(p.Q, p.K, c);
+  const bool local = first && c.is_local(l);
+  const std::optional<RopeSpec>& rope = local ? s.rope_local : s.rope_global;
+  if (first && rope && c.rotates(l)) {
+    rotate(p.Q, c.heads, c.head_dim, *rope);
+    rotate(p.K, c.kv_heads, c.head_dim, *rope);
+    layer.rotated = true;
+  }
+  if (c.query_scale > 0.0) p.Q *= static_cast<float>(c.query_scale * std::sqrt(static_cast<double>(c.head_dim)));
+  AttentionInput in;
+  in.Q = std::move(p.Q);
+  in.K = repeat_kv(p.K, c.kv_heads, c.heads, c.head_dim);
+  in.V = repeat_kv(p.V, c.kv_heads, c.heads, c.head_dim);
+  in.heads = c.heads;
+  in.causal = s.causal;
+  in.softcap = static_cast<float>(c.attn_softcap);
+  in.key_valid.assign(static_cast<std::size_t>(in.K.rows()), 1);
+  in.relative_bias = local ? s.bias_local : s.bias_global;
+  return compute(std::move(in), std::move(layer), keep, first ? result_.ids : result_.decoder_ids);
+}
+
+// T5's cross-attention of decoder layer l: queries from the decoder's normed state, keys and
+// values from the encoder's output; no positions, no mask, T5's unscaled scores. On the CPU: the
+// backends' shaders take one length for queries and keys.
+Result<Matrix> ForwardPass::attend_encoder(int l, const LayerWeights& w, const Matrix& H, const Matrix& encoded, bool keep) {
+  const TransformerConfig& c = model_.config();
+  LayerAttention layer;
+  layer.layer = l;
+  layer.causal = false;
+  layer.cross = true;
+  AttentionInput in;
+  in.Q = linear(H, w.cross_q, c.arch->layout);
+  if (c.query_scale > 0.0) in.Q *= static_cast<float>(c.query_scale * std::sqrt(static_cast<double>(c.head_dim)));
+  in.K = repeat_kv(linear(encoded, w.cross_k, c.arch->layout), c.kv_heads, c.heads, c.head_dim);
+  in.V = repeat_kv(linear(encoded, w.cross_v, c.arch->layout), c.kv_heads, c.heads, c.head_dim);
+  in.heads = c.heads;
+  in.key_valid.assign(static_cast<std::size_t>(encoded.rows()), 1);
+  AttentionBackend* backend = backend_;
+  backend_ = &cpu_;
+  auto context = compute(std::move(in), std::move(layer), keep, {});
+  backend_ = backend;
+  return context;
+}
+
+// One layer. Pre-LN: x += attention(norm(x)) (Gemma: normed again), [T5's decoder: x +=
+// cross-attention(norm(x))], then x += MLP(norm(x)); in parallel (GPT-NeoX, GPT-J), x +=
+// attention(n₁(x)) + MLP(n₂(x)). Post-LN (BERT): x = norm(x + attention(x)); x = norm(x + MLP(x)).
+Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* encoded) {
+  const TransformerConfig& c = model_.config();
+  const LayerWeights& w = (*s.layers)[static_cast<std::size_t>(l)];
   const double offset = c.arch->norm_offset;
-  const Matrix H = normalize(X, w.attn_norm, w.attn_norm_bias, c.arch->norm, c.norm_eps, offset);
-  auto context = attend(l, project_qkv(H, w, c), keep);
+  const auto norm = [&](const Matrix& M, const WeightTensor& wt, const WeightTensor& b) { return normalize(M, wt, b, c.arch->norm, c.norm_eps, offset); };
+  const bool post = c.arch->norm_placement == NormPlacement::Post;
+  const std::string where = (encoded ? "decoder layer " : "layer ") + std::to_string(l);
+  const Matrix H = post ? X : norm(X, w.attn_norm, w.attn_norm_bias);
+  auto context = attend(s, l, project_qkv(H, w, c), s.keep_self && keeps(l));
   if (!context) return Error{context.error()};
   Matrix out = linear(*context, w.o, c.arch->layout);
   add_bias(out, w.o_bias);
-  if (w.post_attn_norm.present()) out = normalize(out, w.post_attn_norm, {}, c.arch->norm, c.norm_eps, offset);
-  if (auto s = check_finite(out, "layer " + std::to_string(l) + "'s attention"); !s) return s;
-  if (c.parallel_residual) {
-    const Matrix H2 = w.mlp_norm.present() ? normalize(X, w.mlp_norm, w.mlp_norm_bias, c.arch->norm, c.norm_eps, offset) : H;
+  if (w.post_attn_norm.present()) out = norm(out, w.post_attn_norm, {});
+  if (auto st = check_finite(out, where + "'s attention"); !st) return st;
+  if (post) {
+    X = norm(X + out, w.attn_norm, w.attn_norm_bias);
+    X = norm(X + mlp(X, w, c), w.mlp_norm, w.mlp_norm_bias);
+  } else if (c.parallel_residual) {
+    const Matrix H2 = w.mlp_norm.present() ? norm(X, w.mlp_norm, w.mlp_norm_bias) : H;
     X += out + mlp(H2, w, c);
   } else {
     X += out;
-    X += mlp(normalize(X, w.mlp_norm, w.mlp_norm_bias, c.arch->norm, c.norm_eps, offset), w, c);
+    if (encoded) {
+      auto cross = attend_encoder(l, w, norm(X, w.cross_norm, {}), *encoded, s.keep_cross && keeps(l));
+      if (!cross) return Error{cross.error()};
+      X += linear(*cross, w.cross_o, c.arch->layout);
+    }
+    X += mlp(norm(X, w.mlp_norm, w.mlp_norm_bias), w, c);
   }
-  return check_finite(X, "layer " + std::to_string(l) + "'s MLP");
+  return check_finite(X, where + "'s MLP");
+}
+
+Status ForwardPass::run_stack(Stack& s, Matrix& X, const Matrix* encoded, int progress_offset) {
+  for (int l = 0; l < static_cast<int>(s.layers->size()); ++l) {
+    if (cancelled(options_)) return Error{"cancelled"};
+    if (auto st = run_layer(s, l, X, encoded); !st) return st;
+    if (options_.progress) options_.progress(static_cast<double>(progress_offset + l + 1) / (total_layers() + 1));
+  }
+  return cancelled(options_) ? Status(Error{"cancelled"}) : Status(Ok{});
+}
+
+// T5's decoder over the encoder's output: the start token and the target's tokens, causal
+// buckets of its own, cross-attention in every layer, then the next-token predictions.
+Status ForwardPass::run_decoder(const Matrix& encoded) {
+  const TransformerConfig& c = model_.config();
+  const PositionIntervention& v = options_.intervention;
+  std::vector<int> ids = options_.decoder_ids.empty() ? std::vector<int>{c.decoder_start} : options_.decoder_ids;
+  if (auto st = check_request(c, ids, v); !st) return Error{"the decoder's input: " + st.error()};
+  const int T = static_cast<int>(ids.size());
+  result_.decoder_ids = ids;
+  result_.decoder_tokens = token_texts(model_, ids);
+  Stack s;
+  s.layers = &model_.decoder_layers();
+  s.causal = true;
+  s.keep_self = options_.stack == ModelStack::Decoder;
+  s.keep_cross = options_.stack == ModelStack::Cross;
+  s.bias_global = relative_bias(model_, model_.decoder_relative_bias(), v, T, false);
+  Matrix Y = embed_tokens(model_, ids, v, false);
+  if (auto st = run_stack(s, Y, &encoded, c.layers); !st) return st;
+  return read_out(Y, model_.decoder_final_norm(), {}, ids);
 }
 
 // Logits in chunks of positions, so that T × V floats are never all held (unless asked): the top
-// k of each position and the mean cross-entropy of each next token.
-Status ForwardPass::read_out(const Matrix& X) {
+// k of each position and the mean cross-entropy of each next token. A masked LM's head first
+// transforms the states (dense, activation, norm), and its top k is each position's own token.
+Status ForwardPass::read_out(const Matrix& X, const WeightTensor& norm, const WeightTensor& norm_bias, const std::vector<int>& ids) {
   const TransformerConfig& c = model_.config();
-  const std::vector<int>& ids = result_.ids;
   const Eigen::Index T = X.rows();
-  const Matrix H = normalize(X, model_.final_norm(), model_.final_norm_bias(), c.arch->norm, c.norm_eps, c.arch->norm_offset);
+  result_.masked_lm = c.masked_lm();
+  result_.loss = result_.perplexity = std::numeric_limits<double>::quiet_NaN();
+  Matrix H = normalize(X, norm, norm_bias, c.arch->norm, c.norm_eps, c.arch->norm_offset);
   if (auto s = check_finite(H, "the final norm"); !s) return s;
+  if (c.masked_lm()) {
+    if (!model_.head_dense().present()) return Ok{};  // BertModel: no head, so nothing to predict
+    H = linear(H, model_.head_dense(), c.arch->layout);
+    add_bias(H, model_.head_dense_bias());
+    activate(H, c.head_activation);
+    H = normalize(H, model_.head_norm(), model_.head_norm_bias(), c.arch->norm, c.norm_eps);
+  }
+  if (c.output_scale != 1.0) H *= static_cast<float>(c.output_scale);
   const Eigen::Index chunk = std::max<Eigen::Index>(1, (64 << 20) / (4 * static_cast<Eigen::Index>(c.vocab)));
   if (options_.keep_logits) result_.logits.resize(T, c.vocab);
   double loss_sum = 0.0;
@@ -416,7 +305,9 @@ Status ForwardPass::read_out(const Matrix& X) {
   std::vector<int> order(static_cast<std::size_t>(c.vocab));
   for (Eigen::Index first = 0; first < T; first += chunk) {
     const Eigen::Index n = std::min<Eigen::Index>(chunk, T - first);
-    const Matrix L = logits_of(H.middleRows(first, n), model_);
+    Matrix L = linear(H.middleRows(first, n), model_.lm_head(), WeightLayout::OutIn);
+    add_bias(L, model_.lm_head_bias());
+    soft_cap(L, c.final_softcap);
     if (auto s = check_finite(L, "the output head"); !s) return s;
     if (options_.keep_logits) result_.logits.middleRows(first, n) = L;
     for (Eigen::Index i = 0; i < n; ++i) {
@@ -424,7 +315,7 @@ Status ForwardPass::read_out(const Matrix& X) {
       const auto row = L.row(i);
       const double m = row.maxCoeff();
       const double lse = m + std::log((row.cast<double>().array() - m).exp().sum());
-      const bool counts = options_.scored.empty() || options_.scored[static_cast<std::size_t>(t)];
+      const bool counts = !c.masked_lm() && (options_.scored.empty() || options_.scored[static_cast<std::size_t>(t)]);
       if (t + 1 < T && counts) {
         loss_sum += lse - row(ids[static_cast<std::size_t>(t + 1)]);
         ++result_.scored;
@@ -439,7 +330,7 @@ Status ForwardPass::read_out(const Matrix& X) {
       result_.top.push_back(std::move(top));
     }
   }
-  result_.loss = result_.scored > 0 ? loss_sum / result_.scored : std::numeric_limits<double>::quiet_NaN();
+  if (result_.scored > 0) result_.loss = loss_sum / result_.scored;
   result_.scored_description = options_.scored.empty() ? "" : options_.scored_description;
   result_.perplexity = std::exp(result_.loss);
   return Ok{};
@@ -452,34 +343,45 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   if (auto s = check_request(c, ids, v); !s) return Error{s.error()};
   if (!options_.scored.empty() && options_.scored.size() != ids.size())
     return Error{"the scored predictions do not match the tokens"};
-  if (auto s = check_memory(forward_bytes(c, static_cast<int>(ids.size()), options_), "the forward pass over " + std::to_string(ids.size()) + " tokens",
-                            "use a shorter sentence");
-      !s)
+  if (!c.encoder_decoder() && options_.stack != ModelStack::Encoder)
+    return Error{"this model has one stack of layers; the decoder's and the cross-attention are an encoder–decoder's (T5)"};
+  const int T = static_cast<int>(std::max(ids.size(), options_.decoder_ids.size()));
+  if (auto s = check_memory(forward_bytes(c, T, options_), "the forward pass over " + std::to_string(T) + " tokens", "use a shorter sentence"); !s)
     return Error{s.error()};
-  const int T = static_cast<int>(ids.size());
   result_.ids = ids;
   result_.tokens = token_texts(model_, ids);
+  result_.stack = options_.stack;
+  result_.bidirectional = options_.stack == ModelStack::Encoder && c.bidirectional();
+  // What T5 learned about distance, for the views: the shown stack's bucket table as stored.
+  const WeightTensor& table = options_.stack == ModelStack::Encoder ? model_.relative_bias() : model_.decoder_relative_bias();
+  if (c.positions == PositionKind::T5 && options_.stack != ModelStack::Cross && table.present()) {
+    result_.bucket_bias.resize(c.t5_buckets, c.heads);
+    read_rows(table, 0, c.t5_buckets, result_.bucket_bias.data());
+  }
   backend_ = options_.backend ? options_.backend : &cpu_;
   result_.backend = backend_->name();
-  Matrix X = embed_tokens(model_, ids, v);
+  Matrix X = embed_tokens(model_, ids, v, !c.encoder_decoder());
   if (auto s = check_finite(X, "the embeddings"); !s) return Error{s.error()};
-  prepare_positions(T);
   // Soft-capped scores (Gemma 2) are the CPU path's alone.
   if (c.attn_softcap > 0.0 && backend_ != &cpu_) {
     backend_ = &cpu_;
     result_.backend = cpu_.name() + " (Gemma 2's soft-capped scores run on the CPU)";
   }
-  for (int l = 0; l < c.layers; ++l) {
-    if (cancelled(options_)) return Error{"cancelled"};
-    if (auto s = run_layer(l, X); !s) return Error{s.error()};
-    if (options_.progress) options_.progress(static_cast<double>(l + 1) / (c.layers + 1));
+  if (c.encoder_decoder() && backend_ != &cpu_) result_.backend += " (cross-attention on the CPU)";
+  Stack first = first_stack(static_cast<int>(ids.size()), model_.relative_bias());
+  if (auto s = run_stack(first, X, nullptr, 0); !s) return Error{s.error()};
+  if (c.encoder_decoder()) {
+    const Matrix encoded = normalize(X, model_.final_norm(), {}, c.arch->norm, c.norm_eps);
+    if (auto s = run_decoder(encoded); !s) return Error{s.error()};
+  } else if (auto s = read_out(X, model_.final_norm(), model_.final_norm_bias(), ids); !s) {
+    return Error{s.error()};
   }
-  if (cancelled(options_)) return Error{"cancelled"};
-  if (auto s = read_out(X); !s) return Error{s.error()};
   if (options_.progress) options_.progress(1.0);
   result_.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return std::move(result_);
 }
+
+}  // namespace
 
 Result<ForwardResult> run_forward(const Checkpoint& model, const std::vector<int>& ids, const ForwardOptions& options) {
   ForwardPass pass(model, options);

@@ -15,6 +15,7 @@
 
 #include "core/attention/attention.hpp"
 #include "core/model/checkpoint.hpp"
+#include "core/model/model_stack.hpp"
 
 namespace poslab {
 
@@ -42,6 +43,9 @@ std::string describe(const PositionIntervention& v);
 struct ForwardOptions {
   PositionIntervention intervention;
   std::vector<int> keep_layers;  // layers whose weights, scores and head summaries are kept
+  ModelStack stack = ModelStack::Encoder;  // whose layers are kept: T5's encoder, decoder or cross-attention
+  // T5: the decoder's input, decoder_start_token_id then the target's tokens; empty: the start token.
+  std::vector<int> decoder_ids;
   bool all_layers = false;       // keep every layer (tests; small models)
   bool keep_logits = false;      // the T × V logits (tests; memory grows with T · V)
   int top_k = 5;
@@ -71,6 +75,11 @@ struct LayerAttention {
   int layer = 0;
   int window = 0;          // keys within this many tokens (itself included) are seen; 0: all
   bool rotated = false;    // RoPE applied to q and k in this layer
+  bool causal = true;      // false: an encoder's, or cross-attention (every key seen)
+  bool cross = false;      // T5's cross-attention: rows decoder positions, columns encoder positions
+  // Whether query i cannot see key j: the future (causal), or outside the window — `window` or
+  // more tokens back (causal), more than window / 2 away either side (an encoder's).
+  bool masked(int i, int j) const { return (causal && j > i) || outside_window(i, j, window, causal); }
   std::vector<Matrix> scores, weights;  // per head, T × T (scores: q·k/√d_h, −inf above the diagonal)
   std::vector<HeadSummary> heads;
   Matrix frequency_usage;  // heads × rotary pairs: mean over positions of ‖q_i‖·‖k_i‖ (RoPE models)
@@ -85,10 +94,22 @@ struct TokenProbability {
 struct ForwardResult {
   std::vector<int> ids;
   std::vector<std::string> tokens;      // the tokenizer's text of each id
+  std::vector<int> decoder_ids;         // T5: the decoder's input (start token, then the target's)
+  std::vector<std::string> decoder_tokens;
+  ModelStack stack = ModelStack::Encoder;  // whose attention `layers` holds
+  bool masked_lm = false;               // top[i] predicts position i itself (BERT), not the next token
+  bool bidirectional = false;           // the shown stack's self-attention sees every token
+  Matrix bucket_bias;                   // T5: the shown stack's learned bias, buckets × heads (else empty)
+  // The tokens of the kept layers' rows and columns: the sentence's, the decoder's, or (cross)
+  // decoder rows and sentence columns.
+  const std::vector<std::string>& query_tokens() const { return stack == ModelStack::Encoder ? tokens : decoder_tokens; }
+  const std::vector<std::string>& key_tokens() const { return stack == ModelStack::Decoder ? decoder_tokens : tokens; }
   std::vector<LayerAttention> layers;   // the kept layers, in order
   Matrix logits;                        // T × V, only with keep_logits
-  std::vector<std::vector<TokenProbability>> top;  // per position, most probable first
-  double loss = 0.0;                    // mean cross-entropy of ids[t+1] given ids[..t], nats
+  // Per position, most probable first: the next token (decoders; T5's decoder positions), or the
+  // position's own token (masked LMs); empty for an encoder without its head (BertModel).
+  std::vector<std::vector<TokenProbability>> top;
+  double loss = 0.0;                    // mean cross-entropy of ids[t+1] given ids[..t], nats (T5: of the target); NaN: none
   double perplexity = 0.0;              // exp(loss)
   int scored = 0;                       // the predictions the loss averages
   std::string scored_description;       // empty: every next token

@@ -47,6 +47,7 @@ void add_bias(Matrix& Y, const WeightTensor& b) {
 }
 
 Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps, double offset) {
+  if (!w.present()) return X;  // no norm here: ModernBERT's first layer, BERT's final stack
   RowVector weight = read_vector(w);
   weight.array() += static_cast<float>(offset);
   Matrix Y(X.rows(), X.cols());

@@ -12,7 +12,8 @@ Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout);
 // Y += b, when the bias is there.
 void add_bias(Matrix& Y, const WeightTensor& b);
 
-// RMSNorm (× (offset + w): Gemma's offset is 1) or LayerNorm (× w + b) of each row.
+// RMSNorm (× (offset + w): Gemma's offset is 1) or LayerNorm (× w + b) of each row; X itself when
+// there is no norm (w absent).
 Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps, double offset = 0.0);
 
 // The same RMSNorm on each head_dim-wide block of each row (Qwen3's and Gemma 3's q and k norms).

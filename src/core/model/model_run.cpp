@@ -31,7 +31,10 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
   const ModelSettings& m = state.model;
   ModelRequest r;
   r.sentence = m.sentence;
-  r.layer = std::clamp(state.view.layer, 0, config.layers - 1);
+  r.stack = config.encoder_decoder() ? m.stack : ModelStack::Encoder;
+  r.target = config.encoder_decoder() ? m.target : std::string();
+  const int layers = r.stack == ModelStack::Encoder ? config.layers : config.decoder_layers;
+  r.layer = std::clamp(state.view.layer, 0, layers - 1);
   r.shuffle_seed = static_cast<std::uint64_t>(std::max(0, state.view.permutation));
   PositionIntervention& v = r.intervention;
   v.positions_off = positions_off(m, config.positions);
@@ -91,8 +94,20 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
       scored = scored_predictions(task, *ids);
       scored_what = scored_description(task);
     }
+  // T5's decoder reads its start token, then the target's tokens (with the </s> its tokenizer adds).
+  std::vector<int> decoder_ids;
+  if (model.config().encoder_decoder()) {
+    decoder_ids.push_back(model.config().decoder_start);
+    if (!request.target.empty()) {
+      auto target = model_tokens(model, request.target, &unknown);
+      if (!target) return Error{"the target: " + target.error()};
+      decoder_ids.insert(decoder_ids.end(), target->begin(), target->end());
+    }
+  }
   const auto options = [&](int pass) {
     ForwardOptions o;
+    o.stack = request.stack;
+    o.decoder_ids = decoder_ids;
     o.scored = scored;
     o.scored_description = scored_what;
     o.keep_layers = {request.layer};
@@ -122,14 +137,17 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
 
 Results layer_results(const ForwardResult& f, int layer, const TransformerConfig& config, const std::string& what) {
   Results r;
-  for (const std::string& t : f.tokens) r.tokens.push_back(Token{t, -1, false, false});
-  r.key_tokens = r.tokens;
-  const int T = static_cast<int>(f.tokens.size());
-  r.problem.Xq = Matrix::Zero(T, static_cast<Eigen::Index>(config.heads) * config.head_dim);
+  for (const std::string& t : f.query_tokens()) r.tokens.push_back(Token{t, -1, false, false});
+  for (const std::string& t : f.key_tokens()) r.key_tokens.push_back(Token{t, -1, false, false});
+  const int Tq = static_cast<int>(r.tokens.size()), Tk = static_cast<int>(r.key_tokens.size());
+  const Eigen::Index width = static_cast<Eigen::Index>(config.heads) * config.head_dim;
+  r.problem.Xq = Matrix::Zero(Tq, width);
+  r.problem.Xkv = Matrix::Zero(Tk, width);
   r.problem.heads = config.heads;
-  r.problem.causal = true;
-  r.problem.key_valid.assign(static_cast<std::size_t>(T), 1);
+  r.problem.causal = f.stack == ModelStack::Decoder || (f.stack == ModelStack::Encoder && !config.bidirectional());
+  r.problem.key_valid.assign(static_cast<std::size_t>(Tk), 1);
   if (const LayerAttention* a = f.layer(layer)) {
+    r.problem.causal = a->causal;
     r.problem.window = a->window;
     r.attention.scores = a->scores;
     r.attention.weights = a->weights;
@@ -137,7 +155,8 @@ Results layer_results(const ForwardResult& f, int layer, const TransformerConfig
   r.backend = f.backend;
   r.attention_ms = f.milliseconds;
   r.max_diff_vs_cpu = f.max_diff_vs_cpu;
-  r.description = describe_model(config) + " · layer " + std::to_string(layer) + " · " + what;
+  const std::string stack = config.encoder_decoder() ? std::string(to_string(f.stack)) + " " : "";
+  r.description = describe_model(config) + " · " + stack + "layer " + std::to_string(layer) + " · " + what;
   return r;
 }
 

@@ -21,6 +21,8 @@ struct ModelRequest {
   PositionIntervention intervention;
   std::uint64_t shuffle_seed = 0;  // 0: the tokens in their order
   int layer = 0;                   // the layer whose attention is kept
+  ModelStack stack = ModelStack::Encoder;  // of which stack (T5: encoder, decoder or cross)
+  std::string target;              // T5: the decoder's text after its start token
   int top_k = 5;
   bool changes() const { return intervention.any() || shuffle_seed != 0; }
   bool operator==(const ModelRequest&) const = default;

@@ -41,9 +41,13 @@ std::string describe_layer_positions(const TransformerConfig& c, int layer) {
     case PositionKind::Sinusoidal: s = "the sinusoid added to the embeddings"; break;
     case PositionKind::None: s = "no positions (NoPE)"; break;
     case PositionKind::Alibi: s = "ALiBi (a slope per head)"; break;
-    case PositionKind::T5: s = "T5's relative buckets"; break;
+    case PositionKind::T5:
+      s = "T5's relative buckets (" + std::to_string(c.t5_buckets) + ", to distance " + std::to_string(c.t5_max_distance) +
+          (c.bidirectional() ? ", both directions)" : ")");
+      break;
   }
-  if (c.is_local(layer)) s += ", window " + std::to_string(c.sliding_window);
+  if (c.is_local(layer))
+    s += c.bidirectional() ? ", window ±" + std::to_string(c.sliding_window / 2) : ", window " + std::to_string(c.sliding_window);
   return s;
 }
 
@@ -83,6 +87,10 @@ std::string describe_positions(const TransformerConfig& c) {
       s += (i ? "; " : "") + std::string(one ? "layer " : "layers ") + layer_ranges(in) + role + ": " + kinds[i];
     }
   }
+  if (c.encoder_decoder())
+    s += " in the encoder; the decoder's " + std::to_string(c.decoder_layers) + " layers: causal buckets of their own, cross-attention without positions";
+  else if (c.bidirectional())
+    s += " · bidirectional (an encoder)";
   if (c.positions == PositionKind::Rope) {
     s += std::string(" · ") + (c.rope_style == RopeStyle::Half ? "rotate-half" : "interleaved") + " pairs";
     if (c.rotary_dim < c.head_dim) s += " on " + std::to_string(c.rotary_dim) + " of " + std::to_string(c.head_dim) + " dimensions";

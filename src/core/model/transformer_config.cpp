@@ -1,5 +1,6 @@
 #include "core/model/transformer_config.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <optional>
@@ -95,10 +96,13 @@ Status read_sizes(const Json& c, const std::string& name, TransformerConfig& t) 
   if (t.kv_heads < 1 || t.heads % t.kv_heads != 0)
     return Error{name + ": num_key_value_heads (" + std::to_string(t.kv_heads) + ") must divide num_attention_heads (" +
                  std::to_string(t.heads) + ")"};
-  if (!c.contains("head_dim") && t.hidden % t.heads != 0)
+  const auto has_key = [&c](const std::vector<std::string>& names) {
+    return std::any_of(names.begin(), names.end(), [&c](const std::string& k) { return c.contains(k) && !c.at(k).is_null(); });
+  };
+  if (!has_key(keys.head_dim) && t.hidden % t.heads != 0)
     return Error{name + ": " + std::to_string(t.heads) + " heads do not divide hidden_size " + std::to_string(t.hidden) +
-                 " and no head_dim is given"};
-  auto head_dim = whole(c, {"head_dim"}, t.hidden / t.heads, name);
+                 " and no " + keys.head_dim.front() + " is given"};
+  auto head_dim = whole(c, keys.head_dim, t.hidden / t.heads, name);
   if (!head_dim) return Error{head_dim.error()};
   t.head_dim = *head_dim;
   if (t.head_dim < 2) return Error{name + ": head_dim must be at least 2"};
@@ -111,6 +115,14 @@ Status read_sizes(const Json& c, const std::string& name, TransformerConfig& t) 
   if (!positions) return Error{positions.error()};
   t.max_positions = *positions;
   if (t.max_positions < 1) return Error{name + ": \"" + keys.max_positions.front() + "\" must be at least 1"};
+  auto types = whole(c, {"type_vocab_size"}, 2, name);
+  auto decoder = keys.decoder_layers.empty() ? Result<int>(0) : whole(c, keys.decoder_layers, t.layers, name);
+  for (const auto* r : {&types, &decoder})
+    if (!*r) return Error{r->error()};
+  t.token_types = std::max(1, *types);
+  t.decoder_layers = *decoder;
+  if (t.arch->stacks == Stacks::EncoderDecoder && t.decoder_layers < 1)
+    return Error{name + ": \"" + keys.decoder_layers.front() + "\" must be at least 1"};
   return Ok{};
 }
 
@@ -128,15 +140,33 @@ Status read_behaviour(const Json& c, const std::string& name, TransformerConfig&
     if (!c[act_key].is_string()) return Error{name + ": \"" + act_key + "\" must be a string"};
     act = c[act_key].get<std::string>();
   }
+  // T5's feed_forward_proj: "relu", or "gated-ACT" for a gated MLP ("gated-gelu" is gelu_new).
+  t.gated_mlp = t.arch->mlp == MlpKind::Gated;
+  if (act.rfind("gated-", 0) == 0) {
+    t.gated_mlp = true;
+    act = act == "gated-gelu" ? "gelu_new" : act.substr(6);
+  }
   auto activation = activation_of(act, name);
   if (!activation) return Error{activation.error()};
   t.activation = *activation;
+  t.head_activation = t.activation;
+  if (const std::string& key = t.arch->keys.head_activation; !key.empty() && c.contains(key) && c[key].is_string()) {
+    auto head = activation_of(c[key].get<std::string>(), name);
+    if (!head) return Error{head.error()};
+    t.head_activation = *head;
+  } else if (!key.empty()) {
+    t.head_activation = Activation::Gelu;
+  }
+  auto start = whole(c, {"decoder_start_token_id"}, 0, name);
+  if (!start) return Error{start.error()};
+  t.decoder_start = *start;
   auto bias = flag(c, "attention_bias", defaults.qkv_bias, name);
   if (!bias) return Error{bias.error()};
   t.attention_bias = *bias || defaults.qkv_bias;
   auto tie = flag(c, "tie_word_embeddings", defaults.tie_embeddings, name);
   if (!tie) return Error{tie.error()};
   t.tie_embeddings = *tie;
+  if (t.arch->stacks == Stacks::EncoderDecoder && t.tie_embeddings) t.output_scale = 1.0 / std::sqrt(static_cast<double>(t.hidden));
   return Ok{};
 }
 
@@ -168,10 +198,11 @@ Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
   if (t.scaling.type == RopeScalingType::LongRope && t.scaling.short_factor.size() != static_cast<std::size_t>(t.rotary_dim / 2))
     return Error{name + ": rope_scaling's LongRoPE factors number " + std::to_string(t.scaling.short_factor.size()) + ", not one per rotary pair (" +
                  std::to_string(t.rotary_dim / 2) + ")"};
-  if (c.contains("rope_local_base_freq") && t.arch->windows == WindowRule::Pattern) {
-    auto local = real(c, {"rope_local_base_freq"}, 10000.0, name);
+  // The local layers' own base (Gemma 3, ModernBERT); Hugging Face's default 10000 when absent.
+  if (!keys.local_rope_theta.empty()) {
+    auto local = real(c, keys.local_rope_theta, 10000.0, name);
     if (!local) return Error{local.error()};
-    if (!(*local > 1.0)) return Error{name + ": \"rope_local_base_freq\" must be greater than 1"};
+    if (!(*local > 1.0)) return Error{name + ": \"" + keys.local_rope_theta.front() + "\" must be greater than 1"};
     t.rope_local_theta = *local;
   }
   return Ok{};
@@ -183,11 +214,13 @@ Status read_poslab_positions(const Json& c, const std::string& name, Transformer
   if (!fraction) return Error{fraction.error()};
   if (*fraction < 0.0 || *fraction > 1.0) return Error{name + ": poslab_rope_fraction must be in [0, 1]"};
   t.rope_fraction = *fraction;
-  auto buckets = whole(c, {"poslab_t5_buckets"}, 32, name);
-  auto distance = whole(c, {"poslab_t5_max_distance"}, 128, name);
+  auto buckets = whole(c, t.arch->keys.buckets, 32, name);
+  auto distance = whole(c, t.arch->keys.max_distance, 128, name);
   if (!buckets) return Error{buckets.error()};
   if (!distance) return Error{distance.error()};
-  if (*buckets < 2 || *distance < 1) return Error{name + ": poslab_t5_buckets must be at least 2 and poslab_t5_max_distance at least 1"};
+  if (*buckets < 2 || *distance < 1)
+    return Error{name + ": \"" + t.arch->keys.buckets.front() + "\" must be at least 2 and \"" + t.arch->keys.max_distance.front() +
+                 "\" at least 1"};
   t.t5_buckets = *buckets;
   t.t5_max_distance = *distance;
   return Ok{};
@@ -219,13 +252,14 @@ Result<std::vector<std::uint8_t>> windowed_layers(const Json& c, const std::stri
       return std::nullopt;
     });
   std::vector<std::uint8_t> w(static_cast<std::size_t>(t.layers), 0);
-  auto every = whole(c, {"sliding_window_pattern"}, 6, name);
+  auto every = whole(c, {t.arch->windows == WindowRule::GlobalEveryN ? "global_attn_every_n_layers" : "sliding_window_pattern"},
+                     t.arch->windows == WindowRule::GlobalEveryN ? 3 : 6, name);
   auto from = whole(c, {"max_window_layers"}, 28, name);
   auto use = flag(c, "use_sliding_window", false, name);
   for (const auto* r : {&every, &from})
     if (!*r) return Error{r->error()};
   if (!use) return Error{use.error()};
-  if (*every < 1) return Error{name + ": \"sliding_window_pattern\" must be at least 1"};
+  if (*every < 1) return Error{name + ": the global layers' interval must be at least 1"};
   for (int l = 0; l < t.layers; ++l) {
     switch (t.arch->windows) {
       case WindowRule::None: break;
@@ -233,6 +267,7 @@ Result<std::vector<std::uint8_t>> windowed_layers(const Json& c, const std::stri
       case WindowRule::FromMaxWindowLayers: w[static_cast<std::size_t>(l)] = *use && l >= *from; break;
       case WindowRule::Alternate: w[static_cast<std::size_t>(l)] = l % 2 == 0; break;
       case WindowRule::Pattern: w[static_cast<std::size_t>(l)] = (l + 1) % *every != 0; break;
+      case WindowRule::GlobalEveryN: w[static_cast<std::size_t>(l)] = l % *every != 0; break;
     }
   }
   return w;
@@ -242,7 +277,7 @@ Result<std::vector<std::uint8_t>> windowed_layers(const Json& c, const std::stri
 // attention does beyond q·k/√d (Gemma's query scale and soft-capping, a parallel block).
 Status read_layers(const Json& c, const std::string& name, TransformerConfig& t) {
   const ConfigDefaults& defaults = t.arch->defaults;
-  auto window = t.arch->windows == WindowRule::None ? Result<int>(0) : whole(c, {"sliding_window"}, 0, name);
+  auto window = t.arch->windows == WindowRule::None ? Result<int>(0) : whole(c, t.arch->keys.window, 0, name);
   if (!window) return Error{window.error()};
   t.sliding_window = *window;
   if (t.sliding_window > 0) {
@@ -275,6 +310,7 @@ Status read_layers(const Json& c, const std::string& name, TransformerConfig& t)
   if (*scalar < 0.0 || *attn_cap < 0.0 || *final_cap < 0.0)
     return Error{name + ": query_pre_attn_scalar and the soft-capping values must not be negative"};
   t.query_scale = *scalar > 0.0 ? 1.0 / std::sqrt(*scalar) : 0.0;
+  if (!t.arch->scaled_scores) t.query_scale = 1.0;  // T5: q·k unscaled
   t.attn_softcap = *attn_cap;
   t.final_softcap = *final_cap;
   auto pre_norm = flag(c, "do_layer_norm_before", true, name);
@@ -328,6 +364,7 @@ std::int64_t dimension(const TransformerConfig& c, Dim d) {
     case Dim::Positions: return static_cast<std::int64_t>(c.max_positions) + c.arch->position_offset;
     case Dim::Heads: return c.heads;
     case Dim::Buckets: return c.t5_buckets;
+    case Dim::TokenTypes: return c.token_types;
   }
   return 0;
 }
@@ -345,6 +382,9 @@ bool is_needed(const TransformerConfig& c, Need n) {
     case Need::IfUntied: return !c.tie_embeddings;
     case Need::IfLearnedPositions: return c.positions == PositionKind::Learned;
     case Need::IfT5Positions: return c.positions == PositionKind::T5;
+    case Need::IfPresent: return true;
+    case Need::IfGatedMlp: return c.gated_mlp;
+    case Need::IfPlainMlp: return !c.gated_mlp;
   }
   return false;
 }

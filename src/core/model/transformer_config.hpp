@@ -45,6 +45,13 @@ struct TransformerConfig {
   bool parallel_residual = false;  // attention and MLP both read x (GPT-NeoX, GPT-J)
   double query_scale = 0.0;        // the scores' factor when not 1/√head_dim (Gemma's query_pre_attn_scalar)
   double attn_softcap = 0.0, final_softcap = 0.0;  // Gemma 2: c·tanh(s/c) of the scores and logits; 0: none
+  // Encoders and encoder–decoders (BERT, ModernBERT, T5).
+  int token_types = 2;          // BERT's type_vocab_size (segment 0's row is added)
+  int decoder_layers = 0;       // T5's decoder stack (num_decoder_layers, else the encoder's count)
+  int decoder_start = 0;        // T5: the decoder's first token (decoder_start_token_id)
+  bool gated_mlp = true;        // act(gate) ⊙ up; T5's "gated-gelu" turns it on for a plain row
+  Activation head_activation = Activation::Gelu;  // the masked-LM head's transform
+  double output_scale = 1.0;    // T5 tied: the decoder's output × d_model^−½ before the LM head
   // A model PosLab trained: its task, training length and seed (poslab_task, …), else empty.
   std::optional<TrainingRecord> training;
 
@@ -54,6 +61,9 @@ struct TransformerConfig {
   bool has_local_layers() const;
   bool rotates(int layer) const { return rope_layers.empty() || rope_layers[static_cast<std::size_t>(layer)]; }
   int kv_width() const { return kv_heads * head_dim; }
+  bool bidirectional() const { return arch->bidirectional; }
+  bool masked_lm() const { return arch->head == OutputHead::MaskedLm; }
+  bool encoder_decoder() const { return arch->stacks == Stacks::EncoderDecoder; }
 };
 
 // Reads config.json's text (once) through the architecture's keys and defaults; `name` is used in

@@ -27,6 +27,13 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
+// A special token named as masked LMs name their blank: BERT's [MASK], RoBERTa's and ModernBERT's <mask>.
+bool is_mask_token(const BpeTokenizer* tok, int id) {
+  if (!tok || !tok->is_special(id)) return false;
+  const std::string text = tok->token_text(id);
+  return text.find("MASK") != std::string::npos || text.find("mask") != std::string::npos;
+}
+
 }  // namespace
 
 void ModelView::open_if_changed(const State& state) {
@@ -55,11 +62,35 @@ void ModelView::update(const State& state) {
   run_ = worker_.latest();
 }
 
+// A masked LM's answers where the sentence has its mask token: the top-k for each blank.
+void ModelView::draw_fill_mask(const ModelRun& run) {
+  const ForwardResult& a = run.unchanged;
+  const BpeTokenizer* tok = model_->tokenizer();
+  int blanks = 0;
+  for (std::size_t t = 0; t < a.ids.size() && t < a.top.size(); ++t) {
+    if (!is_mask_token(tok, a.ids[t])) continue;
+    ++blanks;
+    std::string line = "position " + std::to_string(t) + ":";
+    for (const TokenProbability& p : a.top[t]) line += "  \"" + visible_token(p.token) + "\" " + fmt("%.2f", p.p);
+    if (run.changed && t < run.changed->top.size() && !run.changed->top[t].empty())
+      line += "   (changed model: \"" + visible_token(run.changed->top[t][0].token) + "\" " + fmt("%.2f", run.changed->top[t][0].p) + ")";
+    flow::text_wrapped(line.c_str());
+  }
+  probe::value("fill-mask blanks", std::to_string(blanks));
+  if (blanks == 0)
+    flow::text_disabled_wrapped("Write the mask token ([MASK] for BERT) in the sentence to ask the model to fill a blank; the table "
+                                "below shows its guess at every position.");
+}
+
 void ModelView::draw_predictions(const ModelRun& run) {
   const ForwardResult& a = run.unchanged;
   const ForwardResult* b = run.changed ? &*run.changed : nullptr;
   ImGui::Text("Unchanged: %s", loss_text(a).c_str());
   if (b) ImGui::TextColored(ImVec4(1.0f, 0.7f, 0.4f, 1), "%s: %s", run.describe().c_str(), loss_text(*b).c_str());
+  if (a.masked_lm) draw_fill_mask(run);
+  // T5's predictions follow the decoder's positions; the others', the sentence's.
+  const std::vector<std::string>& rows = a.decoder_ids.empty() ? a.tokens : a.decoder_tokens;
+  const std::string what = a.masked_lm ? "top-5 here" : "top-5 next";
   const int columns = b ? 4 : 3;
   // Columns as wide as their text, the table scrolling sideways rather than cutting it.
   if (!ImGui::BeginTable("predictions", columns,
@@ -70,27 +101,28 @@ void ModelView::draw_predictions(const ModelRun& run) {
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableSetupColumn("pos");
   ImGui::TableSetupColumn("token");
-  ImGui::TableSetupColumn("top-5 next (unchanged)");
-  if (b) ImGui::TableSetupColumn("top-5 next (changed)");
+  ImGui::TableSetupColumn((what + " (unchanged)").c_str());
+  if (b) ImGui::TableSetupColumn((what + " (changed)").c_str());
   ImGui::TableHeadersRow();
   const auto top_text = [](const std::vector<TokenProbability>& top) {
     std::string s;
     for (const TokenProbability& t : top) s += "\"" + visible_token(t.token) + "\" " + fmt("%.2f", t.p) + "  ";
     return s;
   };
-  for (std::size_t t = 0; t < a.tokens.size(); ++t) {
+  for (std::size_t t = 0; t < rows.size() && t < a.top.size(); ++t) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::Text("%zu", t);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(visible_token(a.tokens[t]).c_str());
+    ImGui::TextUnformatted(visible_token(rows[t]).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(top_text(a.top[t]).c_str());
     if (b && t < b->top.size()) {
       ImGui::TableNextColumn();
       const bool same = !b->top[t].empty() && !a.top[t].empty() && b->top[t][0].id == a.top[t][0].id;
       ImGui::TextColored(same ? ImVec4(0.85f, 0.85f, 0.85f, 1) : ImVec4(1.0f, 0.55f, 0.4f, 1), "%s%s",
-                         visible_token(b->tokens[t]).c_str(), (" → " + top_text(b->top[t])).c_str());
+                         visible_token((b->decoder_ids.empty() ? b->tokens : b->decoder_tokens)[t]).c_str(),
+                         (" → " + top_text(b->top[t])).c_str());
     }
   }
   ImGui::EndTable();
@@ -230,6 +262,31 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
   state.view.permutation = std::max(0, state.view.permutation);
 }
 
+// An encoder–decoder's three attentions, and the decoder's text: T5 reads the sentence in its
+// encoder and the target in its decoder, after the start token.
+void ModelView::draw_stack(State& state, const TransformerConfig& c) {
+  int stack = static_cast<int>(state.model.stack);
+  ImGui::TextUnformatted("attention:");
+  for (ModelStack s : {ModelStack::Encoder, ModelStack::Decoder, ModelStack::Cross}) {
+    ImGui::SameLine();
+    if (ImGui::RadioButton(std::string(to_string(s)).c_str(), &stack, static_cast<int>(s))) state.model.stack = s;
+    probe::item("model stack: " + std::string(to_string(s)));
+  }
+  if (std::string(target_input_) != state.model.target) std::snprintf(target_input_, sizeof target_input_, "%s", state.model.target.c_str());
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, 30.0f * ImGui::GetFontSize()));
+  if (ImGui::InputTextWithHint("target (the decoder's text)", "e.g. Das Haus ist wunderbar.", target_input_, sizeof target_input_,
+                               ImGuiInputTextFlags_EnterReturnsTrue))
+    state.model.target = target_input_;
+  probe::item("model target");
+  if (ImGui::IsItemDeactivatedAfterEdit()) state.model.target = target_input_;
+  flow::text_disabled_wrapped(state.model.stack == ModelStack::Cross
+                                  ? "Cross-attention: rows are the decoder's tokens, columns the sentence's; it has no positions of its own."
+                              : state.model.stack == ModelStack::Decoder
+                                  ? ("The decoder: causal, with T5 buckets of its own over the start token (id " + std::to_string(c.decoder_start) +
+                                     ") and the target.").c_str()
+                                  : "The encoder: every token sees every other, through T5's bidirectional buckets.");
+}
+
 void ModelView::reset_to_model(State& state, const TransformerConfig& c) {
   ModelSettings& m = state.model;
   const ModelSettings defaults;
@@ -253,7 +310,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   if (!open_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", open_error_.c_str());
   if (!model_) {
     flow::text_wrapped(
-        "Open a Hugging Face model folder (Llama 2/3/3.1/3.2, Mistral, Qwen2/2.5 or GPT-2: config.json, model.safetensors "
+        "Open a Hugging Face model folder (Llama, Mistral, Qwen, Gemma, Phi-3, Pythia, GPT-2, BERT, ModernBERT, T5 …: config.json, model.safetensors "
         "or its shards, tokenizer.json) above, in the Embeddings box, by dropping it on the window, or with --model DIR. "
         "A Hugging Face cache folder (~/.cache/huggingface/hub/models--ORG--NAME) works too. The model then runs its own "
         "forward pass: every layer's heads, its predictions and loss, and what changing its positions breaks.");
@@ -277,11 +334,14 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   bool on = state.view.layer >= 0;
   if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
   if (!on) return;
+  if (c.encoder_decoder()) draw_stack(state, c);
+  const bool decoder = c.encoder_decoder() && state.model.stack != ModelStack::Encoder;
+  const int layers = decoder ? c.decoder_layers : c.layers;
+  state.view.layer = std::clamp(state.view.layer, 0, layers - 1);
   ImGui::SetNextItemWidth(16.0f * ImGui::GetFontSize());
-  ImGui::SliderInt("layer", &state.view.layer, 0, c.layers - 1);
-  flow::text_disabled_wrapped(("layer " + std::to_string(state.view.layer) + ": " +
-                               describe_layer_positions(c, std::clamp(state.view.layer, 0, c.layers - 1)))
-                                  .c_str());
+  ImGui::SliderInt("layer", &state.view.layer, 0, layers - 1);
+  if (!decoder)
+    flow::text_disabled_wrapped(("layer " + std::to_string(state.view.layer) + ": " + describe_layer_positions(c, state.view.layer)).c_str());
 
   // Interventions: each shown against the unchanged model.
   ImGui::Separator();
@@ -310,6 +370,10 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
     ImGui::PopStyleColor();
   }
   probe::value("model notes", std::to_string(run_->notes.size()));
+  // Which attention the run shows, as rows × columns of tokens (T5's cross-attention: decoder × sentence).
+  const ForwardResult& shown = run_->shown();
+  probe::value("model shown", std::string(to_string(shown.stack)) + " " + std::to_string(shown.query_tokens().size()) + "x" +
+                                  std::to_string(shown.key_tokens().size()));
   if (ImGui::CollapsingHeader("Heads of the layer", ImGuiTreeNodeFlags_DefaultOpen)) draw_heads(state, fonts, show_attention);
   if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
   const bool usage_open = c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage");

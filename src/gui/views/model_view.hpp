@@ -46,6 +46,9 @@ class ModelView {
   bool shows_unchanged_ = false;
   void draw_heads(State& state, const plot::FontSet& fonts, bool& show_attention);
   void draw_interventions(State& state, const TransformerConfig& c);
+  void draw_stack(State& state, const TransformerConfig& c);
+  void draw_fill_mask(const ModelRun& run);
+  char target_input_[1024] = "";
   static void reset_to_model(State& state, const TransformerConfig& c);
 };
 

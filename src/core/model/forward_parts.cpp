@@ -1,0 +1,218 @@
+#include "core/model/forward_parts.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/attention/dog.hpp"
+#include "core/encodings/bias.hpp"
+#include "core/model/layer_ops.hpp"
+#include "core/model/position_tables.hpp"
+
+namespace poslab {
+
+namespace {
+
+// The embeddings' factor √hidden (Gemma) as Hugging Face forms it: a tensor of the weights' dtype,
+// so a BF16 model multiplies by √hidden rounded to BF16.
+float embedding_scale(const Checkpoint& model) {
+  const float s = std::sqrt(static_cast<float>(model.config().hidden));
+  if (model.embed().type == WeightType::F32) return s;
+  const float rounded = model.embed().type == WeightType::BF16 ? round_to_bf16(s) : round_to_f16(s);
+  return rounded;
+}
+
+}  // namespace
+
+Status check_request(const TransformerConfig& c, const std::vector<int>& ids, const PositionIntervention& v) {
+  const int T = static_cast<int>(ids.size());
+  if (T == 0) return Error{"no tokens to run"};
+  for (int id : ids)
+    if (id < 0 || id >= c.vocab) return Error{"token id " + std::to_string(id) + " is outside the vocabulary (" + std::to_string(c.vocab) + ")"};
+  const bool learned = c.positions == PositionKind::Learned;
+  if (learned && !v.positions_off && (v.position_shift < 0 || T + v.position_shift > c.max_positions))
+    return Error{"this model has positions 0 … " + std::to_string(c.max_positions - 1) + "; " + std::to_string(T) +
+                 " tokens shifted by " + std::to_string(v.position_shift) + " do not fit"};
+  if (!learned && v.position_shift < 0) return Error{"a position shift must be 0 or more"};
+  if (v.rope_theta && !(*v.rope_theta > 1.0 && std::isfinite(*v.rope_theta)))
+    return Error{"the RoPE base must be greater than 1"};
+  if (v.scaling)
+    if (auto s = validate(*v.scaling); !s) return s;
+  if (v.rotary_dim && (*v.rotary_dim < 2 || *v.rotary_dim > c.head_dim || *v.rotary_dim % 2 != 0))
+    return Error{"the rotated dimensions must be an even number from 2 to head_dim (" + std::to_string(c.head_dim) + ")"};
+  if (v.window && *v.window < 0) return Error{"a window must be 0 (none) or more tokens"};
+  if (v.local_base && !(*v.local_base > 1.0 && std::isfinite(*v.local_base))) return Error{"the local RoPE base must be greater than 1"};
+  if (v.alibi_scale && !(*v.alibi_scale >= 0.0 && std::isfinite(*v.alibi_scale))) return Error{"ALiBi's slope factor must be 0 or more"};
+  return Ok{};
+}
+
+std::string token_text(const Checkpoint& model, int id) {
+  return model.tokenizer() && id < model.tokenizer()->vocab_size() ? model.tokenizer()->token_text(id) : std::to_string(id);
+}
+
+std::vector<std::string> token_texts(const Checkpoint& model, const std::vector<int>& ids) {
+  std::vector<std::string> texts = model.tokenizer() ? model.tokenizer()->token_texts(ids) : std::vector<std::string>(ids.size());
+  for (std::size_t k = 0; k < ids.size(); ++k)
+    if (!model.tokenizer() || ids[k] >= model.tokenizer()->vocab_size()) texts[k] = std::to_string(ids[k]);
+  return texts;
+}
+
+Matrix embed_tokens(const Checkpoint& model, const std::vector<int>& ids, const PositionIntervention& v, bool positions) {
+  const TransformerConfig& c = model.config();
+  const int T = static_cast<int>(ids.size());
+  Matrix X(T, c.hidden);
+  for (int t = 0; t < T; ++t) read_rows(model.embed(), ids[static_cast<std::size_t>(t)], 1, X.row(t).data());
+  if (c.arch->scale_embeddings) X *= embedding_scale(model);
+  if (model.token_types().present()) {
+    RowVector segment(c.hidden);
+    read_rows(model.token_types(), 0, 1, segment.data());
+    X.rowwise() += segment;
+  }
+  if (positions && !v.positions_off && c.positions == PositionKind::Learned) {
+    Matrix P(T, c.hidden);
+    read_rows(model.positions(), v.position_shift + c.arch->position_offset, T, P.data());
+    X += P;
+  }
+  if (positions && !v.positions_off && c.positions == PositionKind::Sinusoidal)
+    X += sinusoidal_encoding(T + v.position_shift, c.hidden, 10000.0).bottomRows(T);
+  if (model.embed_norm().present()) X = normalize(X, model.embed_norm(), model.embed_norm_bias(), c.arch->norm, c.norm_eps);
+  return X;
+}
+
+Matrix relative_bias(const Checkpoint& model, const WeightTensor& table, const PositionIntervention& v, int T, bool bidirectional) {
+  const TransformerConfig& c = model.config();
+  if (v.positions_off || (c.positions != PositionKind::Alibi && c.positions != PositionKind::T5)) return Matrix();
+  Matrix B = Matrix::Zero(c.heads, 2 * T - 1);
+  if (c.positions == PositionKind::Alibi) {
+    const std::vector<double> by_distance = alibi_by_distance(c.heads, T);
+    const double scale = v.alibi_scale.value_or(1.0);
+    for (int h = 0; h < c.heads; ++h)
+      for (int d = 0; d < T; ++d)
+        B(h, T - 1 - d) = static_cast<float>(scale * by_distance[static_cast<std::size_t>(h) * static_cast<std::size_t>(T) + static_cast<std::size_t>(d)]);
+    return B;
+  }
+  Matrix buckets_by_head(c.t5_buckets, c.heads);
+  read_rows(table, 0, c.t5_buckets, buckets_by_head.data());
+  const std::vector<int> buckets = t5_buckets_by_offset(T, bidirectional, c.t5_buckets, c.t5_max_distance);
+  for (int o = 0; o < 2 * T - 1; ++o)
+    for (int h = 0; h < c.heads; ++h) B(h, o) = buckets_by_head(buckets[static_cast<std::size_t>(o)], h);
+  return B;
+}
+
+Matrix with_window(Matrix bias, int heads, int T, int window, bool bidirectional) {
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  if (window <= 0) return bias;
+  if (!bidirectional) {
+    if (window >= T) return bias;
+    if (bias.size() == 0) bias = Matrix::Zero(heads, 2 * T - 1);
+    bias.leftCols(T - window).setConstant(neg_inf);  // o = −(T−1) … −window
+    return bias;
+  }
+  const int half = window / 2;  // |o| ≤ half is seen
+  if (half >= T - 1) return bias;
+  if (bias.size() == 0) bias = Matrix::Zero(heads, 2 * T - 1);
+  bias.leftCols(T - 1 - half).setConstant(neg_inf);   // o = −(T−1) … −(half+1)
+  bias.rightCols(T - 1 - half).setConstant(neg_inf);  // o = half+1 … T−1
+  return bias;
+}
+
+void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
+  for (int h = 0; h < heads; ++h) rotate_head(X.middleCols(h * head_dim, 2 * spec.pairs), spec, 0, spec.query_positions);
+}
+
+std::optional<RopeSpec> rope_for(const TransformerConfig& c, const PositionIntervention& v, int T, int layer) {
+  const int rotary = v.rotary_dim.value_or(c.rotary_dim);
+  if (c.positions != PositionKind::Rope || v.positions_off || rotary < 2 || !c.rotates(layer)) return std::nullopt;
+  const RopeFrequencies f = model_rope_frequencies(c, v, T, layer);
+  RopeSpec spec = rope_1d(f.thetas, 1, v.pairing.value_or(c.rope_style), T, T);
+  spec.scale = f.attention_scale;
+  for (int t = 0; t < T; ++t) spec.query_positions[static_cast<std::size_t>(t)].x = t + v.position_shift;
+  return spec;
+}
+
+namespace {
+
+// q, k and v from one fused output: all q then k then v, or head by head (q, k, v of head 0, …).
+QkvProjections split_fused(const Matrix& QKV, const TransformerConfig& c) {
+  QkvProjections p;
+  if (c.arch->qkv_layout == QkvLayout::Blocks) {
+    p.Q = QKV.leftCols(c.query_width());
+    p.K = QKV.middleCols(c.query_width(), c.kv_width());
+    p.V = QKV.rightCols(c.kv_width());
+    return p;
+  }
+  const int d = c.head_dim;
+  p.Q.resize(QKV.rows(), c.query_width());
+  p.K.resize(QKV.rows(), c.kv_width());
+  p.V.resize(QKV.rows(), c.kv_width());
+  for (int h = 0; h < c.heads; ++h) {
+    p.Q.middleCols(h * d, d) = QKV.middleCols(3 * h * d, d);
+    p.K.middleCols(h * d, d) = QKV.middleCols(3 * h * d + d, d);
+    p.V.middleCols(h * d, d) = QKV.middleCols(3 * h * d + 2 * d, d);
+  }
+  return p;
+}
+
+}  // namespace
+
+QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
+  const WeightLayout layout = c.arch->layout;
+  QkvProjections p;
+  if (w.qkv.present()) {
+    Matrix QKV = linear(H, w.qkv, layout);
+    add_bias(QKV, w.qkv_bias);
+    p = split_fused(QKV, c);
+  } else {
+    p.Q = linear(H, w.q, layout);
+    p.K = linear(H, w.k, layout);
+    p.V = linear(H, w.v, layout);
+    add_bias(p.Q, w.q_bias);
+    add_bias(p.K, w.k_bias);
+    add_bias(p.V, w.v_bias);
+  }
+  if (w.q_norm.present()) normalize_heads(p.Q, w.q_norm, c.head_dim, c.norm_eps, c.arch->norm_offset);
+  if (w.k_norm.present()) normalize_heads(p.K, w.k_norm, c.head_dim, c.norm_eps, c.arch->norm_offset);
+  return p;
+}
+
+Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
+  const WeightLayout layout = c.arch->layout;
+  Matrix up, gate;
+  if (w.gate_up.present()) {
+    const Matrix both = linear(H, w.gate_up, layout);
+    gate = both.leftCols(c.intermediate);
+    up = both.rightCols(c.intermediate);
+  } else {
+    up = linear(H, w.up, layout);
+    add_bias(up, w.up_bias);
+    if (c.gated_mlp) gate = linear(H, w.gate, layout);
+  }
+  if (c.gated_mlp) {
+    activate(gate, c.activation);
+    up.array() *= gate.array();
+  } else {
+    activate(up, c.activation);
+  }
+  Matrix down = linear(up, w.down, layout);
+  add_bias(down, w.down_bias);
+  if (w.post_mlp_norm.present()) down = normalize(down, w.post_mlp_norm, {}, c.arch->norm, c.norm_eps, c.arch->norm_offset);
+  return down;
+}
+
+double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o) {
+  const double t = T, width = std::max({c.hidden, c.intermediate, c.query_width() + 2 * c.kv_width()});
+  const double kept = o.all_layers ? c.layers + 2.0 * c.decoder_layers : static_cast<double>(o.keep_layers.size());
+  const double squares = static_cast<double>(c.heads) * t * t * (2.0 + 2.0 * kept);
+  const double logits = (o.keep_logits ? t * c.vocab : 0.0) + (64 << 20) / 4.0;
+  return 4.0 * (8.0 * t * width + squares + logits);
+}
+
+Status check_finite(const Matrix& X, const std::string& where) {
+  if (X.allFinite()) return Ok{};
+  Eigen::Index t = 0;
+  while (t + 1 < X.rows() && X.row(t).allFinite()) ++t;
+  return Error{"the model's numbers are not finite (NaN or infinity) after " + where + ", first at position " +
+               std::to_string(t) + ": a weight of the model holds NaN or infinity, or its values overflow"};
+}
+
+}  // namespace poslab

@@ -241,7 +241,10 @@ def make_handler(state, server_name):
                 if state.cut_after is not None and sha not in state.cut_done and not rng:
                     state.cut_done.add(sha)
                     cut = state.cut_after
-            self.send_body(body, cut)
+            try:
+                self.send_body(body, cut)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True  # the client went (a Cancel): nothing to report
 
         def send_body(self, body, cut):
             chunk = 16384

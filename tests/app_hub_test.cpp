@@ -59,6 +59,20 @@ TEST(AppHub, PredictByNameFromAnEmptyCacheMatchesTheFolder) {
   EXPECT_EQ(offline.output.find("downloading"), std::string::npos);
 }
 
+// On a terminal (a pseudo-terminal from script(1)) the progress is a bar redrawn in place.
+TEST(AppHub, OnATerminalTheProgressIsABar) {
+  const fs::path dir = fresh("terminal");
+  FakeHub hub(dir / "hub");
+  hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
+  const std::string command = hub_env(hub, dir / "cache") + " " + POSLAB_BINARY +
+                              " predict --model tiny-org/tiny-llama --sentence hi --backend cpu";
+  const auto r = test_support::run_shell("script -qec \"" + command + "\" /dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("\r  ["), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("100%"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("poslab: downloaded 3/3"), std::string::npos) << "lines are for logs, the bar for terminals";
+}
+
 TEST(AppHub, MissingGatedAndOfflineModelsSayWhy) {
   const fs::path dir = fresh("errors");
   FakeHub hub(dir / "hub", {"--token", "hf_app_secret"});

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "core/hub/http.hpp"
 #include "core/hub/hub_client.hpp"
 #include "hub_support.hpp"
 
@@ -179,6 +180,32 @@ TEST(HubFetch, GatedModelsNameTheirPageAndTheTokenNeverReachesAnotherOrigin) {
   }
   EXPECT_EQ(cdn, 1);
   EXPECT_GE(hub_with_token, 3);  // the metadata and each file's HEAD
+}
+
+// The HTTP layer itself: a redirect to another port is another origin, and the token stays
+// behind for good, whatever the caller does with the answer.
+TEST(HubFetch, ARedirectToAnotherPortNeverCarriesTheToken) {
+  Fixture f("redirect");
+  f.hub.publish("org/tiny", model_folder(f.dir / "v1", "{}", 13));
+  HttpRequest request;
+  request.url = f.hub.endpoint() + "/org/tiny/resolve/main/model.safetensors";  // 302 to the CDN's port
+  request.token = "hf_must_stay_home";
+  std::string body;
+  request.sink = [&](std::string_view bytes) { return body.append(bytes), true; };
+  auto response = http_request(request);
+  ASSERT_TRUE(response) << response.error();
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(body, read(f.dir / "v1" / "model.safetensors"));
+  EXPECT_NE(url_origin(response->url), url_origin(request.url));
+  const auto log = f.hub.requests();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0]["server"], "hub");
+  EXPECT_EQ(log[0]["authorization"], "Bearer hf_must_stay_home");
+  EXPECT_EQ(log[1]["server"], "cdn");
+  EXPECT_TRUE(log[1]["authorization"].is_null()) << log[1]["authorization"];
+  EXPECT_EQ(url_origin("http://127.0.0.1:8000/a"), "http://127.0.0.1:8000");
+  EXPECT_EQ(url_origin("HTTPS://Huggingface.co/x"), "https://huggingface.co:443");
+  EXPECT_NE(url_origin("http://127.0.0.1:8000/"), url_origin("http://127.0.0.1:8001/"));
 }
 
 TEST(HubFetch, OfflineUsesTheCacheOnlyAndSaysWhatIsMissing) {

@@ -187,6 +187,20 @@ TEST(AppHub, ExportTrainingFollowsEachHeadAcrossRevisions) {
   EXPECT_NE(again.output.find("to download: 0 B"), std::string::npos) << again.output;
 }
 
+// eval takes --model ORG/NAME too (everywhere --model DIR works): a trained model on the Hub.
+TEST(AppHub, EvalOpensATrainedModelByName) {
+  const fs::path dir = fresh("eval");
+  FakeHub hub(dir / "hub");
+  const fs::path rope = fs::path(POSLAB_BINARY).parent_path() / "assets" / "trained" / "copy-rope";
+  hub.publish("poslab/copy-rope", rope);
+  const auto by_name = run("eval --model poslab/copy-rope --lengths 32 --sequences 4", hub_env(hub, dir / "cache"));
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.output;
+  const auto by_folder = run("eval --model '" + rope.string() + "' --lengths 32 --sequences 4");
+  ASSERT_EQ(by_folder.exit_code, 0) << by_folder.output;
+  const auto table = [](const std::string& out) { return out.substr(out.find("length")); };
+  EXPECT_EQ(table(by_name.output), table(by_folder.output));
+}
+
 TEST(AppHub, ExportTrainingRefusesBadArgumentsBeforeAnyRequest) {
   const auto nothing = run("export training --model a/b --revisions step1 --layer 0");
   EXPECT_EQ(nothing.exit_code, 2);

@@ -208,6 +208,42 @@ TEST(HubFetch, ARedirectToAnotherPortNeverCarriesTheToken) {
   EXPECT_NE(url_origin("http://127.0.0.1:8000/"), url_origin("http://127.0.0.1:8001/"));
 }
 
+// A sharded checkpoint (the Qwen2 reference: an index and two shards): the index and every shard,
+// the shards at once from the CDN.
+TEST(HubFetch, AShardedModelBringsItsIndexAndEveryShard) {
+  Fixture f("sharded");
+  const fs::path qwen2 = fs::path(POSLAB_MODEL_REFERENCE) / "qwen2";
+  f.hub.publish("org/sharded", qwen2);
+  auto snapshot = fetch_model(f.name("org/sharded"), f.settings);
+  ASSERT_TRUE(snapshot) << snapshot.error();
+  EXPECT_TRUE(missing_model_files(*snapshot).empty());
+  for (const char* shard : {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"})
+    EXPECT_EQ(read(*snapshot / shard), read(qwen2 / shard)) << shard;
+  EXPECT_EQ(count(f.hub.requests(), "cdn", "GET"), 2);
+}
+
+// TLS verification stays on: a Hub whose certificate no authority signed is refused, the token
+// never sent, nothing written.
+TEST(HubFetch, AnUnverifiedCertificateIsRefused) {
+  const fs::path dir = fresh_dir("tls");
+  const auto made = test_support::run_shell("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout '" +
+                                            (dir / "key.pem").string() + "' -out '" + (dir / "cert.pem").string() + "' 2>&1");
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  FakeHub hub(dir / "hub", {"--tls-cert", (dir / "cert.pem").string(), "--tls-key", (dir / "key.pem").string()});
+  ASSERT_TRUE(hub.running());
+  model_folder(dir / "v1", "{}", 14);
+  hub.publish("org/tiny", dir / "v1");
+  HubSettings settings;
+  settings.endpoint = "https://127.0.0.1:" + hub.endpoint().substr(hub.endpoint().rfind(':') + 1);
+  settings.cache = HubCache(dir / "cache");
+  settings.token = "hf_not_for_strangers";
+  auto refused = fetch_model(*parse_model_name("org/tiny"), settings);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("certificate"), std::string::npos) << refused.error();
+  EXPECT_EQ(hub.request_count(), 0u);  // the handshake failed: no request, no header, was read
+  EXPECT_FALSE(fs::exists(dir / "cache"));
+}
+
 TEST(HubFetch, OfflineUsesTheCacheOnlyAndSaysWhatIsMissing) {
   Fixture f("offline");
   const std::string commit = f.hub.publish("org/tiny", model_folder(f.dir / "v1", "{}", 5));

@@ -2,6 +2,7 @@
 """A small Hugging Face Hub for PosLab's tests, on 127.0.0.1 only (no other network exists here).
 
   fake_hub.py serve ROOT --ports FILE [--log FILE] [--token T] [--cut-after N] [--rate BYTES_PER_S]
+                     [--tls-cert FILE --tls-key FILE]
   fake_hub.py publish ROOT ORG/NAME FOLDER [--ref main] [--tag TAG ...] [--gated]
 
 `publish` stores FOLDER's files as a new commit of ORG/NAME (its hash: SHA-1 of the files' names
@@ -19,6 +20,7 @@ it runs), on two ports: the Hub, and a "CDN" on another port, another origin, wh
   GET  (CDN) /lfs/SHA256                    the bytes, with Range: bytes=N- (206)
 Errors carry X-Error-Code as the Hub's do: RepoNotFound, RevisionNotFound, EntryNotFound,
 GatedRepo (401 without a token, 403 with a wrong one; --token is the one that has access).
+--tls-cert FILE --tls-key FILE: the Hub speaks HTTPS with that (self-signed) certificate.
 --cut-after N: the CDN's first answer for each blob closes the connection after N bytes (the next
 request must resume with Range). --rate: the CDN sends no faster (to watch progress and Cancel).
 Every request is a JSON line in --log: server, method, path, range, authorization (the value).
@@ -267,6 +269,11 @@ def make_handler(state, server_name):
 def serve(args):
     state = State(args)
     hub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state, "hub"))
+    if args.get("tls_cert"):  # HTTPS with a certificate no authority signed: a client must refuse it
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args["tls_cert"], args["tls_key"])
+        hub.socket = context.wrap_socket(hub.socket, server_side=True)
     cdn = http.server.ThreadingHTTPServer(("127.0.0.1", 0), make_handler(state, "cdn"))
     state.cdn_origin = "http://127.0.0.1:%d" % cdn.server_address[1]
     threading.Thread(target=cdn.serve_forever, daemon=True).start()

@@ -102,15 +102,15 @@ void print_help() {
       "  poslab tour --list [--lang en|ja]\n"
       "      one line per tour step: N, title, pass|fail of its live check\n"
       "  poslab --help | --version\n\n"
-      "models:   --model ORG/NAME[@REVISION] (any command that takes --model DIR) opens a model of\n"
-      "          the Hugging Face Hub from its cache ($HF_HUB_CACHE, $HF_HOME/hub or\n"
-      "          ~/.cache/huggingface/hub), downloading what is missing from $HF_ENDPOINT\n"
-      "          ($HF_TOKEN for gated models; HF_HUB_OFFLINE=1: the cache only)\n"
       "sessions: --session FILE starts from a saved state (options after it refine it);\n"
       "          export's --save-session FILE writes the state it used\n"
       "memory:   --memory-limit SIZE (512M, 8G; any command) caps what a run may take; a run that\n"
       "          would need more is refused first, saying which option lowers it (default: half\n"
-      "          of this machine's memory)\n\n"
+      "          of this machine's memory)\n"
+      "models:   --model ORG/NAME[@REVISION] (any command that takes --model DIR) opens a model of\n"
+      "          the Hugging Face Hub from its cache ($HF_HUB_CACHE, $HF_HOME/hub or\n"
+      "          ~/.cache/huggingface/hub), downloading what is missing from $HF_ENDPOINT\n"
+      "          ($HF_TOKEN for gated models; HF_HUB_OFFLINE=1: the cache only)\n\n"
       "state options:\n%s",
       POSLAB_VERSION, view_names().c_str(), animation_help().c_str(), state_options_help().c_str());
 }

@@ -125,6 +125,7 @@ Status HubCache::link(const ModelName& m, const std::string& commit, const std::
 Status HubCache::mark_missing(const ModelName& m, const std::string& commit, const std::string& file) const {
   const fs::path marker = no_exist(m, commit, file);
   std::error_code ec;
+  if (fs::exists(marker, ec)) return Ok{};  // a commit's files never change: once is enough
   fs::create_directories(marker.parent_path(), ec);
   if (ec) return Error{marker.parent_path().string() + ": " + ec.message()};
   return write_file_atomic(marker, "");

@@ -96,6 +96,20 @@ A folder of compute shaders to use instead of those built into the binary.
 .TP
 .B XDG_CONFIG_HOME
 Where PosLab keeps what it remembers (default \fI~/.config\fP).
+.TP
+.B HF_HUB_CACHE, HF_HOME
+Hugging Face's cache, shared with the Python tools: \fI$HF_HUB_CACHE\fP, else \fI$HF_HOME/hub\fP,
+else \fI~/.cache/huggingface/hub\fP. A \fB\-\-model ORG/NAME\fP is looked for there first.
+.TP
+.B HF_ENDPOINT
+Where models named \fBORG/NAME\fP are downloaded from (default \fIhttps://huggingface.co\fP).
+.TP
+.B HF_TOKEN
+The access token for gated and private models; else the file \fI$HF_HOME/token\fP. Never printed,
+and never sent to another host or port than the endpoint's.
+.TP
+.B HF_HUB_OFFLINE
+1: models named \fBORG/NAME\fP come from the cache only, with no request.
 .SH FILES
 .TP
 .I $XDG_CONFIG_HOME/poslab/last\-session.json

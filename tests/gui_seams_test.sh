@@ -199,6 +199,7 @@ model_head_click_opens_its_own_model() {
   gui_until 60 bash -c "grep -q \$'^value\tattention shows\t.* · unchanged · ' '$gui_probe'" ||
     gui_fail "the unchanged model's head opened another model's"
   gui_click "tab: Model"
+  gui_scroll_into_view "changed head 1"  # the model box (issue 25) moved the grid's second row lower
   gui_click "changed head 1"
   gui_wait_value tab attention
   gui_until 60 bash -c "grep \$'^value\tattention shows\t' '$gui_probe' | grep -v ' · unchanged · ' | grep -q 'positions off'" ||

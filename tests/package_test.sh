@@ -43,7 +43,7 @@ depends=$(field Depends)
 echo "$(basename "$deb"): Depends: $depends"
 # Names only, one a line (versions and alternatives dropped).
 dependencies=$(tr ',' '\n' <<<"$depends" | sed -E 's/\|.*//; s/\(.*\)//; s/ //g' | grep -v '^$')
-for needed in libc6 libstdc++6 libglfw3 libegl1 libgomp1 libpcre2-8-0 libicu72 libstb0 fonts-dejavu-core fonts-noto-cjk; do
+for needed in libc6 libstdc++6 libglfw3 libegl1 libgomp1 libpcre2-8-0 libicu72 libstb0 fonts-dejavu-core fonts-noto-cjk libcurl4 ca-certificates; do
   grep -qx "$needed" <<<"$dependencies" || fail "Depends lacks $needed"
 done
 

@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 #include "cli/commands.hpp"
+#include "cli/hub_cli.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -86,6 +87,12 @@ void print_help() {
       "         [--svg F] [--csv F] [--scale N] [--sequences N] [--rope-scalings yes|no]\n"
       "      accuracy and loss against length, one line per model, RoPE also with each scaling;\n"
       "      CSV model,encoding,scaling,train_length,length,tokens,loss,accuracy\n"
+      "  poslab export training --model ORG/NAME --revisions R,R,... --layer L [--sentence S]\n"
+      "         [--csv F] [--png F] [--svg F] [--scale N]\n"
+      "      each revision (step1000, a tag, a commit) downloaded from the Hub and run on the\n"
+      "      sentence: layer L's heads' previous-token, induction, sink and distance scores and\n"
+      "      the loss against the training step; CSV\n"
+      "      revision,step,layer,head,previous,induction,sink,distance,loss\n"
       "  poslab info [--embeddings F | --model DIR] [--vocab F] [--tensor NAME]\n"
       "      vocabulary size, dimension, dtype, tokenizer and load time of an embeddings file; the\n"
       "      OpenGL renderer and where --backend (auto unless given) computes attention, and why\n"
@@ -99,7 +106,11 @@ void print_help() {
       "          export's --save-session FILE writes the state it used\n"
       "memory:   --memory-limit SIZE (512M, 8G; any command) caps what a run may take; a run that\n"
       "          would need more is refused first, saying which option lowers it (default: half\n"
-      "          of this machine's memory)\n\n"
+      "          of this machine's memory)\n"
+      "models:   --model ORG/NAME[@REVISION] (any command that takes --model DIR) opens a model of\n"
+      "          the Hugging Face Hub from its cache ($HF_HUB_CACHE, $HF_HOME/hub or\n"
+      "          ~/.cache/huggingface/hub), downloading what is missing from $HF_ENDPOINT\n"
+      "          ($HF_TOKEN for gated models; HF_HUB_OFFLINE=1: the cache only)\n\n"
       "state options:\n%s",
       POSLAB_VERSION, view_names().c_str(), animation_help().c_str(), state_options_help().c_str());
 }
@@ -188,6 +199,7 @@ int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
   // Every figure of every command bakes the same glyphs, so the GUI and `poslab export` agree
   // to the pixel whichever view or language was drawn first.
   plot::add_figure_glyphs(tour_japanese_text());
+  report_downloads_on_stderr();  // a --model ORG/NAME that downloads says so on stderr
   ArgParser p;
   for (int k = 1; k < argc; ++k) p.args.emplace_back(argv[k]);
   if (!p.done() && (p.args[0] == "--help" || p.args[0] == "-h")) {
@@ -217,6 +229,10 @@ int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
   if (!p.done() && (p.args[0] == "train" || p.args[0] == "eval")) {
     const bool train = p.next() == "train";
     return train ? run_train(p) : run_eval(p);
+  }
+  if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "training") {
+    p.i = 2;
+    return run_export_training(p);
   }
   if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "extrapolation") {
     p.i = 2;

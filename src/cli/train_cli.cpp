@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/formats/files.hpp"
+#include "core/hub/resolve.hpp"
 #include "core/options.hpp"
 #include "core/train/extrapolation.hpp"
 #include "gpu/headless.hpp"
@@ -71,7 +72,11 @@ void print_rows(const std::vector<EvalRow>& rows) {
   }
 }
 
-Result<TrainedModel> open_trained(const std::string& dir, const std::string& task) {
+// `dir` a folder, or a model on the Hub by name (ORG/NAME[@REVISION]), which becomes its snapshot.
+Result<TrainedModel> open_trained(std::string& dir, const std::string& task) {
+  auto folder = hub::resolve_model_argument(dir);
+  if (!folder) return Error{folder.error()};
+  dir = folder->string();
   auto model = load_model_folder(dir);
   if (!model) return Error{model.error()};
   if (!task.empty() && task != to_string(model->task.kind))
@@ -267,11 +272,12 @@ int run_export_extrapolation(ArgParser& p) {
   while (std::getline(in, dir, ',')) {
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     if (dir.empty()) continue;
+    const std::string label = hub::looks_like_model_name(dir) ? dir : fs::path(dir).filename().string();
     auto model = open_trained(dir, task);
     if (!model) return runtime_error(model.error());
     if (!models.empty() && model->task.kind != models.front().second.task.kind)
       return runtime_error(dir + " was trained on another task than " + models.front().first);
-    models.emplace_back(fs::path(dir).filename().string(), std::move(*model));
+    models.emplace_back(label, std::move(*model));
     dirs.push_back(dir);
   }
   if (models.empty()) return usage_error("--models names no folder");

@@ -2,6 +2,7 @@
 
 #include "core/formats/formats.hpp"
 #include "core/formats/model_config.hpp"
+#include "core/hub/resolve.hpp"
 
 #include <charconv>
 #include <filesystem>
@@ -94,16 +95,19 @@ Status assign(Result<T> parsed, auto& field) {
 }
 
 // --model DIR: a Hugging Face model folder (or a cache folder): its embeddings, and the RoPE and
-// heads of its config.json.
+// heads of its config.json. --model ORG/NAME[@REVISION]: that model's snapshot in Hugging Face's
+// cache (core/hub/resolve.hpp), downloaded first when it is not there; the state keeps the folder.
 Status apply_model_folder(State& s, std::string_view v) {
-  auto folder = resolve_model_folder(std::string(v));  // a Hugging Face cache folder too
+  auto given = hub::resolve_model_argument(v);
+  if (!given) return Error{"--model " + given.error()};
+  auto folder = resolve_model_folder(*given);  // a Hugging Face cache folder too
   if (!folder) return Error{"--model " + folder.error()};
   std::error_code ec;
   const auto config = *folder / "config.json";
   if (std::filesystem::exists(config, ec)) {
     if (auto applied = load_checkpoint_config(s.model, config); !applied) return applied;
   }
-  s.embeddings_path = std::string(v);
+  s.embeddings_path = given->string();
   return Ok{};
 }
 
@@ -116,7 +120,7 @@ std::vector<StateOption> input_options() {
      [](State& s, std::string_view v) -> Status { s.vocab_path = std::string(v); return Ok{}; }},
     {"--tensor", "NAME", "the .safetensors tensor to use (default: model.embed_tokens.weight, else the only 2-D one)",
      [](State& s, std::string_view v) -> Status { s.tensor_name = std::string(v); return Ok{}; }},
-    {"--model", "DIR", "a Hugging Face model folder: embeddings, tokenizer.json and config.json's RoPE and heads", apply_model_folder},
+    {"--model", "DIR|ORG/NAME[@REV]", "a Hugging Face model folder, or a model on the Hub by name (downloaded into its cache): embeddings, tokenizer.json and config.json's RoPE and heads", apply_model_folder},
     {"--sentence", "TEXT", "the sentence to encode",
      [](State& s, std::string_view v) -> Status { s.model.sentence = std::string(v); return Ok{}; }},
   };

@@ -197,6 +197,7 @@ void ModelView::draw_picker(const std::vector<std::string>& recent, std::string&
     ImGui::EndCombo();
   }
   probe::item("model: pick");
+  hub_box_.draw(open);
   if (!open.empty()) std::snprintf(folder_input_, sizeof folder_input_, "%s", open.c_str());
 }
 
@@ -308,6 +309,9 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   update(state);
   draw_picker(recent, open);
   if (!open_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", open_error_.c_str());
+  const bool training_open = ImGui::CollapsingHeader("Positions across training");
+  probe::item("model: training");
+  if (training_open) training_.draw(hub_box_.repo(), state.model.sentence, fonts);
   if (!model_) {
     flow::text_wrapped(
         "Open a Hugging Face model folder (Llama, Mistral, Qwen, Gemma, Phi-3, Pythia, GPT-2, BERT, ModernBERT, T5 …: config.json, model.safetensors "

@@ -3,6 +3,8 @@
 #include "figures/model.hpp"
 #include "gui/figure_worker.hpp"
 #include "gui/show_figure.hpp"
+#include "gui/views/hub_box.hpp"
+#include "gui/views/training_panel.hpp"
 
 namespace poslab {
 
@@ -21,7 +23,7 @@ class ModelView {
   const Checkpoint* model() const { return model_.get(); }
   const std::shared_ptr<const Checkpoint>& shared_model() const { return model_; }
   std::uint64_t version() const { return worker_.version(); }
-  bool running() const { return worker_.running(); }
+  bool running() const { return worker_.running() || hub_box_.busy() || training_.busy(); }
   void wait() { worker_.wait(); }
   const std::string& error() const { return open_error_; }
   // Whether the head last clicked was the unchanged model's (the Attention tab then shows that
@@ -44,6 +46,8 @@ class ModelView {
   plot::TextureCache textures_;        // the heads grid's
   plot::TextureCache usage_textures_;  // the frequency usage's: a figure of its own, never the grid's
   bool shows_unchanged_ = false;
+  HubBox hub_box_;          // a model named on the Hub (gui/views/hub_box.hpp)
+  TrainingPanel training_;  // its revisions across training (gui/views/training_panel.hpp)
   void draw_heads(State& state, const plot::FontSet& fonts, bool& show_attention);
   void draw_interventions(State& state, const TransformerConfig& c);
   void draw_stack(State& state, const TransformerConfig& c);

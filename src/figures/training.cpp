@@ -1,0 +1,95 @@
+#include "figures/training.hpp"
+
+#include <cmath>
+
+#include "plot/draw.hpp"
+#include "plot/lines.hpp"
+
+namespace poslab {
+
+namespace {
+
+struct Statistic {
+  const char* title;
+  const char* y_label;
+  double (*value)(const HeadSummary&);
+};
+
+constexpr Statistic kStatistics[] = {
+    {"Previous-token score", "mean weight on token i − 1", [](const HeadSummary& s) { return s.previous_token; }},
+    {"Induction score", "weight after the earlier match", [](const HeadSummary& s) { return s.induction; }},
+    {"First-token (sink) weight", "mean weight on token 0", [](const HeadSummary& s) { return s.sink; }},
+    {"Mean attended distance", "tokens", [](const HeadSummary& s) { return s.mean_distance; }},
+};
+
+// Where revision k sits on the x axis, and what the axis says.
+double x_of(const std::vector<hub::RevisionStats>& rows, std::size_t k, bool by_step) {
+  return by_step ? static_cast<double>(*rows[k].step) : static_cast<double>(k);
+}
+
+std::string x_label(const std::vector<hub::RevisionStats>& rows, bool by_step) {
+  if (by_step) return "training step";
+  std::string label = "revision, in the order given: ";
+  for (std::size_t k = 0; k < rows.size(); ++k) label += (k ? ", " : "") + std::to_string(k) + " = " + rows[k].revision;
+  return label;
+}
+
+plot::LinePlotSpec panel_spec(const char* title, const char* y_label, const std::vector<hub::RevisionStats>& rows, bool by_step,
+                              plot::Point panel) {
+  plot::LinePlotSpec spec;
+  spec.title = title;
+  spec.x_label = x_label(rows, by_step);
+  spec.y_label = y_label;
+  spec.width = panel.x;
+  spec.height = panel.y;
+  return spec;
+}
+
+plot::Figure statistic_panel(const Statistic& stat, const std::vector<hub::RevisionStats>& rows, bool by_step, plot::Point panel) {
+  plot::LinePlotSpec spec = panel_spec(stat.title, stat.y_label, rows, by_step, panel);
+  const std::size_t heads = rows.empty() ? 0 : rows.front().heads.size();
+  for (std::size_t h = 0; h < heads; ++h) {
+    plot::Series s;
+    s.label = "head " + std::to_string(h);
+    s.color = plot::series_color(static_cast<int>(h));
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (h >= rows[k].heads.size()) continue;
+      const double v = stat.value(rows[k].heads[h]);
+      if (!std::isfinite(v)) continue;
+      s.x.push_back(x_of(rows, k, by_step));
+      s.y.push_back(v);
+    }
+    spec.series.push_back(std::move(s));
+  }
+  return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
+}
+
+plot::Figure loss_panel(const std::vector<hub::RevisionStats>& rows, bool by_step, const std::string& model, plot::Point panel) {
+  plot::LinePlotSpec spec = panel_spec("Loss on the sentence", "next-token cross-entropy, nats", rows, by_step, panel);
+  spec.subtitle = model;
+  plot::Series s;
+  s.label = "loss";
+  s.color = plot::Color{0.1f, 0.1f, 0.1f, 1.0f};
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (std::isfinite(rows[k].loss)) {
+      s.x.push_back(x_of(rows, k, by_step));
+      s.y.push_back(rows[k].loss);
+    }
+  spec.series.push_back(std::move(s));
+  return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
+}
+
+}  // namespace
+
+plot::Figure training_figure(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, plot::Point panel) {
+  const bool by_step = hub::steps_known(rows);
+  plot::Figure figure, top, bottom;
+  for (int k = 0; k < 3; ++k) top.append_right(statistic_panel(kStatistics[k], rows, by_step, panel));
+  bottom.append_right(statistic_panel(kStatistics[3], rows, by_step, panel));
+  bottom.append_right(loss_panel(rows, by_step, model + " · layer " + std::to_string(layer), panel));
+  figure.append_below(top);
+  figure.append_below(bottom);
+  return figure;
+}
+
+}  // namespace poslab

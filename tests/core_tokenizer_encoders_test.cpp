@@ -64,7 +64,8 @@ std::string charsmap_of_model(const std::string& proto) {
     }
     return v;
   };
-  const auto find = [&](std::size_t begin, std::size_t end, std::uint64_t wanted) -> std::pair<std::size_t, std::size_t> {
+  const auto find = [&](std::size_t begin, std::size_t end,
+                        std::uint64_t wanted) -> std::pair<std::size_t, std::size_t> {
     for (std::size_t at = begin; at < end;) {
       const std::uint64_t key = varint(at);
       const std::uint64_t wire = key & 7;
@@ -83,7 +84,8 @@ std::string charsmap_of_model(const std::string& proto) {
 }  // namespace
 
 TEST(TokenizerWordPiece, LongestPiecesFirstAndWholeWordsUnknown) {
-  const json vocab = {{"[UNK]", 0}, {"un", 1}, {"##aff", 2}, {"##able", 3}, {"a", 4}, {"##b", 5}, {"##a", 6}, {"unaff", 7}};
+  const json vocab = {{"[UNK]", 0}, {"un", 1},  {"##aff", 2}, {"##able", 3},
+                      {"a", 4},     {"##b", 5}, {"##a", 6},   {"unaff", 7}};
   const TokenModel m = model({{"type", "WordPiece"}, {"vocab", vocab}});
   EXPECT_EQ(ids_of(m, "unaffable"), (std::vector<int>{7, 3}));  // "unaff" is longer than "un"
   EXPECT_EQ(ids_of(m, "aba"), (std::vector<int>{4, 5, 6}));
@@ -92,12 +94,15 @@ TEST(TokenizerWordPiece, LongestPiecesFirstAndWholeWordsUnknown) {
   const TokenModel short_words = model({{"type", "WordPiece"}, {"vocab", vocab}, {"max_input_chars_per_word", 8}});
   EXPECT_EQ(ids_of(short_words, "unaffab"), (std::vector<int>{7, 6, 5}));
   EXPECT_EQ(ids_of(short_words, "unaffable"), (std::vector<int>{0}));  // 9 characters > 8
-  const TokenModel at = model({{"type", "WordPiece"}, {"vocab", {{"<unk>", 0}, {"a", 1}, {"@@b", 2}}},
-                               {"unk_token", "<unk>"}, {"continuing_subword_prefix", "@@"}});
+  const TokenModel at = model({{"type", "WordPiece"},
+                               {"vocab", {{"<unk>", 0}, {"a", 1}, {"@@b", 2}}},
+                               {"unk_token", "<unk>"},
+                               {"continuing_subword_prefix", "@@"}});
   EXPECT_EQ(ids_of(at, "ab"), (std::vector<int>{1, 2}));
   const TokenModel no_unk = model({{"type", "WordPiece"}, {"vocab", {{"a", 0}}}});
   EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{-1}));  // no [UNK]: left out and listed
-  EXPECT_FALSE(TokenModel::parse({{"type", "WordPiece"}, {"vocab", {{"a", 0}}}, {"max_input_chars_per_word", -1}}, "t").ok());
+  EXPECT_FALSE(
+      TokenModel::parse({{"type", "WordPiece"}, {"vocab", {{"a", 0}}}, {"max_input_chars_per_word", -1}}, "t").ok());
   EXPECT_FALSE(TokenModel::parse({{"type", "WordPiece"}, {"vocab", json::array()}}, "t").ok());
   auto level = TokenModel::parse({{"type", "WordLevel"}, {"vocab", json::object()}}, "t");
   ASSERT_FALSE(level.ok());
@@ -116,7 +121,8 @@ TEST(TokenizerNormalizer, BertNormalizerSwitches) {
   // nonspacing mark there (Mc since Unicode 14) and is stripped.
   EXPECT_EQ(bert("a\ufffdb\u00adc\ue000d\u08e2e\u1734", {}), "abcd\u08e2e");
   // Whatever lowercase says, strip_accents null follows it: the file reader's rule.
-  auto n = Normalizer::parse(json::parse(R"({"type": "BertNormalizer", "lowercase": false, "strip_accents": null})"), "t");
+  auto n =
+      Normalizer::parse(json::parse(R"({"type": "BertNormalizer", "lowercase": false, "strip_accents": null})"), "t");
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n->apply("Caf\u00e9"), "Caf\u00e9");
   n = Normalizer::parse(json::parse(R"({"type": "BertNormalizer", "lowercase": false, "strip_accents": true})"), "t");
@@ -128,17 +134,18 @@ TEST(TokenizerUnigram, BestSegmentationTiesUnknownRunsAndByteFallback) {
   const json vocab = json::array({json::array({"<unk>", 0.0}), json::array({"a", -1.0}), json::array({"b", -2.0}),
                                   json::array({"ab", -2.5}), json::array({"c", -3.0})});
   const TokenModel m = model({{"type", "Unigram"}, {"unk_id", 0}, {"vocab", vocab}});
-  EXPECT_EQ(ids_of(m, "ab"), (std::vector<int>{3}));       // -2.5 beats a + b = -3
+  EXPECT_EQ(ids_of(m, "ab"), (std::vector<int>{3}));  // -2.5 beats a + b = -3
   EXPECT_EQ(ids_of(m, "abc"), (std::vector<int>{3, 4}));
   EXPECT_EQ(ids_of(m, "xyab"), (std::vector<int>{0, 3}));  // x and y unknown: one fused <unk>
   EXPECT_EQ(ids_of(m, "axb"), (std::vector<int>{1, 0, 2}));
   // A tie keeps the first path found: "ab" (offered from the start) against a + b.
-  const json tied = json::array({json::array({"<unk>", 0.0}), json::array({"a", -1.0}), json::array({"b", -1.0}),
-                                 json::array({"ab", -2.0})});
+  const json tied = json::array(
+      {json::array({"<unk>", 0.0}), json::array({"a", -1.0}), json::array({"b", -1.0}), json::array({"ab", -2.0})});
   EXPECT_EQ(ids_of(model({{"type", "Unigram"}, {"unk_id", 0}, {"vocab", tied}}), "ab"), (std::vector<int>{3}));
   // An unknown character costs the lowest score minus 10, so a piece that covers it always wins,
   // however unlikely the piece.
-  const json over = json::array({json::array({"<unk>", 0.0}), json::array({"x", -1.0}), json::array({"x\u00e9x", -30.0})});
+  const json over =
+      json::array({json::array({"<unk>", 0.0}), json::array({"x", -1.0}), json::array({"x\u00e9x", -30.0})});
   EXPECT_EQ(ids_of(model({{"type", "Unigram"}, {"unk_id", 0}, {"vocab", over}}), "x\u00e9x"), (std::vector<int>{2}));
   EXPECT_EQ(ids_of(model({{"type", "Unigram"}, {"unk_id", 0}, {"vocab", over}}), "x\u00e9"), (std::vector<int>{1, 0}));
   // Byte fallback: a fused run of unknown characters as its bytes, when every byte has a piece.
@@ -201,8 +208,19 @@ TEST(TokenizerEncoders, MaskTokenSpecialsAndWordPieceDisplay) {
       {"pre_tokenizer", {{"type", "BertPreTokenizer"}}},
       {"post_processor", {{"type", "BertProcessing"}, {"cls", {"[CLS]", 1}}, {"sep", {"[SEP]", 2}}}},
       {"decoder", {{"type", "WordPiece"}, {"prefix", "##"}}},
-      {"model", {{"type", "WordPiece"}, {"vocab", {{"[UNK]", 0}, {"[CLS]", 1}, {"[SEP]", 2}, {"[MASK]", 3},
-                                                     {"paris", 4}, {"is", 5}, {"##n't", 6}, {".", 7}, {"play", 8}, {"##ing", 9}}}}}};
+      {"model",
+       {{"type", "WordPiece"},
+        {"vocab",
+         {{"[UNK]", 0},
+          {"[CLS]", 1},
+          {"[SEP]", 2},
+          {"[MASK]", 3},
+          {"paris", 4},
+          {"is", 5},
+          {"##n't", 6},
+          {".", 7},
+          {"play", 8},
+          {"##ing", 9}}}}}};
   auto t = BpeTokenizer::parse(tokenizer.dump(), "", "t");
   ASSERT_TRUE(t.ok()) << t.error();
   EXPECT_EQ(t->mask_token_id(), 3);
@@ -211,7 +229,8 @@ TEST(TokenizerEncoders, MaskTokenSpecialsAndWordPieceDisplay) {
   EXPECT_EQ(*ids, (std::vector<int>{1, 4, 5, 3, 8, 9, 7, 2}));
   EXPECT_TRUE(t->is_special(1) && t->is_special(3));
   EXPECT_FALSE(t->is_special(4));
-  EXPECT_EQ(t->token_texts(*ids), (std::vector<std::string>{"[CLS]", " paris", " is", "[MASK]", " play", "ing", ".", "[SEP]"}));
+  EXPECT_EQ(t->token_texts(*ids),
+            (std::vector<std::string>{"[CLS]", " paris", " is", "[MASK]", " play", "ing", ".", "[SEP]"}));
   EXPECT_EQ(t->describe(), "WordPiece, normalizer BertNormalizer");
   // tokenizer_config.json's mask_token decides over the added tokens' names.
   auto named = BpeTokenizer::parse(tokenizer.dump(), R"({"mask_token": {"content": "[SEP]"}})", "t");

@@ -9,9 +9,12 @@ using json = nlohmann::json;
 Result<TokenModel> TokenModel::parse(const json& model, const std::string& name) {
   if (!model.is_object()) return Error{name + ": the model must be an object"};
   std::string type;
-  if (model.contains("type")) type = model["type"].get<std::string>();
-  else if (model.contains("merges")) type = "BPE";
-  else type = model.contains("vocab") && model["vocab"].is_array() ? "Unigram" : "WordPiece";
+  if (model.contains("type"))
+    type = model["type"].get<std::string>();
+  else if (model.contains("merges"))
+    type = "BPE";
+  else
+    type = model.contains("vocab") && model["vocab"].is_array() ? "Unigram" : "WordPiece";
   if (type == "BPE") {
     auto m = BpeModel::parse(model, name);
     if (!m) return Error{m.error()};

@@ -63,7 +63,9 @@ Result<PrecompiledCharsmap> PrecompiledCharsmap::from_bytes(std::string_view byt
   PrecompiledCharsmap m;
   if (bytes.empty()) return m;  // an empty charsmap normalizes nothing (SentencePiece's "identity" rule)
   if (bytes.size() < 4) return Error{what + ": the precompiled_charsmap is shorter than its 4-byte header"};
-  const auto byte = [&bytes](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k])); };
+  const auto byte = [&bytes](std::size_t k) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[k]));
+  };
   const std::uint32_t trie_size = byte(0) | byte(1) << 8 | byte(2) << 16 | byte(3) << 24;
   if (trie_size % 4 != 0 || trie_size > bytes.size() - 4)
     return Error{what + ": the precompiled_charsmap's trie size " + std::to_string(trie_size) + " does not fit its " +
@@ -74,7 +76,8 @@ Result<PrecompiledCharsmap> PrecompiledCharsmap::from_bytes(std::string_view byt
     m.units_[k] = byte(at) | byte(at + 1) << 8 | byte(at + 2) << 16 | byte(at + 3) << 24;
   }
   m.normalized_ = std::string(bytes.substr(4 + trie_size));
-  if (!valid_utf8(m.normalized_)) return Error{what + ": the precompiled_charsmap's normalized strings are not valid UTF-8"};
+  if (!valid_utf8(m.normalized_))
+    return Error{what + ": the precompiled_charsmap's normalized strings are not valid UTF-8"};
   return m;
 }
 
@@ -95,7 +98,8 @@ std::optional<std::string_view> PrecompiledCharsmap::transform(std::string_view 
     const std::size_t begin = value_of(units_[pos]);
     if (begin >= normalized_.size()) return std::nullopt;
     const std::size_t end = normalized_.find('\0', begin);
-    const std::string_view replacement = std::string_view(normalized_).substr(begin, end == std::string::npos ? end : end - begin);
+    const std::string_view replacement =
+        std::string_view(normalized_).substr(begin, end == std::string::npos ? end : end - begin);
     // An offset into the middle of a character would break the text: no replacement then.
     if (!valid_utf8(replacement)) return std::nullopt;
     return replacement;
@@ -114,7 +118,8 @@ std::string PrecompiledCharsmap::normalize(std::string_view text) const {
         continue;
       }
     for (std::size_t i = 0; i < grapheme.size();) {
-      const std::size_t n = std::min(utf8_sequence_length(static_cast<unsigned char>(grapheme[i])), grapheme.size() - i);
+      const std::size_t n =
+          std::min(utf8_sequence_length(static_cast<unsigned char>(grapheme[i])), grapheme.size() - i);
       const std::string_view character = grapheme.substr(i, n);
       const auto replaced = transform(character);
       out += replaced ? *replaced : character;
@@ -131,7 +136,7 @@ std::vector<std::pair<std::size_t, std::size_t>> grapheme_clusters(std::string_v
   std::unique_ptr<UText, decltype(&utext_close)> utext(
       utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &error), &utext_close);
   std::unique_ptr<UBreakIterator, decltype(&ubrk_close)> breaks(ubrk_open(UBRK_CHARACTER, "", nullptr, 0, &error),
-                                                               &ubrk_close);
+                                                                &ubrk_close);
   if (U_SUCCESS(error)) ubrk_setUText(breaks.get(), utext.get(), &error);
   if (U_FAILURE(error)) {  // no break data: every character its own cluster
     for (std::size_t i = 0; i < text.size();) {

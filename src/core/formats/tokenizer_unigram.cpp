@@ -122,14 +122,18 @@ void UnigramModel::unknown_run(const std::string& text, std::vector<int>& out, s
       return;
     }
   }
-  if (unk_ >= 0) out.push_back(unk_);
-  else if (missing) *missing += text;
+  if (unk_ >= 0)
+    out.push_back(unk_);
+  else if (missing)
+    *missing += text;
 }
 
 void UnigramModel::tokenize(std::string_view word, std::vector<int>& out, std::string* missing) const {
   for (const std::string& piece : segment(word)) {
-    if (const int id = piece_id(piece); id >= 0) out.push_back(id);
-    else unknown_run(piece, out, missing);
+    if (const int id = piece_id(piece); id >= 0)
+      out.push_back(id);
+    else
+      unknown_run(piece, out, missing);
   }
 }
 

@@ -37,8 +37,10 @@ int WordPieceModel::piece_id(const std::string& piece) const {
 void WordPieceModel::tokenize(std::string_view word, std::vector<int>& out, std::string* missing) const {
   if (word.empty()) return;
   const auto unknown = [&] {
-    if (const int unk = piece_id(unk_); unk >= 0) out.push_back(unk);
-    else if (missing) *missing += word;
+    if (const int unk = piece_id(unk_); unk >= 0)
+      out.push_back(unk);
+    else if (missing)
+      *missing += word;
   };
   const std::vector<std::string> characters = utf8_characters(word);
   if (characters.size() > max_chars_) return unknown();

@@ -156,8 +156,9 @@ const std::vector<Case> kFileCases = {
     {"export attention --session broken.json --csv s.csv", 1, "broken.json"},
     {"export attention --session zero-base.json --csv s.csv", 1, "--base must be greater than 1"},
     // A tokenizer.json with a component PosLab does not implement is refused by name, whether read
-    // alone or with its model; a sentence that is not UTF-8 is an error, not bytes pushed through.
-    {"tokens --tokenizer precompiled.json --sentence abc", 1, "normalizer Precompiled is not supported"},
+    // alone or with its model, and a SentencePiece charsmap too short for its header is named as
+    // such; a sentence that is not UTF-8 is an error, not bytes pushed through.
+    {"tokens --tokenizer precompiled.json --sentence abc", 1, "precompiled_charsmap is shorter than its 4-byte header"},
     {"predict --model unknown-pre-tokenizer --sentence abc", 1, "pre-tokenizer UnicodeScripts is not supported"},
     {"tokens --tokenizer model/tokenizer.json --sentence \"$(printf 'ab\\377c')\"", 1, "not valid UTF-8"},
 };
@@ -238,7 +239,7 @@ class HostileCommandLines : public ::testing::Test {
     }
     write_file(dir_ / "broken.json", "{\"poslab_session\": 1, \"state\": {\"heads\": ");
     write_file(dir_ / "zero-base.json", "{\"poslab_session\": 1, \"state\": {\"base\": 0.0}}");
-    // The trained model's tokenizer.json with a normalizer, or a pre-tokenizer, it cannot read.
+    // The trained model's tokenizer.json with a charsmap of 3 bytes, or a pre-tokenizer it cannot read.
     auto tokenizer = nlohmann::json::parse(read_whole_file(dir_ / "model" / "tokenizer.json"));
     tokenizer["normalizer"] = {{"type", "Precompiled"}, {"precompiled_charsmap", "AAAA"}};
     write_file(dir_ / "precompiled.json", tokenizer.dump());

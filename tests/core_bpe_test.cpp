@@ -47,9 +47,10 @@ TEST(Bpe, AddedTokensAreNeverSplitAndTheTemplateAddsBos) {
 
 TEST(Bpe, BadFilesAreClearErrors) {
   EXPECT_FALSE(BpeTokenizer::parse("{", "", "t.json").ok());
-  auto wordpiece = BpeTokenizer::parse(R"({"model": {"type": "WordPiece", "vocab": {}}})", "", "t.json");
-  ASSERT_FALSE(wordpiece.ok());
-  EXPECT_NE(wordpiece.error().find("BPE only"), std::string::npos);
+  auto word_level = BpeTokenizer::parse(R"({"model": {"type": "WordLevel", "vocab": {}}})", "", "t.json");
+  ASSERT_FALSE(word_level.ok());
+  EXPECT_NE(word_level.error().find("model type WordLevel is not supported (BPE, WordPiece, Unigram)"), std::string::npos)
+      << word_level.error();
   std::string bad_regex = tokenizer_json(false, false);
   bad_regex.replace(bad_regex.find(" ?\\\\p{L}+"), 9, "(unclosed");
   auto r = BpeTokenizer::parse(bad_regex, "", "t.json");

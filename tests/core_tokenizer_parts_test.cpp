@@ -77,9 +77,12 @@ TEST(TokenizerNormalizer, UnicodeFormsLowercaseAndStrip) {
 }
 
 TEST(TokenizerNormalizer, AnUnsupportedTypeIsNamed) {
-  auto n = Normalizer::parse(json::parse(R"({"type": "Sequence", "normalizers": [{"type": "Precompiled"}]})"), "t.json");
+  auto n = Normalizer::parse(json::parse(R"({"type": "Sequence", "normalizers": [{"type": "ByteLevel"}]})"), "t.json");
   ASSERT_FALSE(n.ok());
-  EXPECT_NE(n.error().find("normalizer Precompiled is not supported"), std::string::npos) << n.error();
+  EXPECT_NE(n.error().find("normalizer ByteLevel is not supported"), std::string::npos) << n.error();
+  auto p = Normalizer::parse(json::parse(R"({"type": "Precompiled"})"), "t.json");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().find("has no precompiled_charsmap"), std::string::npos) << p.error();
 }
 
 TEST(TokenizerPreTokenizer, SplitBehaviors) {

@@ -51,7 +51,7 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
 
 // Every component in the order the encoding uses them; the first that cannot be read ends it.
 Status BpeTokenizer::read(const json& root, std::string_view config_json) {
-  auto model = BpeModel::parse(root.at("model"), name_);
+  auto model = TokenModel::parse(root.at("model"), name_);
   if (!model) return Error{model.error()};
   model_ = std::move(*model);
   auto added = AddedTokens::parse(member(root, "added_tokens"), name_);
@@ -74,11 +74,33 @@ Status BpeTokenizer::read(const json& root, std::string_view config_json) {
   auto specials = read_post_processor(member(root, "post_processor"), config_json, id_of, name_);
   if (!specials) return Error{specials.error()};
   specials_ = std::move(*specials);
-  display_ = TokenDisplay(member(root, "decoder"), pre_tokenizer_.byte_level(), pre_tokenizer_.metaspace(), model_.byte_fallback());
-  description_ = std::string(pre_tokenizer_.byte_level() ? "byte-level BPE" : "BPE") +
+  display_ = TokenDisplay(member(root, "decoder"), pre_tokenizer_.byte_level(), pre_tokenizer_.metaspace(), model_.byte_fallback(),
+                          model_.continuing_subword_prefix());
+  find_mask_token(config_json);
+  const TokenModel::Kind kind = model_.kind();
+  description_ = std::string(kind == TokenModel::Kind::WordPiece ? "WordPiece"
+                             : kind == TokenModel::Kind::Unigram ? "Unigram"
+                             : pre_tokenizer_.byte_level()       ? "byte-level BPE"
+                                                                 : "BPE") +
                  (model_.byte_fallback() ? " with byte fallback" : "") +
                  (normalizer_.empty() ? "" : ", normalizer " + normalizer_.describe());
   return Ok{};
+}
+
+void BpeTokenizer::find_mask_token(std::string_view config_json) {
+  const json config = json::parse(config_json, nullptr, false);
+  if (config.is_object() && config.contains("mask_token")) {  // a string or an AddedToken object
+    const json& v = config["mask_token"];
+    const json content = v.is_object() ? v.value("content", json()) : v;
+    if (content.is_string()) mask_id_ = model_.id_of(content.get<std::string>());
+    if (mask_id_ >= 0) return;
+  }
+  for (const char* name : {"[MASK]", "<mask>"})
+    for (const AddedToken& t : added_.tokens())
+      if (t.special && t.content == name) {
+        mask_id_ = t.id;
+        return;
+      }
 }
 
 Status BpeTokenizer::encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const {

@@ -1,11 +1,13 @@
 #pragma once
-// A Hugging Face tokenizer.json with a BPE model, encoded as the tokenizers library encodes it
-// (GPT-2, Llama 2 and 3, Gemma 1–3, Qwen 2.5 and 3, DeepSeek V3 and their kin):
+// A Hugging Face tokenizer.json, encoded as the tokenizers library encodes it: BPE (GPT-2, Llama 2
+// and 3, Gemma 1–3, Qwen 2.5 and 3, DeepSeek V3, ModernBERT and their kin), WordPiece (BERT) or
+// Unigram (T5, Flan-T5). The class keeps its first name, from when BPE was all it read.
 //   1. added tokens split out of the raw text (tokenizer_added.hpp);
 //   2. each piece between them normalized (tokenizer_normalize.hpp), then split by the added
 //      tokens that match normalized text;
 //   3. pre-tokenized into words (tokenizer_pretokenize.hpp);
-//   4. each word merged by the BPE model (tokenizer_bpe_model.hpp);
+//   4. each word tokenized by the model (tokenizer_model.hpp: BPE's merges, WordPiece's longest
+//      pieces, Unigram's best segmentation);
 //   5. the post-processor's special tokens put around the ids (tokenizer_post.hpp), or
 //      tokenizer_config.json's BOS where the post-processor adds none.
 // Tokens read as text through the decoder (tokenizer_display.hpp). A component this does not
@@ -17,8 +19,8 @@
 #include <vector>
 
 #include "core/formats/tokenizer_added.hpp"
-#include "core/formats/tokenizer_bpe_model.hpp"
 #include "core/formats/tokenizer_display.hpp"
+#include "core/formats/tokenizer_model.hpp"
 #include "core/formats/tokenizer_normalize.hpp"
 #include "core/formats/tokenizer_post.hpp"
 #include "core/formats/tokenizer_pretokenize.hpp"
@@ -43,8 +45,13 @@ class BpeTokenizer {
   // The readable text of one token alone (a broken character's bytes as <0xNN>).
   std::string token_text(int id) const;
   int vocab_size() const { return static_cast<int>(model_.tokens().size()); }
+  // An added token marked special ([CLS], </s>, <|begin_of_text|>, [MASK]).
   bool is_special(int id) const;
-  // What kind of tokenizer this is, in a few words ("byte-level BPE", "BPE with byte fallback, NFC").
+  // The token a masked-LM model fills in ([MASK], <mask>): tokenizer_config.json's mask_token,
+  // else a special added token spelled [MASK] or <mask>; -1 when there is none (T5, decoders).
+  int mask_token_id() const { return mask_id_; }
+  // What kind of tokenizer this is, in a few words ("byte-level BPE", "BPE with byte fallback, NFC",
+  // "WordPiece, normalizer BertNormalizer").
   std::string describe() const;
 
  private:
@@ -53,13 +60,17 @@ class BpeTokenizer {
   // Steps 2–4 for a piece of text between raw added tokens.
   Status encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const;
 
-  BpeModel model_;
+  // The mask token's id, from tokenizer_config.json (may be empty) or the added tokens.
+  void find_mask_token(std::string_view config_json);
+
+  TokenModel model_;
   AddedTokens added_;
   Normalizer normalizer_;
   PreTokenizer pre_tokenizer_;
   SpecialTokenIds specials_;
   TokenDisplay display_;
   std::vector<bool> added_ids_, special_ids_;  // by id
+  int mask_id_ = -1;
   std::string name_, description_;
 };
 

@@ -43,14 +43,23 @@ std::size_t joined_run(const std::vector<std::string>& bytes, const std::vector<
 
 }  // namespace
 
-TokenDisplay::TokenDisplay(const json& decoder, bool byte_level, const std::string& metaspace, bool byte_fallback) {
+TokenDisplay::TokenDisplay(const json& decoder, bool byte_level, const std::string& metaspace, bool byte_fallback,
+                           const std::string& wordpiece_prefix) {
   if (decoder.is_object()) {
     read(decoder, 0);
   } else {
     byte_level_ = byte_level;
     byte_fallback_ = byte_fallback;
     if (!metaspace.empty()) replacements_.emplace_back(metaspace, " ");
+    wordpiece_ = !wordpiece_prefix.empty();
+    wordpiece_prefix_ = wordpiece_prefix;
   }
+}
+
+std::string TokenDisplay::wordpiece(const std::string& token) const {
+  if (!wordpiece_prefix_.empty() && token.starts_with(wordpiece_prefix_)) return token.substr(wordpiece_prefix_.size());
+  if (cleanup_ && (token == "." || token == "," || token == "!" || token == "?")) return token;
+  return " " + token;
 }
 
 void TokenDisplay::read(const json& decoder, int depth) {
@@ -71,6 +80,12 @@ void TokenDisplay::read(const json& decoder, int depth) {
     const json content = decoder.value("content", json(""));
     if (p.contains("String") && p["String"].is_string() && content.is_string())
       replacements_.emplace_back(p["String"].get<std::string>(), content.get<std::string>());
+  } else if (type == "WordPiece") {
+    const json prefix = decoder.value("prefix", json("##"));
+    const json cleanup = decoder.value("cleanup", json(true));
+    wordpiece_ = true;
+    if (prefix.is_string()) wordpiece_prefix_ = prefix.get<std::string>();
+    if (cleanup.is_boolean()) cleanup_ = cleanup.get<bool>();
   } else if (type == "BPEDecoder") {
     const json suffix = decoder.value("suffix", json("</w>"));
     if (suffix.is_string()) replacements_.emplace_back(suffix.get<std::string>(), " ");
@@ -93,7 +108,7 @@ std::string TokenDisplay::bytes(const std::string& token) const {
 
 std::vector<std::string> TokenDisplay::show(const std::vector<std::string>& tokens, const std::vector<bool>& special) const {
   std::vector<std::string> bytes_of(tokens.size()), out(tokens.size());
-  for (std::size_t k = 0; k < tokens.size(); ++k) bytes_of[k] = special[k] ? tokens[k] : bytes(tokens[k]);
+  for (std::size_t k = 0; k < tokens.size(); ++k) bytes_of[k] = special[k] ? tokens[k] : bytes(wordpiece_ ? wordpiece(tokens[k]) : tokens[k]);
   for (std::size_t k = 0; k < tokens.size();) {
     const std::size_t run = special[k] ? 1 : joined_run(bytes_of, special, k);
     if (run == 0) {  // no character forms: the bytes as they are, the broken ones as <0xNN>

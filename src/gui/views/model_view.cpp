@@ -27,12 +27,6 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
-// A special token named as masked LMs name their blank: BERT's [MASK], RoBERTa's and ModernBERT's <mask>.
-bool is_mask_token(const BpeTokenizer* tok, int id) {
-  if (!tok || !tok->is_special(id)) return false;
-  const std::string text = tok->token_text(id);
-  return text.find("MASK") != std::string::npos || text.find("mask") != std::string::npos;
-}
 
 }  // namespace
 
@@ -68,7 +62,7 @@ void ModelView::draw_fill_mask(const ModelRun& run) {
   const BpeTokenizer* tok = model_->tokenizer();
   int blanks = 0;
   for (std::size_t t = 0; t < a.ids.size() && t < a.top.size(); ++t) {
-    if (!is_mask_token(tok, a.ids[t])) continue;
+    if (!tok || tok->mask_token_id() != a.ids[t]) continue;
     ++blanks;
     std::string line = "position " + std::to_string(t) + ":";
     for (const TokenProbability& p : a.top[t]) line += "  \"" + visible_token(p.token) + "\" " + fmt("%.2f", p.p);
@@ -78,8 +72,9 @@ void ModelView::draw_fill_mask(const ModelRun& run) {
   }
   probe::value("fill-mask blanks", std::to_string(blanks));
   if (blanks == 0)
-    flow::text_disabled_wrapped("Write the mask token ([MASK] for BERT) in the sentence to ask the model to fill a blank; the table "
-                                "below shows its guess at every position.");
+    flow::text_disabled_wrapped(("Write " + (tok && tok->mask_token_id() >= 0 ? tok->token_text(tok->mask_token_id()) : std::string("the mask token")) +
+                                 " in the sentence to ask the model to fill a blank; the table below shows its guess at every position.")
+                                    .c_str());
 }
 
 void ModelView::draw_predictions(const ModelRun& run) {

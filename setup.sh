@@ -40,16 +40,17 @@ install_missing() {
 
 build() {
   # ccache keeps compiled objects between builds (and between checkouts: paths under the
-  # checkout are taken relative to it), so a rebuild after a small change takes seconds. With the
-  # precompiled headers (CMakeLists.txt) it needs the sloppiness ccache's manual names for them
-  # (no source here uses __DATE__ or __TIME__).
+  # checkout are taken relative to it), so a rebuild after a small change takes seconds. A file
+  # compiled with a precompiled header (CMakeLists.txt) is cached only with the sloppiness ccache's
+  # manual names for them (no source here uses __DATE__ or __TIME__); it is in the launcher, so
+  # that every build of build/ has it, also `cmake --build build` without this script.
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} CCACHE_NOHASHDIR=1
-  export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
+  local launcher="env;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;ccache"
   # -g1: line tables and function names, so backtraces and profiles still name every function,
   # file and line, without full -g's types and variables, which cost a fifth of a cold build's CPU.
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-    -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+    "-DCMAKE_C_COMPILER_LAUNCHER=$launcher" "-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher" >/dev/null
   cmake --build build -j "$(nproc)"
 }
 
@@ -65,8 +66,11 @@ timed() {
   phase_times+=("$current_phase $((SECONDS - start)) s")
   current_phase=
 }
+# A background job of the test run (the sanitized build) stops with the script.
+background_job=
 phase_report() {
   local status=$?
+  [ -z "$background_job" ] || kill -- "-$background_job" 2>/dev/null || true
   [ "$status" -eq 0 ] || [ -z "$current_phase" ] ||
     echo "setup: $current_phase failed (exit $status) after $SECONDS s; before it: $(IFS=,; echo "${phase_times[*]}" | sed 's/,/, /g')" >&2
 }
@@ -86,12 +90,13 @@ case "$mode" in
     ;;
   test)
     # The tokenizer test fetches its reference with npm (Debian's nodejs and npm if none is
-    # here); the fuzzers need clang and its libFuzzer runtime.
+    # here); the sanitized build (fuzzers, parser tests, GUI) needs clang, its libFuzzer and
+    # sanitizer runtime and its OpenMP (libomp).
     # NumPy writes the tiny model folders and their independent forward passes.
     # The install and package tests: desktop-file-validate, man, xprop (the window's class), xrdb
     # (Xft.dpi for the HiDPI test) and debootstrap (a fresh Debian root to install the .deb into).
     # stress-ng loads the CPU while the GUI tests run (below).
-    packages=(clang libclang-rt-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
+    packages=(clang libclang-rt-14-dev libomp-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
       stress-ng)
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
     timed "test packages" install_missing
@@ -99,9 +104,22 @@ case "$mode" in
     # fixture, tests/cpu_load.sh), so that a GUI test waiting a fixed time instead of for what
     # the window shows fails here and not only on a busy machine; half a core, beside ctest's two
     # jobs on two, so as not to lengthen the run much. POSLAB_TEST_LOAD=0 turns it off.
+    # One build with AddressSanitizer and UBSan (clang, build-san) serves the four phases after
+    # ctest: the parsers again, each fuzzer for a bounded time, the GUI under the monkey, the
+    # hostile table. It compiles during ctest at the lowest priority, on the CPU time that ctest
+    # leaves idle (the GUI tests wait on one display, one after another), so it slows no test;
+    # after ctest the script waits for what is left of it.
+    mkdir -p build-san
+    # In a session of its own, so that a failing run stops it with all its compilers. A new
+    # session is a new scheduling group where Linux groups by session (autogroup), and nice counts
+    # only inside a group: so the group itself gets nice 19 too.
+    setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null; exec nice -n 19 tests/sanitized_build.sh' \
+      >build-san/background.log 2>&1 &
+    background_job=$!
     POSLAB_TEST_LOAD=${POSLAB_TEST_LOAD:-1} POSLAB_TEST_LOAD_PERCENT=${POSLAB_TEST_LOAD_PERCENT:-50} \
       timed ctest ctest --test-dir build --output-on-failure -j 2
-    # The parsers again, under AddressSanitizer and UBSan, then each fuzzer for a bounded time.
+    wait_for_sanitized_build() { wait "$background_job" || { cat build-san/background.log; return 1; }; }
+    timed "sanitized build (the part after ctest)" wait_for_sanitized_build
     timed "sanitized parsers" tests/sanitized_parsers.sh
     timed fuzzers fuzz/run.sh "${POSLAB_FUZZ_SECONDS:-10}"
     # The GUI built with the sanitizers under a seeded monkey (random clicks, drags, wheel, keys
@@ -109,7 +127,7 @@ case "$mode" in
     timed monkey tests/gui_monkey.sh "${POSLAB_MONKEY_SECONDS:-75}"
     # The hostile-input table again, against that sanitized build: lying files and flag sets end
     # with a message, under AddressSanitizer and UBSan too.
-    POSLAB_HOSTILE_BINARY="$PWD/build-asan/poslab" POSLAB_HOSTILE_SANITIZED=1 \
+    POSLAB_HOSTILE_BINARY="$PWD/build-san/poslab" POSLAB_HOSTILE_SANITIZED=1 \
       timed "sanitized hostile inputs" build/tests/app_hostile_tests --gtest_brief=1
     echo "setup: every test passed in $SECONDS s: $(IFS=,; echo "${phase_times[*]}" | sed 's/,/, /g')"
     ;;

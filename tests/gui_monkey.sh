@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GUI under a monkey: PosLab built with AddressSanitizer and UBSan (the build-asan folder that
-# tests/sanitized_parsers.sh configures) runs under Xvfb while a seeded script sends random
+# The GUI under a monkey: PosLab built with AddressSanitizer and UBSan (the build-san folder,
+# tests/sanitized_build.sh) runs under Xvfb while a seeded script sends random
 # clicks, drags, wheel turns, key presses and typed text into every tab, at a person's pace
 # (buttons and keys held 50 to 120 ms). It fails on a crash, on any sanitizer report, when the
 # resident memory keeps growing after the first minute (a leak), and when a frame after the first
@@ -18,11 +18,10 @@ seed=${2:-2026}
 cd "$root"
 # POSLAB_MONKEY_BINARY=build/poslab runs another build instead (its frame times, say).
 poslab=${POSLAB_MONKEY_BINARY:-}
-build_kind="ASan, Debug build"
+build_kind="ASan and UBSan build"
 if [ -z "$poslab" ]; then
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_SANITIZE=ON >/dev/null
-  cmake --build build-asan -j "$(nproc)" --target poslab >/dev/null
-  poslab=$root/build-asan/poslab
+  tests/sanitized_build.sh poslab
+  poslab=$root/build-san/poslab
 else
   poslab=$(realpath "$poslab")
   build_kind=$poslab

@@ -132,6 +132,39 @@ TEST(CliEncoders, EachStacksAttentionExportsAsItsRowsAndColumns) {
   EXPECT_GT(read_png(png).height, 200);
 }
 
+// The heads of T5's cross-attention: one row per head with its sink (the mean weight on the
+// sentence's first token, from the exported weights), the fields that need one text left empty;
+// the figure holds the three stacks' grids and the lines between the texts, so it is taller than
+// the grid of one stack alone would be.
+TEST(CliEncoders, CrossAttentionHeadsHaveTheirSinkAndTheFigureShowsEveryStack) {
+  const Json base = reference("t5")["cases"]["base"];
+  const std::string common = "--backend cpu --model " + model("t5") + " --layer 1 --sentence " + quoted(base["text"].get<std::string>()) +
+                             " --target " + quoted(base["target"].get<std::string>()) + " --stack cross";
+  const fs::path dir = temp_dir() / "encoder-heads";
+  fs::create_directories(dir);
+  const auto attention = run("export attention " + common + " --csv " + (dir / "attention.csv").string());
+  ASSERT_EQ(attention.exit_code, 0) << attention.output;
+  const AttentionCsv a = read_attention_csv(dir / "attention.csv");
+  const auto heads = run("export heads " + common + " --csv " + (dir / "heads.csv").string() + " --png " + (dir / "heads.png").string());
+  ASSERT_EQ(heads.exit_code, 0) << heads.output;
+  std::istringstream csv(read_file(dir / "heads.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "head,sink,mean_distance,previous_token,induction");
+  int rows = 0;
+  for (; std::getline(csv, line); ++rows) {
+    const int head = std::stoi(line);
+    EXPECT_EQ(head, rows);
+    ASSERT_EQ(line.substr(line.size() - 3), ",,,") << line;
+    double sink = 0.0;
+    for (int i = 0; i < a.queries; ++i) sink += a.weight.at({head, i, 0});
+    EXPECT_NEAR(std::stod(line.substr(line.find(',') + 1)), sink / a.queries, 1e-4) << line;
+  }
+  EXPECT_EQ(rows, static_cast<int>(reference("t5")["relative_attention_bias"]["encoder"][0].size())) << "one row per head";
+  const int side = 120, grids = 3;  // kHeadThumbSide, a grid per stack
+  EXPECT_GT(read_png(dir / "heads.png").height, grids * (side + 48)) << "the encoder's, the decoder's and the cross-attention's grids";
+}
+
 TEST(CliEncoders, EveryInterventionChangesTheRunOfTheModelItAppliesTo) {
   const auto probability = [](const std::string& folder, const std::string& options) {
     const Json base = reference(folder)["cases"]["base"];

@@ -162,6 +162,44 @@ TEST(EncoderModelT5, EachStackReadsItsOwnBucketsAndTable) {
   }
 }
 
+// The figure of T5's three grids runs once and keeps layer l of each stack: the encoder's, the
+// decoder's and the cross-attention's, each the reference's, each named by its stack; the
+// cross-attention's sink is the mean weight of its first column.
+TEST(EncoderModelT5, OneRunKeepsTheLayerOfEveryStack) {
+  auto model = open_model("t5");
+  ASSERT_TRUE(model);
+  const TransformerConfig& c = model->config();
+  const Json base = read_reference("t5")["cases"]["base"];
+  ForwardOptions o;
+  o.all_stacks = true;
+  o.stack = ModelStack::Decoder;
+  o.keep_layers = {1};
+  o.decoder_ids = {c.decoder_start};
+  for (const Json& id : base["labels"]) o.decoder_ids.push_back(id.get<int>());
+  auto r = run_forward(*model, base["ids"].get<std::vector<int>>(), o);
+  ASSERT_TRUE(r) << r.error();
+  ASSERT_EQ(r->layers.size(), 3u);
+  const std::pair<ModelStack, const char*> stacks[] = {
+      {ModelStack::Encoder, "attention"}, {ModelStack::Decoder, "decoder_attention"}, {ModelStack::Cross, "cross_attention"}};
+  for (const auto& [stack, key] : stacks) {
+    SCOPED_TRACE(key);
+    const LayerAttention* a = r->layer(1, stack);
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->stack, stack);
+    EXPECT_EQ(a->cross, stack == ModelStack::Cross);
+    EXPECT_LE(worst_weight({*a}, Json::array({base[key][1]})), 1e-4);
+    ASSERT_EQ(a->heads.size(), static_cast<std::size_t>(c.heads));
+  }
+  EXPECT_EQ(r->layer(1), r->layer(1, ModelStack::Decoder)) << "the shown stack's layer is the one asked for";
+  const LayerAttention* cross = r->layer(1, ModelStack::Cross);
+  for (std::size_t h = 0; h < cross->weights.size(); ++h) {
+    const Matrix& A = cross->weights[h];
+    double first_column = 0.0;
+    for (Eigen::Index i = 0; i < A.rows(); ++i) first_column += A(i, 0);
+    EXPECT_NEAR(cross->heads[h].sink, first_column / static_cast<double>(A.rows()), 1e-6) << "head " << h;
+  }
+}
+
 // A one-stack model has no decoder or cross-attention to show; BertModel (no head) predicts nothing.
 TEST(EncoderModelErrors, AStackAModelDoesNotHaveIsAnError) {
   auto model = open_model("bert");

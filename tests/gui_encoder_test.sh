@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 24 in the window (tests/gui_kit.sh's real clicks under Xvfb): T5's three attentions — a
 # click on *cross* shows the decoder's rows against the sentence's columns, a new target typed
-# in the box reruns the decoder — and BERT's fill-mask answers the blank the sentence holds.
+# in the box reruns the decoder, a head clicked in the cross-attention's grid (the Model tab shows
+# the three grids together) opens it — and BERT's fill-mask answers the blank the sentence holds.
 #   tests/gui_encoder_test.sh POSLAB MODEL_REFERENCE_DIR
 set -euo pipefail
 poslab=$(realpath "$1")
@@ -26,6 +27,16 @@ gui_key Return
 gui_wait_value "model shown" "decoder 13x13" 120
 gui_value state | grep -q '"target": "Der Hund jagte einen anderen Hund im Park."' || gui_fail "the target typed is not in the state: $(gui_value state)"
 echo "a typed target reruns the decoder: 13 tokens"
+# The Model tab shows the encoder's, the decoder's and the cross-attention's heads together; a head
+# of another stack than the shown one opens that stack's attention.
+gui_scroll_into_view "cross head 1"
+gui_click "cross head 1"
+gui_wait_value tab attention
+gui_until 60 bash -c "grep \$'^value\tattention shows\t' '$gui_probe' | grep -q ' · cross layer 0 · '" ||
+  gui_fail "a head of the cross-attention's grid did not open the cross-attention: $(gui_value 'attention shows')"
+gui_click "tab: Model"
+gui_wait_value "model shown" "cross 13x12" 120
+echo "the three grids: a cross-attention head clicked opens the cross-attention"
 gui_stop
 
 gui_start "$poslab" --size 1440x900 --model "$models/bert" --layer 0 --view model --sentence "The dog sat on the [MASK] in the park."

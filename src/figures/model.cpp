@@ -12,6 +12,7 @@
 #include "core/model/position_design.hpp"
 #include "figures/attention.hpp"
 #include "figures/buckets.hpp"
+#include "figures/cross_lines.hpp"
 #include "figures/fit.hpp"
 
 namespace poslab {
@@ -29,10 +30,10 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
-// One grid of thumbnails for a forward pass's kept layer, starting at y.
-float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float y, float side, const std::string& title,
-                     std::vector<plot::Box>* thumbs) {
-  const LayerAttention* a = f.layer(layer);
+// One grid of thumbnails for a kept layer's attention (none: only the title), starting at y;
+// each thumbnail's place is added to `thumbs` as `stack`'s, of the changed model when `changed`.
+float add_heads_grid(plot::Figure& fig, const LayerAttention* a, float y, float side, const std::string& title,
+                     std::vector<HeadThumb>& thumbs, bool changed) {
   fig.text({kMargin, y}, title, 13.0f, kInk);
   y += 22.0f;
   if (!a) return y;
@@ -52,10 +53,14 @@ float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float
     const plot::Box box{x0, y0 + 14.0f, x0 + side, y0 + 14.0f + side};
     fig.image(box, image);
     fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
-    if (thumbs) thumbs->push_back(box);
+    thumbs.push_back({box, h, a->stack, changed});
     fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
-    if (a->heads.size() <= static_cast<std::size_t>(h)) continue;  // cross-attention: no summary
+    if (a->heads.size() <= static_cast<std::size_t>(h)) continue;
     const HeadSummary& s = a->heads[static_cast<std::size_t>(h)];
+    if (a->cross) {  // two texts: no distance, no previous token, no induction between them
+      fig.text({x0, box.y1 + 3.0f}, "sink " + fmt("%.2f", s.sink), kSmall, s.sink > 0.5 ? kSinkColor : kMuted);
+      continue;
+    }
     fig.text({x0, box.y1 + 3.0f}, "sink " + fmt("%.2f", s.sink) + " · prev " + fmt("%.2f", s.previous_token), kSmall,
              s.sink > 0.5 ? kSinkColor : kMuted);
     fig.text({x0, box.y1 + 17.0f}, "distance " + fmt("%.1f", s.mean_distance) + " · induct " + fmt("%.2f", s.induction), kSmall,
@@ -68,6 +73,38 @@ float add_heads_grid(plot::Figure& fig, const ForwardResult& f, int layer, float
   return y + static_cast<float>(rows) * cell_h + 8.0f;
 }
 
+// What a stack's grid is called, with its mask: "encoder self-attention (every token sees every token)".
+std::string stack_grid_title(ModelStack stack, const TransformerConfig& config) {
+  if (stack == ModelStack::Cross) return "cross-attention (decoder rows, encoder columns)";
+  if (stack == ModelStack::Decoder) return "decoder self-attention (causal)";
+  return std::string(config.encoder_decoder() ? "encoder self-attention" : "attention weights") +
+         (config.bidirectional() ? " (every token sees every token)" : " (causal)");
+}
+
+// The unchanged model's grid of `stack` and, with a change, the changed model's below it.
+float add_stack_grids(HeadsFigure& out, const ModelRun& run, const TransformerConfig& config, ModelStack stack, float y, float side) {
+  const int layer = run.request.layer;
+  const std::string of = config.encoder_decoder() ? stack_grid_title(stack, config) + " · " : "";
+  y = add_heads_grid(out.figure, run.unchanged.layer(layer, stack), y, side,
+                     of + (run.changed ? "unchanged · " + loss_text(run.unchanged) : loss_text(run.unchanged)), out.thumbs, false);
+  if (run.changed)
+    y = add_heads_grid(out.figure, run.changed->layer(layer, stack), y + 8.0f, side, of + run.describe() + " · " + loss_text(*run.changed),
+                       out.thumbs, true);
+  return y;
+}
+
+// T5: the mean cross-attention as lines between the two texts, the changed model's beside.
+plot::Figure cross_lines_panels(const ModelRun& run, int layer) {
+  plot::Figure fig;
+  const auto add = [&](const ForwardResult& f, const std::string& what) {
+    if (const LayerAttention* a = f.layer(layer, ModelStack::Cross))
+      fig.append_right(cross_lines_figure(*a, f.decoder_tokens, f.tokens, -1, "Which input tokens each output token reads · " + what));
+  };
+  add(run.unchanged, run.changed ? "unchanged" : "layer " + std::to_string(layer));
+  if (run.changed) add(*run.changed, run.describe());
+  return fig;
+}
+
 }  // namespace
 
 HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, float side) {
@@ -76,32 +113,30 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   const int layer = run.request.layer;
   fig.width = 640.0f;
   fig.rect({0, 0, 1, 1}, {0, 0, 0, 0});
-  const ModelStack stack = run.unchanged.stack;
+  const bool t5 = config.encoder_decoder();
   const std::string window = config.is_local(layer) ? ", local" : config.has_local_layers() ? ", global" : "";
-  const std::string of = config.encoder_decoder() ? std::string(to_string(stack)) + (stack == ModelStack::Cross ? "-attention " : " ") : "";
-  const std::string mask = stack == ModelStack::Cross                                     ? "decoder rows, encoder columns"
-                           : stack == ModelStack::Encoder && config.bidirectional() ? "every token sees every token"
-                                                                                    : "causal";
-  fig.text({kMargin, kMargin}, "Every head of " + of + "layer " + std::to_string(layer) + window + " · attention weights (" + mask + ")", kTitle, kInk);
+  const std::string title = t5 ? "Every head of layer " + std::to_string(layer) + " in the encoder, the decoder and the cross-attention"
+                               : "Every head of layer " + std::to_string(layer) + window + " · " + stack_grid_title(ModelStack::Encoder, config);
+  fig.text({kMargin, kMargin}, title, kTitle, kInk);
   // The legend's lines widen the figure rather than run past its edge.
   auto legend_line = [&](float y, const std::string& text) {
     fig.text({kMargin, y}, text, kSmall, kMuted);
     fig.width = std::max(fig.width, 2.0f * kMargin + plot::figure_text_measure().width(text, kSmall));
   };
-  const std::string positions = stack == ModelStack::Cross     ? "no positions (queries from the decoder, keys from the encoder)"
-                                : stack == ModelStack::Decoder ? "T5's causal relative buckets (the decoder's own table)"
-                                                               : describe_layer_positions(config, layer);
-  legend_line(kMargin + 22.0f, describe_model(config) + " · " + of + "layer " + std::to_string(layer) + ": " + positions);
+  const std::string positions = t5 ? "T5 relative buckets in the encoder and the decoder (a table each); none in the cross-attention"
+                                   : describe_layer_positions(config, layer);
+  legend_line(kMargin + 22.0f, describe_model(config) + " · layer " + std::to_string(layer) + ": " + positions);
   legend_line(kMargin + 38.0f, "sink: on the first token · prev: on the previous token · distance: mean i − j");
   legend_line(kMargin + 52.0f, "induct: on the token after the query's token where it occurred before (framed above 0.5) · "
                                "scale 0 to each maximum");
   float y = kMargin + 76.0f;
-  y = add_heads_grid(fig, run.unchanged, layer, y, side, run.changed ? "unchanged · " + loss_text(run.unchanged) : loss_text(run.unchanged),
-                     &out.thumbs);
-  if (run.changed) y = add_heads_grid(fig, *run.changed, layer, y + 8.0f, side, run.describe() + " · " + loss_text(*run.changed),
-                                   &out.changed_thumbs);
+  if (t5)
+    for (ModelStack stack : {ModelStack::Encoder, ModelStack::Decoder, ModelStack::Cross}) y = add_stack_grids(out, run, config, stack, y, side) + 6.0f;
+  else
+    y = add_stack_grids(out, run, config, ModelStack::Encoder, y, side);
   fig.height = y + kMargin;
   fig.rects.front() = {{0, 0, fig.width, fig.height}, kWhite};
+  if (t5) fig.append_below(cross_lines_panels(run, layer));
   // T5: beside its heads, what each of them learned about distance.
   if (run.unchanged.bucket_bias.size() > 0) fig.append_below(t5_buckets_figure(run.unchanged, config, std::min(fig.width, 720.0f) - 120.0f));
   return out;
@@ -111,11 +146,15 @@ std::string heads_csv(const ModelRun& run) {
   std::ostringstream csv;
   csv << "head,sink,mean_distance,previous_token,induction\n";
   if (const LayerAttention* a = run.shown().layer(run.request.layer))
-    for (std::size_t h = 0; h < a->heads.size(); ++h)
-      csv << h << ',' << format_float(static_cast<float>(a->heads[h].sink)) << ','
-          << format_float(static_cast<float>(a->heads[h].mean_distance)) << ','
-          << format_float(static_cast<float>(a->heads[h].previous_token)) << ','
-          << format_float(static_cast<float>(a->heads[h].induction)) << '\n';
+    for (std::size_t h = 0; h < a->heads.size(); ++h) {
+      csv << h << ',' << format_float(static_cast<float>(a->heads[h].sink));
+      // Cross-attention relates two texts: no distance, previous token or induction between them.
+      if (a->cross) csv << ",,,\n";
+      else
+        csv << ',' << format_float(static_cast<float>(a->heads[h].mean_distance)) << ','
+            << format_float(static_cast<float>(a->heads[h].previous_token)) << ','
+            << format_float(static_cast<float>(a->heads[h].induction)) << '\n';
+    }
   return csv.str();
 }
 
@@ -160,11 +199,29 @@ std::string frequency_usage_csv(const ModelRun& run) {
   return csv.str();
 }
 
+namespace {
+
+// One forward pass's attention heatmap of the run's layer; cross-attention has its lines between
+// the two texts below it.
+plot::Figure one_attention_figure(const State& state, const ForwardResult& f, int layer, const TransformerConfig& config,
+                                  const std::string& what, float side) {
+  plot::Figure fig = attention_figure(state, layer_results(f, layer, config, what), side).figure;
+  if (const LayerAttention* a = f.layer(layer); a && a->cross) {
+    plot::Figure lines = cross_lines_figure(*a, f.decoder_tokens, f.tokens, state.view.mean_heads ? -1 : state.view.head,
+                                            "Which input tokens each output token reads · layer " + std::to_string(layer));
+    lines.width = std::max(lines.width, fig.width);
+    fig.append_below(lines);
+  }
+  return fig;
+}
+
+}  // namespace
+
 plot::Figure model_attention_figure(const State& state, const ModelRun& run, const TransformerConfig& config, float side) {
   const int layer = run.request.layer;
-  if (!run.changed) return attention_figure(state, layer_results(run.unchanged, layer, config, loss_text(run.unchanged)), side).figure;
-  plot::Figure fig = attention_figure(state, layer_results(run.unchanged, layer, config, "unchanged · " + loss_text(run.unchanged)), side).figure;
-  fig.append_right(attention_figure(state, layer_results(*run.changed, layer, config, run.describe() + " · " + loss_text(*run.changed)), side).figure);
+  if (!run.changed) return one_attention_figure(state, run.unchanged, layer, config, loss_text(run.unchanged), side);
+  plot::Figure fig = one_attention_figure(state, run.unchanged, layer, config, "unchanged · " + loss_text(run.unchanged), side);
+  fig.append_right(one_attention_figure(state, *run.changed, layer, config, run.describe() + " · " + loss_text(*run.changed), side));
   return fig;
 }
 

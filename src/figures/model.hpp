@@ -20,15 +20,23 @@ inline constexpr float kHeadThumbSide = 120.0f;
 
 // The small multiples of `layer`: one thumbnail per head, in rows of up to eight, each with its
 // sink weight, mean attended distance and previous-token score; the changed model's grid below
-// the unchanged one's when the run has one. Returns the figure and where each head's thumbnail is.
+// the unchanged one's when the run has one; an encoder–decoder's encoder, decoder and
+// cross-attention one below the other. Returns the figure and where each head's thumbnail is.
+// An encoder–decoder (T5) has three grids each: its encoder's, its decoder's, its cross-attention.
+struct HeadThumb {
+  plot::Box box;
+  int head = 0;
+  ModelStack stack = ModelStack::Encoder;
+  bool changed = false;  // of the changed model's grid
+};
 struct HeadsFigure {
   plot::Figure figure;
-  std::vector<plot::Box> thumbs;          // of the first grid (the unchanged model), by head
-  std::vector<plot::Box> changed_thumbs;  // of the changed model's grid, by head (empty without a change)
+  std::vector<HeadThumb> thumbs;  // every grid's, in drawing order
 };
 HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, float thumb_side);
 
-// head,sink,mean_distance,previous_token for the shown run's kept layer.
+// head,sink,mean_distance,previous_token,induction for the shown run's kept layer of the shown
+// stack (cross-attention: the sink only, the other fields empty).
 std::string heads_csv(const ModelRun& run);
 
 // heads × pairs heatmap of mean ‖q_i‖·‖k_i‖ (Barbero et al. 2024), and its CSV head,pair,usage.

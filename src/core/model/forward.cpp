@@ -39,9 +39,9 @@ std::string describe(const PositionIntervention& v) {
   return s.tellp() > 0 ? s.str() : "unchanged";
 }
 
-const LayerAttention* ForwardResult::layer(int l) const {
+const LayerAttention* ForwardResult::layer(int l, ModelStack s) const {
   for (const LayerAttention& a : layers)
-    if (a.layer == l) return &a;
+    if (a.layer == l && a.stack == s) return &a;
   return nullptr;
 }
 
@@ -87,6 +87,7 @@ struct Stack {
   const WeightTensor* final_norm = nullptr;
   const WeightTensor* final_norm_bias = nullptr;
   bool causal = true;
+  ModelStack stack = ModelStack::Encoder;      // its self-attention's (the first stack: Encoder)
   bool keep_self = false, keep_cross = false;  // whether its kept layers' attention is recorded
   Matrix bias_global, bias_local;
   std::optional<RopeSpec> rope_global, rope_local;
@@ -128,7 +129,7 @@ Stack ForwardPass::first_stack(int T, const WeightTensor& bias_table) {
   s.final_norm = &model_.final_norm();
   s.final_norm_bias = &model_.final_norm_bias();
   s.causal = !c.bidirectional();
-  s.keep_self = options_.stack == ModelStack::Encoder;
+  s.keep_self = options_.stack == ModelStack::Encoder || options_.all_stacks;
   s.bias_global = relative_bias(model_, bias_table, v, T, !s.causal);
   for (int l = 0; l < c.layers; ++l)
     if (c.is_local(l)) {
@@ -153,8 +154,7 @@ Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, boo
   if (keep) {
     if (options_.check_against_cpu && backend_ != &cpu_)
       result_.max_diff_vs_cpu = std::max(result_.max_diff_vs_cpu.value_or(0.0), max_abs_difference(*attended, attention_cpu(in)));
-    if (!layer.cross)
-      for (const Matrix& A : attended->weights) layer.heads.push_back(summarize(A, summary_ids));
+    for (const Matrix& A : attended->weights) layer.heads.push_back(layer.cross ? HeadSummary{A.col(0).mean()} : summarize(A, summary_ids));
     layer.scores = std::move(attended->scores);
     layer.weights = std::move(attended->weights);
     result_.layers.push_back(std::move(layer));
@@ -170,6 +170,7 @@ Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool
   LayerAttention layer;
   layer.layer = l;
   layer.causal = s.causal;
+  layer.stack = s.stack;
   layer.window = first ? layer_window(c, options_.intervention, l) : 0;
   if (keep && first && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(p.Q, p.K, c);
   const bool local = first && c.is_local(l);
@@ -201,6 +202,7 @@ Result<Matrix> ForwardPass::attend_encoder(int l, const LayerWeights& w, const M
   layer.layer = l;
   layer.causal = false;
   layer.cross = true;
+  layer.stack = ModelStack::Cross;
   AttentionInput in;
   in.Q = linear(H, w.cross_q, c.arch->layout);
   if (c.query_scale > 0.0) in.Q *= static_cast<float>(c.query_scale * std::sqrt(static_cast<double>(c.head_dim)));
@@ -272,8 +274,9 @@ Status ForwardPass::run_decoder(const Matrix& encoded) {
   Stack s;
   s.layers = &model_.decoder_layers();
   s.causal = true;
-  s.keep_self = options_.stack == ModelStack::Decoder;
-  s.keep_cross = options_.stack == ModelStack::Cross;
+  s.stack = ModelStack::Decoder;
+  s.keep_self = options_.stack == ModelStack::Decoder || options_.all_stacks;
+  s.keep_cross = options_.stack == ModelStack::Cross || options_.all_stacks;
   s.bias_global = relative_bias(model_, model_.decoder_relative_bias(), v, T, false);
   Matrix Y = embed_tokens(model_, ids, v, false);
   if (auto st = run_stack(s, Y, &encoded, c.layers); !st) return st;

@@ -44,6 +44,7 @@ struct ForwardOptions {
   PositionIntervention intervention;
   std::vector<int> keep_layers;  // layers whose weights, scores and head summaries are kept
   ModelStack stack = ModelStack::Encoder;  // whose layers are kept: T5's encoder, decoder or cross-attention
+  bool all_stacks = false;       // T5: the kept layers of all three, for the figure that shows them together
   // T5: the decoder's input, decoder_start_token_id then the target's tokens; empty: the start token.
   std::vector<int> decoder_ids;
   bool all_layers = false;       // keep every layer (tests; small models)
@@ -77,11 +78,12 @@ struct LayerAttention {
   bool rotated = false;    // RoPE applied to q and k in this layer
   bool causal = true;      // false: an encoder's, or cross-attention (every key seen)
   bool cross = false;      // T5's cross-attention: rows decoder positions, columns encoder positions
+  ModelStack stack = ModelStack::Encoder;  // whose attention this is (T5: encoder, decoder or cross)
   // Whether query i cannot see key j: the future (causal), or outside the window — `window` or
   // more tokens back (causal), more than window / 2 away either side (an encoder's).
   bool masked(int i, int j) const { return (causal && j > i) || outside_window(i, j, window, causal); }
   std::vector<Matrix> scores, weights;  // per head, T × T (scores: q·k/√d_h, −inf above the diagonal)
-  std::vector<HeadSummary> heads;
+  std::vector<HeadSummary> heads;  // cross-attention: the sink only (no distance between two texts)
   Matrix frequency_usage;  // heads × rotary pairs: mean over positions of ‖q_i‖·‖k_i‖ (RoPE models)
 };
 
@@ -104,7 +106,7 @@ struct ForwardResult {
   // decoder rows and sentence columns.
   const std::vector<std::string>& query_tokens() const { return stack == ModelStack::Encoder ? tokens : decoder_tokens; }
   const std::vector<std::string>& key_tokens() const { return stack == ModelStack::Decoder ? decoder_tokens : tokens; }
-  std::vector<LayerAttention> layers;   // the kept layers, in order
+  std::vector<LayerAttention> layers;   // the kept layers, in order (with all_stacks, of each stack)
   Matrix logits;                        // T × V, only with keep_logits
   // Per position, most probable first: the next token (decoders; T5's decoder positions), or the
   // position's own token (masked LMs); empty for an encoder without its head (BertModel).
@@ -116,7 +118,8 @@ struct ForwardResult {
   std::string backend;                  // which path computed the attention
   double milliseconds = 0.0;
   std::optional<double> max_diff_vs_cpu;
-  const LayerAttention* layer(int l) const;
+  const LayerAttention* layer(int l) const { return layer(l, stack); }  // of the shown stack
+  const LayerAttention* layer(int l, ModelStack s) const;
 };
 
 // Runs the model on token ids. Errors: ids out of the vocabulary, positions past GPT-2's table,

@@ -201,7 +201,8 @@ Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
 
 double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o) {
   const double t = T, width = std::max({c.hidden, c.intermediate, c.query_width() + 2 * c.kv_width()});
-  const double kept = o.all_layers ? c.layers + 2.0 * c.decoder_layers : static_cast<double>(o.keep_layers.size());
+  const double kept = o.all_layers ? c.layers + 2.0 * c.decoder_layers
+                                   : static_cast<double>(o.keep_layers.size()) * (o.all_stacks && c.encoder_decoder() ? 3.0 : 1.0);
   const double squares = static_cast<double>(c.heads) * t * t * (2.0 + 2.0 * kept);
   const double logits = (o.keep_logits ? t * c.vocab : 0.0) + (64 << 20) / 4.0;
   return 4.0 * (8.0 * t * width + squares + logits);

@@ -107,6 +107,7 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
   const auto options = [&](int pass) {
     ForwardOptions o;
     o.stack = request.stack;
+    o.all_stacks = model.config().encoder_decoder();  // the heads figure shows T5's three together
     o.decoder_ids = decoder_ids;
     o.scored = scored;
     o.scored_description = scored_what;

@@ -123,39 +123,40 @@ void ModelView::draw_predictions(const ModelRun& run) {
   ImGui::EndTable();
 }
 
-// Each head of each grid is a button: a click opens that model's head in the Attention tab.
+// Each head of each grid is a button: a click opens that model's head in the Attention tab (an
+// encoder–decoder's head of another stack than the shown one shows that stack).
 void ModelView::draw_heads(State& state, const plot::FontSet& fonts, bool& show_attention) {
   // At the screen's pixels per point, shrunk to the panel's width when it is narrower.
   const plot::Point room{figure_room(fonts).x, heads_.figure.height};
   const ShownFigure shown = show_figure(heads_.figure, room, fonts, textures_, "heads");
+  const ModelStack current = run_ ? run_->unchanged.stack : ModelStack::Encoder;
+  // "head 3", "changed head 3"; another stack's heads are named after it: "cross head 3".
+  const auto name = [current](const HeadThumb& t) {
+    return std::string(t.changed ? "changed " : "") + (t.stack == current ? "" : std::string(to_string(t.stack)) + " ") + "head " +
+           std::to_string(t.head);
+  };
   if (probe::enabled()) {
     // Where each head's thumbnail is on screen, for a test's clicks.
     const ImVec2 min = ImGui::GetItemRectMin(), after = ImGui::GetCursorScreenPos();
-    for (int grid = 0; grid < 2; ++grid) {
-      const auto& thumbs = grid == 0 ? heads_.thumbs : heads_.changed_thumbs;
-      for (std::size_t h = 0; h < thumbs.size(); ++h) {
-        const plot::Box& b = thumbs[h];
-        ImGui::SetCursorScreenPos(ImVec2(min.x + b.x0 * shown.scale, min.y + b.y0 * shown.scale));
-        ImGui::Dummy(ImVec2(b.width() * shown.scale, b.height() * shown.scale));
-        probe::item((grid == 0 ? "head " : "changed head ") + std::to_string(h));
-      }
+    for (const HeadThumb& t : heads_.thumbs) {
+      ImGui::SetCursorScreenPos(ImVec2(min.x + t.box.x0 * shown.scale, min.y + t.box.y0 * shown.scale));
+      ImGui::Dummy(ImVec2(t.box.width() * shown.scale, t.box.height() * shown.scale));
+      probe::item(name(t));
     }
     ImGui::SetCursorScreenPos(after);
   }
   if (!shown.hovered) return;
-  for (int grid = 0; grid < 2; ++grid) {
-    const auto& thumbs = grid == 0 ? heads_.thumbs : heads_.changed_thumbs;
-    for (std::size_t h = 0; h < thumbs.size(); ++h) {
-      if (!thumbs[h].contains(shown.mouse)) continue;
-      const bool two_models = run_ && run_->changed;
-      ImGui::SetTooltip("head %zu%s: click to enlarge it in the Attention tab", h,
-                        !two_models ? "" : grid == 0 ? " of the unchanged model" : " of the changed model");
-      if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
-        state.view.head = static_cast<int>(h);
-        state.view.mean_heads = false;
-        shows_unchanged_ = grid == 0 && two_models;
-        show_attention = true;
-      }
+  for (const HeadThumb& t : heads_.thumbs) {
+    if (!t.box.contains(shown.mouse)) continue;
+    const bool two_models = run_ && run_->changed;
+    const std::string of = !two_models ? "" : t.changed ? " of the changed model" : " of the unchanged model";
+    ImGui::SetTooltip("%s%s: click to enlarge it in the Attention tab", name(t).c_str(), of.c_str());
+    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+      state.view.head = t.head;
+      state.view.mean_heads = false;
+      state.model.stack = t.stack;
+      shows_unchanged_ = !t.changed && two_models;
+      show_attention = true;
     }
   }
 }

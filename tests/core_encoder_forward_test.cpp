@@ -11,6 +11,7 @@
 
 #include "core/encodings/bias.hpp"
 #include "core/model/forward.hpp"
+#include "core/model/model_run.hpp"
 
 namespace poslab {
 namespace {
@@ -198,6 +199,33 @@ TEST(EncoderModelT5, OneRunKeepsTheLayerOfEveryStack) {
     for (Eigen::Index i = 0; i < A.rows(); ++i) first_column += A(i, 0);
     EXPECT_NEAR(cross->heads[h].sink, first_column / static_cast<double>(A.rows()), 1e-6) << "head " << h;
   }
+}
+
+// The colour bar says what each model's scores are: T5's unscaled q·k with its buckets (none in
+// the cross-attention, none with the positions off), Gemma 2's scalar and soft cap, BLOOM's
+// ALiBi, Llama's plain q·k/√d_h.
+TEST(EncoderModelT5, TheScoreFormulaIsEachModelsOwn) {
+  const auto formula = [](const std::string& name, ModelStack stack, bool positions_off) {
+    auto model = open_model(name);
+    if (!model) return std::string("no model");
+    ForwardOptions o;
+    o.all_stacks = true;
+    o.keep_layers = {0};
+    o.intervention.positions_off = positions_off;
+    auto ids = model_tokens(*model, "the dog chased the cat");
+    if (!ids) return ids.error();
+    auto r = run_forward(*model, *ids, o);
+    if (!r) return r.error();
+    const LayerAttention* a = r->layer(0, stack);
+    return a ? score_formula(model->config(), *a) : std::string("no layer");
+  };
+  EXPECT_EQ(formula("t5", ModelStack::Encoder, false), "q·k + b(bucket)");
+  EXPECT_EQ(formula("t5", ModelStack::Decoder, false), "q·k + b(bucket)");
+  EXPECT_EQ(formula("t5", ModelStack::Cross, false), "q·k");
+  EXPECT_EQ(formula("t5", ModelStack::Encoder, true), "q·k");
+  EXPECT_EQ(formula("gemma2", ModelStack::Encoder, false), "50·tanh((q·k/√24) / 50)");
+  EXPECT_EQ(formula("bloom", ModelStack::Encoder, false), "q·k/√d_h − m·(i − j)");
+  EXPECT_EQ(formula("llama", ModelStack::Encoder, false), "q·k/√d_h");
 }
 
 // A one-stack model has no decoder or cross-attention to show; BertModel (no head) predicts nothing.

@@ -25,6 +25,13 @@ Matrix mean_over_heads(const std::vector<Matrix>& per_head) {
   return mean / static_cast<float>(per_head.size());
 }
 
+// What the scores are: a real model says its own (T5's unscaled q·k, Gemma's scalar); the
+// settings' attention divides by √d_h and adds its bias, if any.
+std::string score_formula(const Results& r) {
+  if (!r.score_formula.empty()) return r.score_formula;
+  return r.problem.relative_bias.size() > 0 || r.problem.shaw ? "q·k/√d_h + b" : "q·k/√d_h";
+}
+
 constexpr plot::Point kSmallestGrid{120.0f, 120.0f}, kLargestGrid{2000.0f, 1400.0f};
 
 // The figure's size with a cell area `grid` points large, laid out without painting its cells.
@@ -80,8 +87,7 @@ plot::HeatmapSpec attention_spec(const State& state, const Results& r, float sid
     spec.colormap = plot::Colormap::Viridis;
     spec.vmin = 0.0f;
     spec.vmax = std::max(values.maxCoeff(), 1e-6f);
-    spec.value_label = r.problem.relative_bias.size() > 0 || r.problem.shaw ? "weight  softmax(q·k/√d_h + b)"
-                                                                            : "weight  softmax(q·k/√d_h)";
+    spec.value_label = "weight  softmax(" + score_formula(r) + ")";
   } else {
     float extent = 0.0f;  // symmetric about 0 so that white means a zero score
     for (Eigen::Index i = 0; i < values.size(); ++i)
@@ -89,7 +95,7 @@ plot::HeatmapSpec attention_spec(const State& state, const Results& r, float sid
     spec.colormap = plot::Colormap::Diverging;
     spec.vmin = -std::max(extent, 1e-6f);
     spec.vmax = std::max(extent, 1e-6f);
-    spec.value_label = r.problem.relative_bias.size() > 0 || r.problem.shaw ? "score  q·k/√d_h + b" : "score  q·k/√d_h";
+    spec.value_label = "score  " + score_formula(r);
   }
   spec.side = side;
   return spec;

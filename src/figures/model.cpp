@@ -81,14 +81,23 @@ std::string stack_grid_title(ModelStack stack, const TransformerConfig& config) 
          (config.bidirectional() ? " (every token sees every token)" : " (causal)");
 }
 
-// The unchanged model's grid of `stack` and, with a change, the changed model's below it.
+// The unchanged model's grid of `stack` and, with a change, the changed model's below it; the
+// loss (of the whole model) in the first stack's titles only.
 float add_stack_grids(HeadsFigure& out, const ModelRun& run, const TransformerConfig& config, ModelStack stack, float y, float side) {
   const int layer = run.request.layer;
-  const std::string of = config.encoder_decoder() ? stack_grid_title(stack, config) + " · " : "";
+  const bool t5 = config.encoder_decoder();
+  const std::string of = t5 ? stack_grid_title(stack, config) : "";
+  const auto loss = [&](const ForwardResult& f) { return t5 && stack != ModelStack::Encoder ? std::string() : loss_text(f); };
+  const auto joined = [](std::vector<std::string> parts) {
+    std::string s;
+    for (const std::string& p : parts)
+      if (!p.empty()) s += (s.empty() ? "" : " · ") + p;
+    return s;
+  };
   y = add_heads_grid(out.figure, run.unchanged.layer(layer, stack), y, side,
-                     of + (run.changed ? "unchanged · " + loss_text(run.unchanged) : loss_text(run.unchanged)), out.thumbs, false);
+                     joined({of, run.changed ? "unchanged" : "", loss(run.unchanged)}), out.thumbs, false);
   if (run.changed)
-    y = add_heads_grid(out.figure, run.changed->layer(layer, stack), y + 8.0f, side, of + run.describe() + " · " + loss_text(*run.changed),
+    y = add_heads_grid(out.figure, run.changed->layer(layer, stack), y + 8.0f, side, joined({of, run.describe(), loss(*run.changed)}),
                        out.thumbs, true);
   return y;
 }

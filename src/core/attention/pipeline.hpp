@@ -65,6 +65,7 @@ struct Results {
   std::optional<double> max_diff_vs_cpu;  // when checked against the CPU reference
   std::vector<std::string> notes;         // things the user should know (a fallback, say)
   std::string description;                // what computed these results, when not the settings (a real model)
+  std::string score_formula;              // a real model's scores, e.g. "q·k + b" (T5); empty: q·k/√d_h [+ b]
 };
 
 // A note for the user when most of the sentence's words are missing from the table (they get

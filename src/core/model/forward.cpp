@@ -171,6 +171,7 @@ Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool
   layer.layer = l;
   layer.causal = s.causal;
   layer.stack = s.stack;
+  layer.position_bias = (c.positions == PositionKind::Alibi || c.positions == PositionKind::T5) && !options_.intervention.positions_off;
   layer.window = first ? layer_window(c, options_.intervention, l) : 0;
   if (keep && first && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(p.Q, p.K, c);
   const bool local = first && c.is_local(l);

@@ -76,6 +76,7 @@ struct LayerAttention {
   int layer = 0;
   int window = 0;          // keys within this many tokens (itself included) are seen; 0: all
   bool rotated = false;    // RoPE applied to q and k in this layer
+  bool position_bias = false;  // ALiBi's or T5's bias added to the scores in this layer
   bool causal = true;      // false: an encoder's, or cross-attention (every key seen)
   bool cross = false;      // T5's cross-attention: rows decoder positions, columns encoder positions
   ModelStack stack = ModelStack::Encoder;  // whose attention this is (T5: encoder, decoder or cross)

@@ -136,6 +136,20 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
   return run;
 }
 
+std::string score_formula(const TransformerConfig& c, const LayerAttention& a) {
+  char scale[48] = "/√d_h";  // the default: 1/√head_dim
+  if (c.query_scale == 1.0) scale[0] = '\0';  // T5: unscaled
+  else if (c.query_scale > 0.0) std::snprintf(scale, sizeof scale, "/√%g", 1.0 / (c.query_scale * c.query_scale));
+  std::string s = std::string("q·k") + scale;
+  if (a.position_bias) s += c.positions == PositionKind::Alibi ? " − m·(i − j)" : " + b(bucket)";
+  if (c.attn_softcap > 0.0) {
+    char cap[32];
+    std::snprintf(cap, sizeof cap, "%g", c.attn_softcap);
+    s = std::string(cap) + "·tanh((" + s + ") / " + cap + ")";
+  }
+  return s;
+}
+
 Results layer_results(const ForwardResult& f, int layer, const TransformerConfig& config, const std::string& what) {
   Results r;
   for (const std::string& t : f.query_tokens()) r.tokens.push_back(Token{t, -1, false, false});
@@ -152,6 +166,7 @@ Results layer_results(const ForwardResult& f, int layer, const TransformerConfig
     r.problem.window = a->window;
     r.attention.scores = a->scores;
     r.attention.weights = a->weights;
+    r.score_formula = score_formula(config, *a);
   }
   r.backend = f.backend;
   r.attention_ms = f.milliseconds;

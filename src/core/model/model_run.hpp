@@ -65,6 +65,10 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
 // mask), so that the attention view, its figure and its CSV show a real model unchanged.
 Results layer_results(const ForwardResult& forward, int layer, const TransformerConfig& config, const std::string& what);
 
+// What a layer's scores are, as its colour bar says: "q·k/√d_h", "q·k + b(bucket)" (T5),
+// "q·k/√256" (Gemma's query_pre_attn_scalar), "50·tanh((…) / 50)" (Gemma 2's soft cap).
+std::string score_formula(const TransformerConfig& config, const LayerAttention& layer);
+
 // "Llama · 16 layers · 32 heads (8 key/value) · d_h 64 · RoPE θ 500000, llama3 ×32 (rotate-half)".
 std::string describe_model(const TransformerConfig& config);
 

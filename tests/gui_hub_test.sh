@@ -5,7 +5,7 @@
 #     keeps drawing, Cancel stops it (nothing opens, no blob under its final name).
 #  2. Get again resumes and opens the model; the cached models are listed.
 #  3. Positions across training: the size is said first, nothing moves before "Download and run",
-#     then the figure over the revisions.
+#     then the figure over the revisions, which exports as `poslab export training` writes it.
 set -euo pipefail
 poslab=$(realpath "$1")
 models=$(realpath "$2")
@@ -25,7 +25,8 @@ export HF_ENDPOINT="http://127.0.0.1:$hub_port" HF_HUB_CACHE="$work/cache"
 unset HF_TOKEN HF_HOME HF_HUB_OFFLINE
 repo="$work/cache/models--tiny-org--tiny-llama"
 
-gui_start "$poslab" --size 1440x900 --view model
+sentence="the dog chased the cat and the dog ran"
+gui_start "$poslab" --size 1440x900 --view model --sentence "$sentence"
 gui_click "model: hub name"
 gui_type "tiny-org/tiny-llama"
 gui_click "model: hub get"
@@ -70,4 +71,13 @@ gui_wait_value "training stage" shown 240
 gui_wait_value "training rows" 2 30
 gui_wait_item "training: figure" 30
 echo "the training view said the size, waited for consent, and drew two revisions"
+# Its Export button writes what `poslab export training` writes.
+gui_click "training: export"
+gui_until 60 bash -c "grep -q \$'^value\tstatus\twrote .*poslab-training.csv (CSV)' '$gui_probe'" ||
+  gui_fail "the training view's export did not say it wrote its files: $(gui_value status)"
+"$poslab" export training --model tiny-org/tiny-llama --revisions step10,step20 --layer 0 --sentence "$sentence" \
+  --csv cli-training.csv >/dev/null 2>&1 || gui_fail "poslab export training failed"
+cmp -s cli-training.csv poslab-training.csv || gui_fail "the GUI's training CSV differs from poslab export training's"
+[ -s poslab-training.png ] || gui_fail "the training view's PNG was not written"
+echo "the training view exports its PNG and the CSV poslab export training writes"
 gui_stop

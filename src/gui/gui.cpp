@@ -244,6 +244,7 @@ void Gui::draw_window() {
   if (actions.save_session) save_session();
   if (actions.open_session) open_session();
   start_exports(requested);
+  export_training();
   exports_.pump(report_export_);
   // Read once the views drew: the probe of this frame says it (a test waits for busy = no).
   view_busy_ = views_.busy(active_view_);

@@ -143,6 +143,23 @@ void Gui::start_exports(const ControlsActions& requested) {
   else if (!written.empty()) status_.info(wrote(written));
 }
 
+// The Model tab's positions across training, when its Export button was pressed: the PNG and
+// the CSV `poslab export training` writes, named after the Export section's file stem.
+void Gui::export_training() {
+  TrainingPanel& training = views_.model.training();
+  if (!training.take_export_request()) return;
+  ExportRequest request;
+  const std::string stem = controls_.export_stem + "-training";
+  request.png = stem + ".png";
+  request.csv = stem + ".csv";
+  for (const std::string* path : {&request.png, &request.csv}) note_if_replacing(*path);
+  std::vector<std::string> written;
+  const std::string csv = training.export_csv();
+  const Status s = write_export(&training.export_figure(), &csv, request, written);
+  if (!s) status_.fail(nothing_written(request) + s.error());
+  else status_.info(wrote(written));
+}
+
 // When the newest settings computed nothing (over the memory budget, say), the tab still shows
 // the results from before: said above the view, whole and wrapped (the status line may cut it),
 // so that the reader knows the figure is not of the settings in the panel, and why. Not on the

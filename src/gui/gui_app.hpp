@@ -71,6 +71,7 @@ class Gui {
   void save_session();
   void open_session();
   void start_exports(const ControlsActions& requested);
+  void export_training();
   void publish_probe();
   // Exports say when they replace a file: noted when asked for, said when written.
   void note_if_replacing(const std::string& path);

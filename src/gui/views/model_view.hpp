@@ -20,6 +20,7 @@ class ModelView {
   // Keeps the worker asked for what the state wants, whichever tab is open.
   void update(const State& state);
   const ModelRun* run() const { return run_.get(); }
+  TrainingPanel& training() { return training_; }
   const Checkpoint* model() const { return model_.get(); }
   const std::shared_ptr<const Checkpoint>& shared_model() const { return model_; }
   std::uint64_t version() const { return worker_.version(); }

@@ -129,9 +129,14 @@ void TrainingPanel::draw(const std::string& repo, const std::string& sentence, c
     ImGui::PopStyleColor();
   }
   if (!rows_.empty()) {
+    if (ImGui::Button("Export PNG + CSV##training")) export_requested_ = true;
+    probe::item("training: export");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("As 'poslab export training': FILE-STEM-training.png and .csv (Export's file stem)");
     show_figure(figure_, {figure_room(fonts).x, figure_.height}, fonts, textures_);
     probe::item("training: figure");
   }
 }
+
+std::string TrainingPanel::export_csv() const { return hub::training_csv(rows_, request_.layer); }
 
 }  // namespace poslab

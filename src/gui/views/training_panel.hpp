@@ -5,6 +5,7 @@
 // size is said first and nothing is fetched until the user agrees.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/hub/training_run.hpp"
@@ -19,6 +20,11 @@ class TrainingPanel {
   // `repo`: the model box's repository, the default until one is typed here.
   void draw(const std::string& repo, const std::string& sentence, const plot::FontSet& fonts);
   bool busy() const { return planner_.running() || runner_.running(); }
+  // Whether its Export button was pressed since the last call; then the shown figure and its CSV,
+  // as `poslab export training` writes them.
+  bool take_export_request() { return std::exchange(export_requested_, false); }
+  const plot::Figure& export_figure() const { return figure_; }
+  std::string export_csv() const;
 
  private:
   enum class Stage { Idle, Sizing, Consent, Running, Shown };
@@ -38,6 +44,7 @@ class TrainingPanel {
   std::shared_ptr<DownloadCounters> counters_ = std::make_shared<DownloadCounters>();
   std::shared_ptr<std::atomic<int>> revisions_done_ = std::make_shared<std::atomic<int>>(0);
   std::string error_;
+  bool export_requested_ = false;
   plot::Figure figure_;
   plot::TextureCache textures_;
 };

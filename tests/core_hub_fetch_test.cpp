@@ -124,6 +124,55 @@ TEST(HubFetch, ACutConnectionResumesWithARangeRequest) {
     EXPECT_EQ(e.path().extension(), "") << "left behind: " << e.path();
 }
 
+// A Hub or CDN briefly down (503) is asked again, as huggingface_hub's http_backoff does: the
+// metadata and the bytes alike, and the files are whole.
+TEST(HubFetch, AServiceBrieflyUnavailableIsAskedAgain) {
+  Fixture f("unavailable", {"--unavailable", "2"});
+  f.hub.publish("org/tiny", model_folder(f.dir / "v1", "{}", 3));
+  auto snapshot = fetch_model(f.name("org/tiny"), f.settings);
+  ASSERT_TRUE(snapshot) << snapshot.error();
+  EXPECT_EQ(read(*snapshot / "model.safetensors"), read(f.dir / "v1" / "model.safetensors"));
+  EXPECT_EQ(read(*snapshot / "config.json"), "{}");
+  std::map<std::string, int> asked;  // each method and path: twice refused, then answered
+  for (const auto& r : f.hub.requests()) ++asked[r["server"].get<std::string>() + " " + r["method"].get<std::string>() + " " + r["path"].get<std::string>()];
+  ASSERT_FALSE(asked.empty());
+  for (const auto& [what, n] : asked) EXPECT_EQ(n, 3) << what;
+}
+
+// One that stays down is the answer after kHttpAttempts tries: an error naming the status, and
+// nothing in the cache under a final name.
+TEST(HubFetch, AServiceThatStaysUnavailableIsAnErrorAfterItsAttempts) {
+  Fixture f("down", {"--unavailable", "100"});
+  f.hub.publish("org/tiny", model_folder(f.dir / "v1", "{}", 4));
+  auto snapshot = fetch_model(f.name("org/tiny"), f.settings);
+  ASSERT_FALSE(snapshot);
+  EXPECT_NE(snapshot.error().find("503"), std::string::npos) << snapshot.error();
+  EXPECT_EQ(f.hub.request_count(), static_cast<std::size_t>(kHttpAttempts)) << "the listing, asked kHttpAttempts times";
+  EXPECT_FALSE(fs::exists(f.settings.cache.repo(f.name("org/tiny")) / "snapshots"));
+}
+
+// The wait between attempts: the server's Retry-After (at most 30 s), else 1, 2, 4, 8, 8 s.
+TEST(HubRetry, WaitsWhatTheServerSaysElseDoublesUpToEightSeconds) {
+  using std::chrono::milliseconds;
+  HttpResponse plain;
+  EXPECT_EQ(retry_wait(0, plain), milliseconds(1000));
+  EXPECT_EQ(retry_wait(1, plain), milliseconds(2000));
+  EXPECT_EQ(retry_wait(2, plain), milliseconds(4000));
+  EXPECT_EQ(retry_wait(3, plain), milliseconds(8000));
+  EXPECT_EQ(retry_wait(9, plain), milliseconds(8000));
+  HttpResponse told;
+  told.headers["retry-after"] = "3";
+  EXPECT_EQ(retry_wait(0, told), milliseconds(3000));
+  told.headers["retry-after"] = "86400";
+  EXPECT_EQ(retry_wait(0, told), milliseconds(30000)) << "a day's wait is not waited";
+  told.headers["retry-after"] = "Wed, 21 Oct 2026 07:28:00 GMT";
+  EXPECT_EQ(retry_wait(1, told), milliseconds(2000)) << "a date: the schedule decides";
+  for (long status : {429L, 500L, 502L, 503L, 504L}) EXPECT_TRUE(transient_status(status)) << status;
+  for (long status : {200L, 206L, 302L, 401L, 403L, 404L, 416L, 501L}) EXPECT_FALSE(transient_status(status)) << status;
+  std::atomic<bool> cancel{true};
+  EXPECT_FALSE(wait_unless_cancelled(milliseconds(60000), &cancel)) << "a cancelled wait returns at once";
+}
+
 TEST(HubFetch, ANewCommitOnMainFetchesOnlyTheChangedBlob) {
   Fixture f("newcommit");
   const fs::path v1 = model_folder(f.dir / "v1", "{\"v\": 1}", 3);

@@ -4,17 +4,15 @@
 // encoder's both ways, the decoder's over the past only. Shown beside the heads that use it.
 #include <string>
 
-#include "core/model/forward.hpp"
+#include "core/matrix.hpp"
 #include "core/model/transformer_config.hpp"
 #include "plot/figure.hpp"
 
 namespace poslab {
 
-// One line per head over j − i = −max_distance … max_distance (the decoder: … 0); an empty
-// figure (width 0) when the run has no bucket table (not T5, or cross-attention).
-plot::Figure t5_buckets_figure(const ForwardResult& run, const TransformerConfig& config, float width);
-
-// The same numbers: head,relative_position,bucket,bias — one row per head and position.
-std::string t5_buckets_csv(const ForwardResult& run, const TransformerConfig& config);
+// One line per head over j − i = −max_distance … max_distance (one-way: … 0) of a stack's table
+// (buckets × heads; `whose`: "the encoder's ", say); an empty figure (width 0) for an empty table.
+plot::Figure t5_buckets_figure(const Matrix& table, bool bidirectional, const std::string& whose, const TransformerConfig& config,
+                               float width);
 
 }  // namespace poslab

@@ -146,8 +146,12 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   fig.height = y + kMargin;
   fig.rects.front() = {{0, 0, fig.width, fig.height}, kWhite};
   if (t5) fig.append_below(cross_lines_panels(run, layer));
-  // T5: beside its heads, what each of them learned about distance.
-  if (run.unchanged.bucket_bias.size() > 0) fig.append_below(t5_buckets_figure(run.unchanged, config, std::min(fig.width, 720.0f) - 120.0f));
+  // T5: below its heads, what each of them learned about distance, in each stack.
+  const float plot_width = std::min(fig.width, 720.0f) - 120.0f;
+  const ForwardResult& f = run.unchanged;
+  for (const plot::Figure& buckets : {t5_buckets_figure(f.bucket_bias, config.bidirectional(), t5 ? "the encoder's " : "", config, plot_width),
+                                      t5_buckets_figure(f.decoder_bucket_bias, false, "the decoder's ", config, plot_width)})
+    if (buckets.width > 0.0f) fig.append_below(buckets);
   return out;
 }
 

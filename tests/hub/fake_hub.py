@@ -2,6 +2,7 @@
 """A small Hugging Face Hub for PosLab's tests, on 127.0.0.1 only (no other network exists here).
 
   fake_hub.py serve ROOT --ports FILE [--log FILE] [--token T] [--cut-after N] [--rate BYTES_PER_S]
+                     [--unavailable N]
                      [--tls-cert FILE --tls-key FILE]
   fake_hub.py publish ROOT ORG/NAME FOLDER [--ref main] [--tag TAG ...] [--gated]
 
@@ -23,6 +24,8 @@ GatedRepo (401 without a token, 403 with a wrong one; --token is the one that ha
 --tls-cert FILE --tls-key FILE: the Hub speaks HTTPS with that (self-signed) certificate.
 --cut-after N: the CDN's first answer for each blob closes the connection after N bytes (the next
 request must resume with Range). --rate: the CDN sends no faster (to watch progress and Cancel).
+--unavailable N: the first N requests of each method and path, on either server, are answered
+503 Service Unavailable with Retry-After: 0 (a Hub or CDN briefly down; a client asks again).
 Every request is a JSON line in --log: server, method, path, range, authorization (the value).
 """
 import hashlib
@@ -92,6 +95,8 @@ class State:
         self.log_path = args.get("log")
         self.lock = threading.Lock()
         self.cut_done = set()
+        self.unavailable = args.get("unavailable", 0)
+        self.unavailable_sent = {}
         self.cdn_origin = None
 
     def log(self, entry):
@@ -134,11 +139,27 @@ def make_handler(state, server_name):
 
         def do_HEAD(self):
             self.record()
-            self.route()
+            if not self.refused():
+                self.route()
 
         def do_GET(self):
             self.record()
-            self.route()
+            if not self.refused():
+                self.route()
+
+        def refused(self):
+            """--unavailable: a 503 for the first N requests of this method and path."""
+            key = (server_name, self.command, self.path)
+            with state.lock:
+                sent = state.unavailable_sent.get(key, 0)
+                if sent >= state.unavailable:
+                    return False
+                state.unavailable_sent[key] = sent + 1
+            self.send_response(503)
+            self.send_header("Retry-After", "0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return True
 
         def route(self):
             path = urllib.parse.urlparse(self.path).path
@@ -303,7 +324,7 @@ def main(argv):
         while rest:
             flag = rest.pop(0)[2:].replace("-", "_")
             value = rest.pop(0)
-            args[flag] = int(value) if flag in ("cut_after", "rate") else value
+            args[flag] = int(value) if flag in ("cut_after", "rate", "unavailable") else value
         return serve(args)
     print(__doc__, file=sys.stderr)
     return 2

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #include <curl/curl.h>
 
@@ -179,6 +181,38 @@ Result<HttpResponse> http_request(const HttpRequest& request, std::uint64_t* rec
     url = response->location;
   }
   return Error{"more than " + std::to_string(kMaxRedirects) + " redirects from " + url_origin(request.url)};
+}
+
+bool transient_status(long status) {
+  return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
+}
+
+std::chrono::milliseconds retry_wait(int attempt, const HttpResponse& response) {
+  using std::chrono::milliseconds;
+  const std::string after = response.header("retry-after");
+  char* end = nullptr;
+  const double seconds = std::strtod(after.c_str(), &end);
+  // Retry-After may also be an HTTP date; then, like a missing one, the schedule decides.
+  if (!after.empty() && *end == '\0' && seconds >= 0.0) return milliseconds(static_cast<long>(std::min(seconds, 30.0) * 1000.0));
+  return milliseconds(1000L << std::clamp(attempt, 0, 3));
+}
+
+bool wait_unless_cancelled(std::chrono::milliseconds wait, const std::atomic<bool>* cancel) {
+  const auto until = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < until) {
+    if (cancel && cancel->load()) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(50),
+                                                                             until - std::chrono::steady_clock::now()));
+  }
+  return !(cancel && cancel->load());
+}
+
+Result<HttpResponse> http_request_retrying(const HttpRequest& request) {
+  for (int attempt = 0;; ++attempt) {
+    auto response = http_request(request);
+    if (!response || !transient_status(response->status) || attempt + 1 >= kHttpAttempts) return response;
+    if (!wait_unless_cancelled(retry_wait(attempt, *response), request.cancel)) return Error{"cancelled"};
+  }
 }
 
 }  // namespace poslab::hub

@@ -4,6 +4,7 @@
 // redirect to another scheme, host or port it is dropped and stays dropped, as huggingface_hub's
 // HTTP client does (the Hub sends large files to a CDN).
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -48,6 +49,24 @@ struct HttpRequest {
 // connection, TLS refused, cut off, cancelled). `received` (when given) counts the body bytes
 // that reached the sink, also on error, so that a cut transfer can resume.
 Result<HttpResponse> http_request(const HttpRequest& request, std::uint64_t* received = nullptr);
+
+// An answer worth asking again for, as huggingface_hub's http_backoff retries: 429 (too many
+// requests) and 500, 502, 503, 504 (a server or its CDN briefly down).
+bool transient_status(long status);
+
+// How long to wait before asking again after `attempt` (0-based) answered `response`: its
+// Retry-After in seconds when it gives one (at most 30 s), else 1, 2, 4, 8, 8 … s.
+std::chrono::milliseconds retry_wait(int attempt, const HttpResponse& response);
+
+// Sleeps `wait` in short steps; false as soon as `cancel` is set.
+bool wait_unless_cancelled(std::chrono::milliseconds wait, const std::atomic<bool>* cancel);
+
+// How often a request is made in all before a transient answer is the answer.
+inline constexpr int kHttpAttempts = 5;
+
+// http_request, asked again after a transient answer (kHttpAttempts in all, retry_wait between):
+// for requests without a sink (the Hub's metadata). A download's retries are its own (they resume).
+Result<HttpResponse> http_request_retrying(const HttpRequest& request);
 
 // "scheme://host:port" with the scheme's default port filled in; empty for a URL curl cannot parse.
 std::string url_origin(const std::string& url);

@@ -89,7 +89,7 @@ Result<Listing> fetch_listing(const ModelName& m, const HubSettings& s, const Fe
   request.url = s.endpoint + "/api/models/" + m.org + "/" + m.name + "/revision/" + url_escape(m.revision);
   request.token = s.token;
   request.cancel = c.cancel;
-  auto response = http_request(request);
+  auto response = http_request_retrying(request);
   reached = response.ok();
   if (!response) return Error{response.error()};
   if (response->status != 200) return hub_error(*response, m, s, "");
@@ -114,7 +114,7 @@ Result<RemoteFile> fetch_file_metadata(const ModelName& m, const std::string& co
   request.token = s.token;
   request.redirects = Redirects::RelativeOnly;
   request.cancel = c.cancel;
-  auto response = http_request(request);
+  auto response = http_request_retrying(request);
   if (!response) return Error{response.error()};
   const bool redirect = response->status >= 300 && response->status < 400;
   if (response->status != 200 && !redirect) return hub_error(*response, m, s, file);

@@ -136,6 +136,12 @@ Status download_blob(const FetchPlan& plan, const RemoteFile& f, const HubSettin
       if (after <= before) break;  // nothing came: the server is not there, do not hammer it
       continue;                    // cut mid-file: the next attempt asks for the rest
     }
+    if (transient_status(response->status)) {  // the CDN briefly down: ask again after a while
+      last_error = url_origin(f.download_url) + " answered HTTP " + std::to_string(response->status) + " for the bytes of " + f.name +
+                   ", " + std::to_string(attempt + 1) + (attempt == 0 ? " time" : " times");
+      if (!wait_unless_cancelled(retry_wait(attempt, *response), c.cancel)) return Error{"cancelled"};
+      continue;
+    }
     if (response->status == 416) {  // the part on disk is not a prefix the server knows: start over
       fs::remove(part, ec);
       last_error = "the server refused to resume " + f.name;

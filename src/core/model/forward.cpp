@@ -356,12 +356,12 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   result_.tokens = token_texts(model_, ids);
   result_.stack = options_.stack;
   result_.bidirectional = options_.stack == ModelStack::Encoder && c.bidirectional();
-  // What T5 learned about distance, for the views: the shown stack's bucket table as stored.
-  const WeightTensor& table = options_.stack == ModelStack::Encoder ? model_.relative_bias() : model_.decoder_relative_bias();
-  if (c.positions == PositionKind::T5 && options_.stack != ModelStack::Cross && table.present()) {
-    result_.bucket_bias.resize(c.t5_buckets, c.heads);
-    read_rows(table, 0, c.t5_buckets, result_.bucket_bias.data());
-  }
+  // What T5 learned about distance, for the views: each stack's bucket table as stored.
+  for (auto [table, out] : {std::pair{&model_.relative_bias(), &result_.bucket_bias}, std::pair{&model_.decoder_relative_bias(), &result_.decoder_bucket_bias}})
+    if (c.positions == PositionKind::T5 && table->present()) {
+      out->resize(c.t5_buckets, c.heads);
+      read_rows(*table, 0, c.t5_buckets, out->data());
+    }
   backend_ = options_.backend ? options_.backend : &cpu_;
   result_.backend = backend_->name();
   Matrix X = embed_tokens(model_, ids, v, !c.encoder_decoder());

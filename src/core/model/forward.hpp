@@ -102,7 +102,9 @@ struct ForwardResult {
   ModelStack stack = ModelStack::Encoder;  // whose attention `layers` holds
   bool masked_lm = false;               // top[i] predicts position i itself (BERT), not the next token
   bool bidirectional = false;           // the shown stack's self-attention sees every token
-  Matrix bucket_bias;                   // T5: the shown stack's learned bias, buckets × heads (else empty)
+  // T5: each stack's learned bias as stored, buckets × heads: the first stack's (the encoder's; a
+  // decoder-only model's own) and the decoder's; empty where the model has none.
+  Matrix bucket_bias, decoder_bucket_bias;
   // The tokens of the kept layers' rows and columns: the sentence's, the decoder's, or (cross)
   // decoder rows and sentence columns.
   const std::vector<std::string>& query_tokens() const { return stack == ModelStack::Encoder ? tokens : decoder_tokens; }

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# The parser tests (embeddings text and binary, .npy, safetensors, model folders, tokenizer,
-# sessions, config.json, loading) built with AddressSanitizer and UndefinedBehaviorSanitizer in
+# The parser tests (parser_tests in tests/CMakeLists.txt: embeddings text and binary, .npy,
+# safetensors, model folders, tokenizers, sessions, config.json, loading) built with
+# AddressSanitizer and UndefinedBehaviorSanitizer in
 # the sanitized build folder (build-san, tests/sanitized_build.sh), and run: any out-of-bounds
 # read, leak or undefined behaviour fails.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-tests/sanitized_build.sh core_tests
+tests/sanitized_build.sh parser_tests
 /usr/bin/python3 tests/reference/make_model_reference.py build-san/model_reference >/dev/null
 /usr/bin/python3 tests/reference/make_family_reference.py build-san/model_reference >/dev/null
 /usr/bin/python3 tests/reference/make_encoder_reference.py build-san/model_reference >/dev/null
-filter='RealModel*:Folders/RealModel*:Formats*:Safetensors*:Npy*:Bpe*:ModelFolder*:ModelConfig*:Session*:Loader*:Tokenizer*:EmbeddingsText*:AsyncLoad*:Workspace*:DefaultData*:Options*:AtomicWrite*'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  build-san/tests/core_tests --gtest_filter="$filter" --gtest_brief=1
+  build-san/tests/parser_tests --gtest_brief=1

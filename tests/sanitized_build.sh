@@ -9,8 +9,11 @@
 # function (inlined ones too), file and line, without full debug info's cost.
 #   tests/sanitized_build.sh [TARGET...]   (default: parser_tests, poslab and the fuzzers)
 set -euo pipefail
+#   POSLAB_SANITIZED_BUILT=1: the build is known to be complete (./setup.sh test, once it has
+#   waited for it): nothing to do, so that two scripts run side by side never build at once.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+[ "${POSLAB_SANITIZED_BUILT:-0}" != 1 ] || exit 0
 CC=clang CXX=clang++ cmake -S . -B build-san -DCMAKE_BUILD_TYPE=Debug -DPOSLAB_SANITIZE=ON -DPOSLAB_FUZZ=ON \
   "-DCMAKE_C_FLAGS_DEBUG=-O0 -gline-tables-only" "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -gline-tables-only" \
   -DPOSLAB_CORE_OPTIONS=-O1 >/dev/null

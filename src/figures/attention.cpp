@@ -18,13 +18,6 @@ int clamp_head(const State& state, const Results& r) {
 
 namespace {
 
-// The mean over heads of the weights or scores (a masked score stays −∞ in every head).
-Matrix mean_over_heads(const std::vector<Matrix>& per_head) {
-  Matrix mean = Matrix::Zero(per_head.front().rows(), per_head.front().cols());
-  for (const Matrix& m : per_head) mean += m;
-  return mean / static_cast<float>(per_head.size());
-}
-
 // What the scores are: a real model says its own (T5's unscaled q·k, Gemma's scalar); the
 // settings' attention divides by √d_h and adds its bias, if any.
 std::string score_formula(const Results& r) {

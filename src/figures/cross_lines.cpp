@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/attention/attention.hpp"
+
 namespace poslab {
 
 namespace {
@@ -12,9 +14,7 @@ constexpr float kMargin = 16.0f, kColumn = 150.0f, kGap = 120.0f;
 // The head's weights, or their mean over the heads.
 Matrix head_weights(const LayerAttention& a, int head) {
   if (head >= 0 && head < static_cast<int>(a.weights.size())) return a.weights[static_cast<std::size_t>(head)];
-  Matrix mean = Matrix::Zero(a.weights.front().rows(), a.weights.front().cols());
-  for (const Matrix& w : a.weights) mean += w;
-  return mean / static_cast<float>(a.weights.size());
+  return mean_over_heads(a.weights);
 }
 
 // A token's label, cut to fit its column.

@@ -18,17 +18,19 @@ namespace poslab {
 // Export sizes (logical pixels), fixed so that exports are reproducible.
 inline constexpr float kHeadThumbSide = 120.0f;
 
-// The small multiples of `layer`: one thumbnail per head, in rows of up to eight, each with its
-// sink weight, mean attended distance and previous-token score; the changed model's grid below
-// the unchanged one's when the run has one; an encoder–decoder's encoder, decoder and
-// cross-attention one below the other. Returns the figure and where each head's thumbnail is.
-// An encoder–decoder (T5) has three grids each: its encoder's, its decoder's, its cross-attention.
+// Where one head's thumbnail is in the heads figure, and whose head it is (an encoder–decoder has
+// a grid per stack: its encoder's, its decoder's, its cross-attention).
 struct HeadThumb {
   plot::Box box;
   int head = 0;
   ModelStack stack = ModelStack::Encoder;
   bool changed = false;  // of the changed model's grid
 };
+
+// The small multiples of `layer`: one thumbnail per head, in rows of up to eight, each with its
+// sink weight, mean attended distance and previous-token score; the changed model's grid below
+// the unchanged one's when the run has one; an encoder–decoder's encoder, decoder and
+// cross-attention one below the other. Returns the figure and where each head's thumbnail is.
 struct HeadsFigure {
   plot::Figure figure;
   std::vector<HeadThumb> thumbs;  // every grid's, in drawing order

@@ -190,6 +190,12 @@ AttentionOutput solve_cpu(const AttentionProblem& problem) {
   return out;
 }
 
+Matrix mean_over_heads(const std::vector<Matrix>& per_head) {
+  Matrix mean = Matrix::Zero(per_head.front().rows(), per_head.front().cols());
+  for (const Matrix& m : per_head) mean += m;
+  return mean / static_cast<float>(per_head.size());
+}
+
 double max_abs_difference(const AttentionOutput& a, const AttentionOutput& b) {
   double worst = 0.0;
   auto compare = [&worst](const Matrix& x, const Matrix& y) {

@@ -133,6 +133,10 @@ AttentionOutput solve_cpu(const AttentionProblem& problem);
 // The largest |a − b| over weights, context and output: how far two paths disagree.
 double max_abs_difference(const AttentionOutput& a, const AttentionOutput& b);
 
+// The mean over heads of per-head T_q × T_k matrices (weights or scores; a masked score stays −∞
+// in every head, so in the mean). `per_head` must not be empty.
+Matrix mean_over_heads(const std::vector<Matrix>& per_head);
+
 class AttentionBackend {
  public:
   virtual ~AttentionBackend() = default;

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "app_support.hpp"
 #include "poslab_process.hpp"
@@ -17,6 +19,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string model(const std::string& name) { return (fs::path(POSLAB_MODEL_REFERENCE) / name).string(); }
+
+void write_file(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
 // predict's loss for a folder with extra options (exit 0 expected).
 double loss_with(const std::string& folder, const std::string& options) {
@@ -93,4 +97,74 @@ TEST(CliFamilies, AnInterventionThatDoesNotApplyIsRefusedNamingWhatDoes) {
   }
   const auto bloom = run("predict --model " + model("bloom") + " --sentence 'the cat' --window 3");
   EXPECT_NE(bloom.output.find("--alibi-scale"), std::string::npos) << "BLOOM's own option is named: " << bloom.output;
+}
+
+// transformers 5's config.json form: the base it gives is the one the model runs with, and info
+// says where each value came from; a form that disagrees with itself is refused naming both keys.
+TEST(CliCheckpoints, AV5ConfigRunsWithItsOwnBaseAndInfoSaysWhereItCameFrom) {
+  const auto info = run("info --model " + model("llama_v5"));
+  ASSERT_EQ(info.exit_code, 0) << info.output;
+  EXPECT_NE(info.output.find("rope from   base 100 from rope_parameters.rope_theta"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("RoPE base 100 in every layer"), std::string::npos) << info.output;
+  const auto gemma = run("info --model " + model("gemma3_v5"));
+  EXPECT_NE(gemma.output.find("local base 500 from rope_parameters.sliding_attention.rope_theta"), std::string::npos) << gemma.output;
+  // The same folder with the old key beside the new one, disagreeing.
+  const fs::path dir = fs::temp_directory_path() / ("poslab-v5-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(model("llama_v5"), dir);
+  auto config = nlohmann::json::parse(read_file(dir / "config.json"));
+  config["rope_theta"] = 10000.0;
+  write_file(dir / "config.json", config.dump());
+  const auto refused = run("predict --backend cpu --model " + dir.string() + " --sentence 'the cat'");
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("rope_parameters.rope_theta (100) and rope_theta (10000) disagree"), std::string::npos) << refused.output;
+  config.erase("rope_theta");
+  config["rope_parameters"] = {{"rope_type", "proportional"}, {"rope_theta", 100.0}, {"partial_rotary_factor", 0.25}};
+  write_file(dir / "config.json", config.dump());
+  const auto unknown = run("info --model " + dir.string());
+  EXPECT_NE(unknown.output.find("rope_type \"proportional\" is not supported"), std::string::npos) << unknown.output;
+  fs::remove_all(dir);
+}
+
+TEST(CliCheckpoints, AMixtureOfExpertsSaysWhichExpertsEachPositionWasRoutedTo) {
+  const auto r = run("predict --backend cpu --model " + model("qwen3_moe") + " --sentence 'the cat sat on the mat'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  ASSERT_TRUE(j.contains("experts"));
+  ASSERT_EQ(j["experts"].size(), 3u);  // one list per layer
+  EXPECT_TRUE(j["experts"][1].empty()) << "layer 1 is in mlp_only_layers: dense";
+  ASSERT_EQ(j["experts"][0].size(), j["ids"].size());
+  for (const auto& position : j["experts"][0]) {
+    ASSERT_EQ(position.size(), 2u);  // num_experts_per_tok
+    const double sum = position[0][1].get<double>() + position[1][1].get<double>();
+    EXPECT_NEAR(sum, 1.0, 1e-9) << "norm_topk_prob renormalizes the chosen weights";
+    EXPECT_GE(position[0][1].get<double>(), position[1][1].get<double>());
+  }
+  const auto dense = run("predict --backend cpu --model " + model("llama") + " --sentence 'the cat'");
+  EXPECT_EQ(dense.output.find("\"experts\""), std::string::npos) << "a dense model has no experts key";
+  const auto info = run("info --model " + model("mixtral_window"));
+  EXPECT_NE(info.output.find("a mixture of 4 experts, each token routed to 2 (weights renormalized) in every layer"), std::string::npos)
+      << info.output;
+}
+
+TEST(CliCheckpoints, TheMropeViewDrawsThePairsAndTheIdsOfALayout) {
+  const fs::path dir = fs::temp_directory_path() / ("poslab-mrope-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto r = run("export mrope --model " + model("qwen2_5_vl") + " --layout text:2,image:4x6,text:1 --csv " + (dir / "m.csv").string() +
+                     " --png " + (dir / "m.png").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // By hand (get_rope_index): text 0, 1; the image's 2 × 3 merged grid from 2, t fixed; the next
+  // text after the largest id, 2 + max(2, 3) = 5.
+  EXPECT_EQ(read_file(dir / "m.csv"),
+            "index,kind,t,h,w\n0,text,0,0,0\n1,text,1,1,1\n2,image,2,2,2\n3,image,2,2,3\n4,image,2,2,4\n5,image,2,3,2\n6,image,2,3,3\n"
+            "7,image,2,3,4\n8,text,5,5,5\n");
+  EXPECT_TRUE(fs::file_size(dir / "m.png") > 1000);
+  const auto flat = run("export mrope --model " + model("llama") + " --csv " + (dir / "x.csv").string());
+  EXPECT_EQ(flat.exit_code, 2) << flat.output;
+  EXPECT_NE(flat.output.find("mrope needs a model with M-RoPE"), std::string::npos) << flat.output;
+  EXPECT_FALSE(fs::exists(dir / "x.csv"));
+  const auto odd = run("export mrope --model " + model("qwen3_vl") + " --layout text:2,image:3x4 --csv " + (dir / "y.csv").string());
+  EXPECT_EQ(odd.exit_code, 2) << odd.output;
+  EXPECT_NE(odd.output.find("multiple of the spatial merge 2"), std::string::npos) << odd.output;
+  fs::remove_all(dir);
 }

@@ -58,7 +58,7 @@ TEST(ModelConfig, BadConfigsChangeNothing) {
   struct Case { const char* json; const char* message; };
   for (const Case& c : {Case{"{not json", "not valid JSON"}, Case{"[1, 2]", "holds an object"},
                         Case{R"({"rope_theta": "big"})", "\"rope_theta\" must be a number"},
-                        Case{R"({"rope_theta": 5e5, "rope_scaling": {"rope_type": "mrope", "factor": 2}})", "mrope"},
+                        Case{R"({"rope_theta": 5e5, "rope_scaling": {"rope_type": "mrope", "mrope_section": [2]}})", "mrope"},
                         Case{R"({"rope_theta": 5e5, "rope_scaling": {"rope_type": "longrope", "factor": 2}})", "short_factor"},
                         Case{R"({"rope_scaling": {"type": "longrope", "short_factor": [1, 2], "long_factor": [1]}})", "same length"},
                         Case{R"({"rope_scaling": {"type": "su", "short_factor": [1, -2], "long_factor": [1, 1]}})", "> 0"},

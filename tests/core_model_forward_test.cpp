@@ -102,6 +102,20 @@ TEST_P(RealModel, EveryLayerLogitsAndLossMatchTheReferenceInEveryCase) {
     EXPECT_LE(relative_error(r->logits, expected["logits"]), 1e-4);
     const double loss = expected["loss"].get<double>();
     EXPECT_LE(std::abs(r->loss - loss) / loss, 1e-4) << r->loss << " vs " << loss;
+    if (expected.contains("experts")) {  // a mixture: each position's experts and their weights
+      const Json& E = expected["experts"];
+      ASSERT_EQ(r->experts.size(), E.size());
+      for (std::size_t l = 0; l < E.size(); ++l) {
+        ASSERT_EQ(r->experts[l].size(), E[l].size()) << "layer " << l;
+        for (std::size_t t = 0; t < E[l].size(); ++t) {
+          ASSERT_EQ(r->experts[l][t].size(), E[l][t].size());
+          for (std::size_t k = 0; k < E[l][t].size(); ++k) {
+            EXPECT_EQ(r->experts[l][t][k].first, E[l][t][k][0].get<int>()) << "layer " << l << " position " << t;
+            EXPECT_NEAR(r->experts[l][t][k].second, E[l][t][k][1].get<double>(), 1e-4);
+          }
+        }
+      }
+    }
     if (expected.contains("frequency_usage"))
       for (int l = 0; l < c.layers; ++l)
         EXPECT_LE(relative_error(r->layers[static_cast<std::size_t>(l)].frequency_usage, expected["frequency_usage"][static_cast<std::size_t>(l)]), 1e-4);
@@ -120,9 +134,11 @@ TEST_P(RealModel, TheTokenizerGivesTheReferenceIds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Folders, RealModel,
-                         ::testing::Values("llama", "qwen2", "gpt2", "gpt2_prefixed", "poslab_none", "poslab_sinusoidal",
+                         ::testing::Values("llama", "llama_v5", "llama_v5_llama3", "qwen2", "gpt2", "gpt2_prefixed", "poslab_none", "poslab_sinusoidal",
                                            "poslab_learned", "poslab_alibi", "poslab_t5", "poslab_rope", "neox", "gptj", "bloom",
-                                           "opt", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "phi3_short", "smollm3"));
+                                           "opt", "qwen3", "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "phi3_short",
+                                           "smollm3", "olmo2", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
+                                           "qwen3_moe", "qwen3_moe_fused", "mixtral", "mixtral_window"));
 
 TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {
   auto llama = open_model("llama");

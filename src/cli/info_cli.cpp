@@ -102,6 +102,8 @@ int run_info(ArgParser& p) {
       std::printf("model       %s · %s, %.4g MB memory-mapped\n", describe_model((*model)->config()).c_str(),
                   (*model)->dtype().c_str(), static_cast<double>((*model)->weight_bytes()) / 1e6);
       std::printf("design      %s\n", describe_positions((*model)->config()).c_str());
+      if (const std::string sources = describe_rope_sources((*model)->config()); !sources.empty())
+        std::printf("rope from   %s\n", sources.c_str());
     } else
       std::printf("model       cannot run: %s\n", model.error().c_str());
   }

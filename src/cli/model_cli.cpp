@@ -172,12 +172,16 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
     std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", g.unavailable.c_str());
     return kRuntimeError;
   }
-  auto run = run_state_model(**model, state, 5, g.backend.get());
-  if (!run) {
-    return runtime_error(run.error());
-  }
-  print_run_notes(*run, g);
-  const auto [figure, csv] = model_view_output(view, state, *run, c);
+  // The mrope view is the config's alone: no forward pass.
+  auto output = [&]() -> Result<ModelViewOutput> {
+    if (view == ViewId::Mrope) return mrope_view_output(state, c);
+    auto run = run_state_model(**model, state, 5, g.backend.get());
+    if (!run) return Error{run.error()};
+    print_run_notes(*run, g);
+    return model_view_output(view, state, *run, c);
+  }();
+  if (!output) return runtime_error(output.error());
+  const auto& [figure, csv] = *output;
   std::vector<std::string> written;
   if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
   if (!save_session.empty())

@@ -229,6 +229,12 @@ std::vector<StateOption> view_options() {
      }},
     {"--permute", "N", "dog view: shuffle the tokens with seed N and compare the outputs (0: no shuffle)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--permute", 0, 1 << 30), s.view.permutation); }},
+    {"--layout", "SEQ", "mrope view: a sequence of text runs and image grids in patches (text:5,image:4x6,text:3)",
+     [](State& s, std::string_view v) -> Status {
+       if (v.empty()) return Error{"--layout needs runs like text:5,image:4x6,text:3"};
+       s.view.mrope_layout = std::string(v);
+       return Ok{};
+     }},
     {"--layer", "L", "a model folder's layer (0-based) whose own attention is shown (-1: none)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--layer", -1, 4095), s.view.layer); }},
     {"--position-shift", "K", "a model folder: token t sits at position t + K (GPT-2: row t + K of its table) (0)",

@@ -73,6 +73,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--value", std::string(to_string(s.view.value))},
       {"--shift-k", std::to_string(s.view.shift_k)},
       {"--layer", std::to_string(s.view.layer)},
+      {"--layout", s.view.mrope_layout},
       {"--position-shift", std::to_string(s.model.position_shift)},
       {"--window", m.window < 0 ? std::string("model") : m.window == 0 ? std::string("none") : std::to_string(m.window)},
       {"--local-base", m.local_base > 0.0 ? number(m.local_base) : std::string("model")},

@@ -1,5 +1,7 @@
 #include "figures/model.hpp"
 
+#include "figures/mrope.hpp"
+
 
 #include <algorithm>
 #include <cmath>
@@ -257,6 +259,20 @@ std::string predictions_json(const ForwardResult& f) {
   // A task model's loss counts what its task scores; say which predictions were averaged.
   if (!f.scored_description.empty()) out["loss_over"] = f.scored_description;
   out["top"] = top;
+  // A mixture of experts: per layer and position, the routed experts and their weights.
+  if (!f.experts.empty()) {
+    Json layers = Json::array();
+    for (const auto& layer : f.experts) {
+      Json positions = Json::array();
+      for (const ExpertChoice& choice : layer) {
+        Json pairs = Json::array();
+        for (const auto& [e, w] : choice) pairs.push_back(Json::array({e, w}));
+        positions.push_back(pairs);
+      }
+      layers.push_back(positions);
+    }
+    out["experts"] = layers;
+  }
   // A token's bytes need not be valid UTF-8 on their own (a piece of a character): replace them.
   return out.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
@@ -277,7 +293,19 @@ Status check_model_view(ViewId view, State& state, const TransformerConfig& c) {
   if (view == ViewId::FrequencyUsage && c.positions != PositionKind::Rope)
     return Error{"frequency-usage needs a RoPE model; this one has " + std::string(to_string(c.positions)) +
                  " positions"};
+  if (view == ViewId::Mrope && c.mrope_section.empty())
+    return Error{"mrope needs a model with M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL: mrope_section in its config.json); " + c.arch->title +
+                 "'s positions are 1-D"};
+  if (view == ViewId::Mrope)
+    if (auto layout = parse_mrope_layout(state.view.mrope_layout, c.spatial_merge); !layout) return Error{layout.error()};
   return Ok{};
+}
+
+Result<ModelViewOutput> mrope_view_output(const State& state, const TransformerConfig& c) {
+  auto layout = parse_mrope_layout(state.view.mrope_layout, c.spatial_merge);
+  if (!layout) return Error{layout.error()};
+  const std::vector<MropeToken> ids = mrope_position_ids(*layout, c.spatial_merge);
+  return ModelViewOutput{mrope_figure(c, ids, state.view.mrope_layout, 720.0f), mrope_csv(ids)};
 }
 
 ModelViewOutput model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c) {

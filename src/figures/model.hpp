@@ -65,6 +65,9 @@ struct ModelViewOutput {
   std::string csv;
 };
 ModelViewOutput model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& config);
+// The mrope view, drawn from the config alone (no forward pass): the pairs' axes and the ids of
+// state.view.mrope_layout.
+Result<ModelViewOutput> mrope_view_output(const State& state, const TransformerConfig& config);
 
 // A token as a table cell: control characters (a newline token, say) written as \n or \xNN.
 std::string visible_token(const std::string& token);

@@ -148,6 +148,7 @@ const std::vector<ViewInfo>& view_registry() {
       {Train, "train", "Train", Train, TrainedModels, false},
       {Heads, "heads", "Model", Model, NeedsModel, false},
       {FrequencyUsage, "frequency-usage", "Model", Model, NeedsModel, false},
+      {Mrope, "mrope", "Model", Model, NeedsModel, false},
       {Extrapolation, "extrapolation", "Train", Train, TrainedModels, false},
   };
   return views;

@@ -27,6 +27,8 @@ rotary_dim (and the RoPE pairing or scaling where it has one). T = 12 tokens.
   gemma2       Gemma2ForCausalLM     base, positions_off, window_none, window_6
   gemma3       Gemma3ForCausalLM     base, positions_off, window_none, local_base_1000,
                                      rope_theta_10000
+  gemma3_v5    (gemma3 as transformers 5 saves it: rope_parameters per layer type, bases 500 and
+               50000, linear ×4; no rope_theta, rope_local_base_freq or rope_scaling)  same cases
   phi3         Phi3ForCausalLM       base, positions_off, rope_factors_short, rope_factors_long
   phi3_short   (phi3, longer original length: the short factors)  base, rope_factors_long
   smollm3      SmolLM3ForCausalLM    base, positions_off, rope_theta_10000
@@ -40,8 +42,8 @@ position index + 3. A sliding window W lets query i see key j iff 0 <= i - j < W
 masks and Gemma 2's tril(diagonal=-W); only the legacy AttentionMaskConverter._make_causal_mask,
 tril(diagonal=-W-1), let W + 1 keys through).
 
-config.json is what transformers 4.x save_pretrained writes (rope_theta / rope_scaling, not 5.x's
-rope_parameters); keys equal to both PretrainedConfig's and the class's default are left out as
+config.json is what transformers 4.x save_pretrained writes (rope_theta / rope_scaling), except
+gemma3_v5's, which is 5.x's (rope_parameters); keys equal to both PretrainedConfig's and the class's default are left out as
 save_pretrained's diff leaves them out (so no tie_word_embeddings for the tied BLOOM, OPT and
 Gemma folders, as on their Hub checkpoints).
 """
@@ -60,7 +62,7 @@ T = mm.T
 normal = mm.normal
 linear = mm.linear
 
-FOLDERS = ["neox", "gptj", "bloom", "opt", "qwen3", "mistral", "gemma2", "gemma3", "phi3", "phi3_short", "smollm3"]
+FOLDERS = ["neox", "gptj", "bloom", "opt", "qwen3", "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "phi3_short", "smollm3"]
 TORCH_DTYPE = {"F32": "float32", "F16": "float16", "BF16": "bfloat16"}
 
 # --------------------------------------------------------------------------------------------
@@ -741,14 +743,16 @@ def build_gemma2(out):
     return ids, tok, cases, "F32"
 
 
-def build_gemma3(out):
-    rs = np.random.RandomState(38)
+def gemma3_folder(out, name, v5, local_base, global_base, factor, seed):
+    """Gemma 3 as transformers 4.x saves it (rope_theta, rope_local_base_freq, rope_scaling) or, with
+    v5, as 5.x does (rope_parameters with one entry per layer type and none of the old keys)."""
+    rs = np.random.RandomState(seed)
     tok = mm.Tokenizer(special="<bos>", special_in_vocab=True, bos=True)
     V = mm.padded_vocab(tok.size)
     c = {"hidden": 64, "heads": 4, "kv_heads": 1, "head_dim": 16, "inter": 96, "layers": 6, "qk_std": 0.2}
     st = mm.Store("BF16")
     W = gemma_weights(rs, st, c, V, qk_norm=True)
-    local_base, global_base, factor, win, qpas, pattern = 10000.0, 1000000.0, 8.0, 4, 32, 3
+    win, qpas, pattern = 4, 32, 3
     types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(6)]  # 2, 5 global
     config = {
         "architectures": ["Gemma3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
@@ -757,13 +761,17 @@ def build_gemma3(out):
         "hidden_activation": "gelu_pytorch_tanh", "hidden_size": 64, "initializer_range": 0.02,
         "intermediate_size": 96, "layer_types": types, "max_position_embeddings": 32768, "model_type": "gemma3_text",
         "num_attention_heads": 4, "num_hidden_layers": 6, "num_key_value_heads": 1, "pad_token_id": 0,
-        "query_pre_attn_scalar": qpas, "rms_norm_eps": 1e-6, "rope_local_base_freq": local_base,
-        "rope_scaling": {"factor": factor, "rope_type": "linear"}, "rope_theta": global_base,
-        "sliding_window": win, "sliding_window_pattern": pattern, "torch_dtype": "bfloat16",
+        "query_pre_attn_scalar": qpas, "rms_norm_eps": 1e-6, "sliding_window": win, "sliding_window_pattern": pattern, "torch_dtype": "bfloat16",
         "use_bidirectional_attention": False, "use_cache": True, "vocab_size": V,
     }
-    save(out, "gemma3", config, tok, st)
-    ids = mm.random_ids(np.random.RandomState(138), tok.size, bos=tok.special_id)
+    if v5:
+        config["rope_parameters"] = {"full_attention": {"rope_type": "linear", "factor": factor, "rope_theta": global_base},
+                                     "sliding_attention": {"rope_type": "default", "rope_theta": local_base}}
+    else:
+        config.update({"rope_local_base_freq": local_base, "rope_scaling": {"factor": factor, "rope_type": "linear"},
+                       "rope_theta": global_base})
+    save(out, name, config, tok, st)
+    ids = mm.random_ids(np.random.RandomState(seed + 100), tok.size, bos=tok.special_id)
     o = {"heads": 4, "kv_heads": 1, "head_dim": 16, "eps": 1e-6, "norm": "gemma", "qk_norm": "gemma",
          "sandwich": True, "embed_scale": math.sqrt(64), "scale": qpas ** -0.5, "act": "gelu_tanh"}
     sliding = [t == "sliding_attention" for t in types]
@@ -775,7 +783,7 @@ def build_gemma3(out):
 
     loc, gl = default(local_base), glob(global_base)
     freq = lambda lo, g: {"inv_freq_local": lo, "inv_freq_global": g}  # noqa: E731
-    cases = run_cases("gemma3", W, o, ids, {
+    cases = run_cases(name, W, o, ids, {
         "base": specs(loc, gl, win), "positions_off": specs(None, None, win), "window_none": specs(loc, gl, None),
         "local_base_1000": specs(default(1000.0), gl, win), "rope_theta_10000": specs(loc, glob(10000.0), win)},
         extras={"base": freq(loc, gl), "window_none": freq(loc, gl), "local_base_1000": freq(default(1000.0), gl),
@@ -784,8 +792,13 @@ def build_gemma3(out):
               layer_info("rope", None, global_base, 16, rope_style="half",
                          rope_scaling={"rope_type": "linear", "factor": factor})
               for s in sliding]
-    write_reference(out, "gemma3", ids, tok, layers, cases)
-    return ids, tok, cases, "BF16"
+    write_reference(out, name, ids, tok, layers, cases)
+    return name, ids, tok, cases, "BF16"
+
+
+def build_gemma3(out):
+    return [gemma3_folder(out, "gemma3", False, 10000.0, 1000000.0, 8.0, 38),
+            gemma3_folder(out, "gemma3_v5", True, 500.0, 50000.0, 4.0, 39)]
 
 
 PHI3_SHORT = [1.0, 1.25, 2.5, 4.0]   # rotary_dim / 2 = 4 factors, distinct, exact in float32

@@ -645,6 +645,41 @@ def build_llama(out):
     return ids, tok
 
 
+# ---- Llama as transformers 5 saves it ----------------------------------------------------------
+# rope_parameters, and no top-level rope_theta or rope_scaling: the form every config.json written
+# by transformers 5 has. Bases far from the default 10000, so that reading the old keys alone fails.
+
+LLAMA_V5 = {
+    "llama_v5": {"rope_type": "default", "rope_theta": 100.0},
+    "llama_v5_llama3": {"rope_type": "llama3", "rope_theta": 100.0, "factor": 8.0, "low_freq_factor": 1.0,
+                        "high_freq_factor": 4.0, "original_max_position_embeddings": 64},
+}
+
+
+def build_llama_v5(out, name, seed):
+    rs = np.random.RandomState(seed)
+    tok = Tokenizer(special="<|begin_of_text|>", special_in_vocab=False, bos=True)
+    V = padded_vocab(tok.size)
+    cfg = {"hidden": 64, "heads": 8, "kv_heads": 2, "head_dim": 8, "inter": 96, "layers": 2, "eps": 1e-5, "qk_std": 0.2}
+    st = Store("F32")
+    W = llama_like_weights(rs, st, cfg, V, prefix_bias=False, tied=False)
+    rope = LLAMA_V5[name]
+    config = {
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": V, "hidden_size": 64,
+        "intermediate_size": 96, "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+        "head_dim": 8, "hidden_act": "silu", "max_position_embeddings": 2048, "initializer_range": 0.02,
+        "rms_norm_eps": 1e-5, "rope_parameters": rope, "attention_bias": False, "attention_dropout": 0.0,
+        "mlp_bias": False, "pretraining_tp": 1, "tie_word_embeddings": False, "bos_token_id": tok.special_id,
+        "use_cache": True, "dtype": "float32", "transformers_version": "5.0.0",
+    }
+    write_folder(os.path.join(out, name), config, tok, {"model.safetensors": st.tensors})
+    ids = random_ids(np.random.RandomState(seed + 100), tok.size, bos=tok.special_id)
+    scaling = None if rope["rope_type"] == "default" else {k: v for k, v in rope.items() if k != "rope_theta"}
+    cases = rope_cases(W, cfg, ids, rope["rope_theta"], scaling, name)
+    write_reference(os.path.join(out, name + ".reference.json"), ids, tok, cases)
+    return ids, tok
+
+
 # ---- Qwen2 -----------------------------------------------------------------------------------
 
 SHARD1, SHARD2 = "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"
@@ -865,10 +900,11 @@ def main():
         sys.exit("usage: make_model_reference.py OUTDIR")
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name in ["llama", "qwen2", "gpt2", "gpt2_prefixed", "bad_missing_tensor", "bad_shape", "bad_arch", "bad_shard"] + \
+    for name in ["llama", "llama_v5", "llama_v5_llama3", "qwen2", "gpt2", "gpt2_prefixed", "bad_missing_tensor", "bad_shape", "bad_arch", "bad_shard"] + \
             ["poslab_" + k for k in ["none", "sinusoidal", "learned", "alibi", "t5", "rope"]]:
         shutil.rmtree(os.path.join(out, name), ignore_errors=True)
-    for label, build in [("llama", build_llama), ("qwen2", build_qwen2), ("gpt2", build_gpt2), ("poslab", build_poslab)]:
+    for label, build in [("llama", build_llama), ("llama_v5", lambda o: build_llama_v5(o, "llama_v5", 11)),
+                         ("llama_v5_llama3", lambda o: build_llama_v5(o, "llama_v5_llama3", 12)), ("qwen2", build_qwen2), ("gpt2", build_gpt2), ("poslab", build_poslab)]:
         ids, tok = build(out)
         print(f"{label}: tokenizer size {tok.size}, ids {ids}")
         for t in TEXTS:

@@ -54,11 +54,11 @@ double yarn_attention_scale(double s) { return s <= 1.0 ? 1.0 : 0.1 * std::log(s
 // index(β_slow) > d/2 − 1, i.e. when even the slowest pair turns more than β_slow times over L.
 std::vector<double> yarn_thetas(int d, double base, const RopeScaling& c) {
   auto thetas = rope_thetas(d, base);
-  const double low = std::max(std::floor(yarn_correction_index(c.beta_fast, d, base,
-                                                               c.original_max_position)), 0.0);
-  double high = std::min(std::ceil(yarn_correction_index(c.beta_slow, d, base,
-                                                         c.original_max_position)),
-                         static_cast<double>(d - 1));
+  // truncate (HF's default) rounds the range outward to whole pairs; GPT-OSS keeps it exact.
+  const double fast = yarn_correction_index(c.beta_fast, d, base, c.original_max_position);
+  const double slow = yarn_correction_index(c.beta_slow, d, base, c.original_max_position);
+  const double low = std::max(c.yarn_truncate ? std::floor(fast) : fast, 0.0);
+  double high = std::min(c.yarn_truncate ? std::ceil(slow) : slow, static_cast<double>(d - 1));
   if (high == low) high += 0.001;  // HF's guard against a zero-width ramp
   for (std::size_t i = 0; i < thetas.size(); ++i) {
     const double ramp = std::clamp((static_cast<double>(i) - low) / (high - low), 0.0, 1.0);
@@ -116,7 +116,7 @@ RopeFrequencies rope_frequencies(int rotary_dim, double base, const RopeScaling&
       break;
     case RopeScalingType::Yarn:
       f.thetas = yarn_thetas(d, base, scaling);
-      f.attention_scale = yarn_attention_scale(scaling.factor);
+      f.attention_scale = scaling.attention_given ? scaling.attention_factor : yarn_attention_scale(scaling.factor);
       break;
     case RopeScalingType::Llama3: f.thetas = llama3_thetas(d, base, scaling); break;
     case RopeScalingType::LongRope:
@@ -172,6 +172,8 @@ Status validate(const RopeScaling& c) {
     if (!(c.attention_factor > 0.0) || !std::isfinite(c.attention_factor))
       return invalid("LongRoPE's attention_factor must be a finite number > 0, got " + show(c.attention_factor));
   }
+  if (c.type == RopeScalingType::Yarn && c.attention_given && !(c.attention_factor > 0.0 && std::isfinite(c.attention_factor)))
+    return invalid("YaRN's attention_factor must be a finite number > 0, got " + show(c.attention_factor));
   if (c.type == RopeScalingType::Yarn && !(c.beta_fast > c.beta_slow && c.beta_slow > 0.0))
     return invalid("YaRN needs beta_fast > beta_slow > 0, got beta_fast " +
                    show(c.beta_fast) + " and beta_slow " + show(c.beta_slow));

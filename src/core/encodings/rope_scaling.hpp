@@ -22,6 +22,8 @@ struct RopeScaling {
   double beta_fast = 32.0, beta_slow = 1.0;              // YaRN
   std::vector<double> short_factor, long_factor;          // LongRoPE, one per pair
   double attention_factor = 1.0;                          // LongRoPE: multiplies rotated q and k
+  bool attention_given = false;  // YaRN: config.json's attention_factor (or mscale ratio) replaces 0.1·ln s + 1
+  bool yarn_truncate = true;     // YaRN: the correction range rounded outward (HF's truncate; GPT-OSS: false)
   LongRopeSet longrope_set = LongRopeSet::ByLength;
   bool operator==(const RopeScaling&) const = default;
 };

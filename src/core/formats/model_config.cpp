@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include "core/formats/files.hpp"
+#include "core/formats/rope_parameters.hpp"
 #include "core/model/transformer_config.hpp"
 
 namespace poslab {
@@ -19,106 +20,14 @@ Result<double> number_at(const Json& object, const char* key, const std::string&
   return v.get<double>();
 }
 
-Result<RopeScalingType> scaling_type(const Json& scaling, const std::string& where) {
-  const char* key = scaling.contains("rope_type") ? "rope_type" : "type";  // older configs say "type"
-  if (!scaling.contains(key)) return Error{where + ": rope_scaling has no \"rope_type\""};
-  if (!scaling.at(key).is_string()) return Error{where + ": rope_scaling." + key + " must be a string"};
-  const std::string type = scaling.at(key).get<std::string>();
-  if (type == "default") return RopeScalingType::None;
-  if (type == "su") return RopeScalingType::LongRope;  // Phi-3's first configs
-  for (auto t : {RopeScalingType::None, RopeScalingType::Linear, RopeScalingType::Ntk, RopeScalingType::Dynamic,
-                 RopeScalingType::Yarn, RopeScalingType::Llama3, RopeScalingType::LongRope})
-    if (to_string(t) == type) return t;
-  return Error{where + ": rope_scaling type \"" + type + "\" is not one PosLab knows (linear, ntk, dynamic, yarn, llama3, longrope)"};
-}
-
-Result<std::vector<double>> factor_list(const Json& scaling, const char* key, const std::string& where) {
-  if (!scaling.contains(key) || !scaling.at(key).is_array()) return Error{where + ": rope_scaling." + key + " must be a list of numbers"};
-  std::vector<double> out;
-  for (const Json& v : scaling.at(key)) {
-    if (!v.is_number()) return Error{where + ": rope_scaling." + key + " must be a list of numbers"};
-    out.push_back(v.get<double>());
-  }
-  return out;
-}
-
-// LongRoPE (Phi-3): both factor lists; L is config.json's original_max_position_embeddings when
-// it has one (then s = max_position_embeddings / L), and the attention factor √(1 + ln s / ln L)
-// unless rope_scaling gives it.
-Status read_longrope(const Json& config, const Json& scaling, const std::string& name, RopeScaling& s) {
-  auto shorts = factor_list(scaling, "short_factor", name);
-  if (!shorts) return Error{shorts.error()};
-  auto longs = factor_list(scaling, "long_factor", name);
-  if (!longs) return Error{longs.error()};
-  s.short_factor = *shorts;
-  s.long_factor = *longs;
-  const auto length = [&](const Json& holder, const char* key) -> Result<int> {
-    auto v = number_at(holder, key, name);
-    if (!v) return Error{v.error()};
-    if (!(*v >= 1.0 && *v <= 1e9)) return Error{name + ": \"" + key + "\" must be a length from 1 to 10⁹"};
-    return static_cast<int>(*v);
-  };
-  if (config.contains("original_max_position_embeddings") && config.contains("max_position_embeddings")) {
-    auto original = length(config, "original_max_position_embeddings");
-    auto max = length(config, "max_position_embeddings");
-    if (!original) return Error{original.error()};
-    if (!max) return Error{max.error()};
-    s.original_max_position = *original;
-    s.factor = std::max(1.0, static_cast<double>(*max) / *original);
-  }
-  s.attention_factor = longrope_attention_factor(s.factor, s.original_max_position);
-  if (scaling.contains("attention_factor") && !scaling.at("attention_factor").is_null()) {
-    auto a = number_at(scaling, "attention_factor", name + ": rope_scaling");
-    if (!a) return Error{a.error()};
-    s.attention_factor = *a;
-  }
-  return Ok{};
-}
-
+// The base and scaling of the global layers, in either form config.json writes them
+// (core/formats/rope_parameters.hpp).
 Result<RopeConfig> rope_config_of(const Json& config, const std::string& name) {
+  auto parameters = read_rope_parameters(config, RopeKeyNames{}, name);
+  if (!parameters) return Error{parameters.error()};
   RopeConfig rope;
-  if (config.contains("rope_theta")) {
-    auto theta = number_at(config, "rope_theta", name);
-    if (!theta) return Error{theta.error()};
-    // θᵢ = base^(−2i/d) only makes slower frequencies of the faster ones for a base above 1.
-    if (!(*theta > 1.0 && std::isfinite(*theta))) return Error{name + ": \"rope_theta\" must be greater than 1"};
-    rope.theta = *theta;
-  }
-  if (config.contains("rope_scaling") && !config.at("rope_scaling").is_null()) {
-    const Json& scaling = config.at("rope_scaling");
-    if (!scaling.is_object()) return Error{name + ": rope_scaling must be an object or null"};
-    auto type = scaling_type(scaling, name);
-    if (!type) return Error{type.error()};
-    RopeScaling s;
-    s.type = *type;
-    struct Field {
-      const char* key;
-      double* target;
-    };
-    for (const Field& f : {Field{"factor", &s.factor}, Field{"low_freq_factor", &s.low_freq_factor},
-                           Field{"high_freq_factor", &s.high_freq_factor}, Field{"beta_fast", &s.beta_fast},
-                           Field{"beta_slow", &s.beta_slow}}) {
-      if (!scaling.contains(f.key)) continue;
-      auto v = number_at(scaling, f.key, name + ": rope_scaling");
-      if (!v) return Error{v.error()};
-      *f.target = *v;
-    }
-    // L: inside rope_scaling for Llama 3 and YaRN; else the model's own max_position_embeddings.
-    const Json* holder = scaling.contains("original_max_position_embeddings") ? &scaling
-                         : config.contains("max_position_embeddings")         ? &config
-                                                                              : nullptr;
-    if (holder) {
-      const char* key = holder == &scaling ? "original_max_position_embeddings" : "max_position_embeddings";
-      auto v = number_at(*holder, key, name);
-      if (!v) return Error{v.error()};
-      if (!(*v >= 1.0 && *v <= 1e9)) return Error{name + ": \"" + key + "\" must be a length from 1 to 10⁹"};
-      s.original_max_position = static_cast<int>(*v);
-    }
-    if (s.type == RopeScalingType::LongRope)
-      if (auto l = read_longrope(config, scaling, name, s); !l) return Error{l.error()};
-    if (auto valid = validate(s); !valid) return Error{name + ": " + valid.error()};
-    rope.scaling = s;
-  }
+  rope.theta = parameters->global.theta.value;
+  rope.scaling = parameters->global.scaling.value;
   return rope;
 }
 

@@ -118,6 +118,7 @@ Architecture qwen3() {
   a.title = "Qwen3";
   a.classes = {"Qwen3ForCausalLM", "Qwen3Model"};
   a.model_types = {"qwen3"};
+  a.windows = WindowRule::FromMaxWindowLayers;  // as Qwen2: use_sliding_window from max_window_layers on
   const auto after_v = std::find_if(a.tensors.begin(), a.tensors.end(), [](const TensorSlot& s) { return s.role == R::VBias; }) + 1;
   a.tensors.insert(after_v, {{R::QNorm, "model.layers.{L}.self_attn.q_norm.weight", Dim::HeadDim, Dim::None},
                              {R::KNorm, "model.layers.{L}.self_attn.k_norm.weight", Dim::HeadDim, Dim::None}});
@@ -393,8 +394,8 @@ bool is_layer_role(TensorRole r) { return r >= TensorRole::AttnNorm; }
 
 std::string supported_families() {
   return "Llama (Llama 2, 3, 3.1, 3.2, TinyLlama), Mistral, Qwen2 / Qwen2.5, Qwen3, SmolLM3, Phi-3 / Phi-3.5 / Phi-4-mini, "
-         "Gemma 2, Gemma 3 (text), GPT-NeoX / Pythia, GPT-J, BLOOM, OPT, GPT-2; the encoders BERT and ModernBERT; "
-         "the encoder–decoders T5, Flan-T5 and mT5";
+         "Gemma 2, Gemma 3, OLMo 2, Qwen3-MoE, Mixtral, GPT-NeoX / Pythia, GPT-J, BLOOM, OPT, GPT-2; the language models of Gemma 3 4B+, "
+         "Mistral 3, Qwen2.5-VL and Qwen3-VL; the encoders BERT and ModernBERT; the encoder–decoders T5, Flan-T5 and mT5";
 }
 
 const TensorSlot* Architecture::slot(TensorRole role) const {
@@ -408,6 +409,8 @@ const std::vector<Architecture>& architectures() {
     std::vector<Architecture> t = {llama(),  mistral(),  qwen2(), qwen3(), smollm3(), phi3(), gemma2(),
                                    gemma3(), gpt_neox(), gptj(),  bloom(), opt(),     gpt2(), poslab()};
     for (Architecture& a : encoder_architectures()) t.push_back(std::move(a));
+    for (Architecture& a : wrapper_architectures(gemma3(), mistral(), qwen2(), qwen3(), llama())) t.push_back(std::move(a));
+    for (Architecture& a : moe_architectures(qwen3(), mistral())) t.push_back(std::move(a));
     return t;
   }();
   return table;
@@ -455,9 +458,10 @@ std::string_view to_string(PositionKind p) {
   return "rope";
 }
 
-std::string layer_tensor(const std::string& pattern, int layer) {
+std::string layer_tensor(const std::string& pattern, int layer, int expert) {
   std::string out = pattern;
   if (const auto at = out.find("{L}"); at != std::string::npos) out.replace(at, 3, std::to_string(layer));
+  if (const auto at = out.find("{E}"); at != std::string::npos) out.replace(at, 3, std::to_string(expert));
   return out;
 }
 

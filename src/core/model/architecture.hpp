@@ -50,19 +50,28 @@ enum class TensorRole {
   TokenTypes, HeadDense, HeadDenseBias, HeadNorm, HeadNormBias, DecoderFinalNorm, DecoderRelativeBias,
   AttnNorm, AttnNormBias, Q, K, V, QBias, KBias, VBias, Qkv, QkvBias, QNorm, KNorm, O, OBias, PostAttnNorm,
   MlpNorm, MlpNormBias, Gate, Up, GateUp, UpBias, Down, DownBias, PostMlpNorm,
-  CrossNorm, CrossQ, CrossK, CrossV, CrossO
+  CrossNorm, CrossQ, CrossK, CrossV, CrossO,
+  // A mixture of experts' layer: the router, and each expert's gated MLP (one tensor per expert,
+  // or all experts stacked in one 3-D tensor: transformers 5's gate_up_proj and down_proj).
+  Router, ExpertGate, ExpertUp, ExpertDown, ExpertGateUp
 };
 bool is_layer_role(TensorRole r);
 
 // A size in config.json's terms; a tensor's shape is two of them, a vector's second is None.
 // FusedFfn: gate and up stacked (Phi-3's gate_up_proj); HeadDim: a per-head norm's width.
 // TokenTypes: BERT's type_vocab_size.
-enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, FusedFfn, HeadDim, Vocab, Positions, Heads, Buckets, TokenTypes };
+// Experts: a mixture's expert count; ExpertFfn: an expert's inner width (moe_intermediate_size, or
+// Mixtral's intermediate_size), FusedExpertFfn twice that (gate and up stacked).
+enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, FusedFfn, HeadDim, Vocab, Positions, Heads, Buckets, TokenTypes,
+                 Experts, ExpertFfn, FusedExpertFfn };
 
 // When the tensor is read: always, or only when the config asks for it. IfPresent: read when the
 // files have it (ModernBERT's first layer has no attention norm; BertModel has no masked-LM head).
 // IfGatedMlp / IfPlainMlp: T5's wi_0 and wi_1, or wi, by config.json's feed_forward_proj.
-enum class Need { Always, IfAttentionBias, IfUntied, IfLearnedPositions, IfT5Positions, IfPresent, IfGatedMlp, IfPlainMlp };
+// IfDenseLayer / IfSparseLayer: a mixture of experts' dense MLP layers (Qwen3-MoE's
+// mlp_only_layers) and its expert layers.
+enum class Need { Always, IfAttentionBias, IfUntied, IfLearnedPositions, IfT5Positions, IfPresent, IfGatedMlp, IfPlainMlp,
+                  IfDenseLayer, IfSparseLayer };
 
 
 struct TensorSlot {
@@ -72,7 +81,15 @@ struct TensorSlot {
   Need need = Need::Always;
   bool after_layers = false;  // saved after the layers (the final norm), as Hugging Face orders them
   bool decoder = false;       // a layer tensor of T5's decoder stack ("{L}" counts its layers)
+  // An expert's tensor: "{E}" in the name stands for the expert's index (one tensor each), or,
+  // with `stacked`, one 3-D tensor [experts × rows × cols] holds them all.
+  bool per_expert = false;
+  bool stacked = false;
 };
+
+// How a mixture of experts routes a token: none (a dense model); Qwen3-MoE's softmax over every
+// expert then the top k, renormalized when norm_topk_prob; Mixtral's softmax, top k, renormalized.
+enum class MoeKind { None, Qwen3, Mixtral };
 
 // The config.json keys that give a size (the first present wins; the first is named in messages).
 struct ConfigKeys {
@@ -123,11 +140,21 @@ struct Architecture {
   Stacks stacks = Stacks::One;
   bool bidirectional = false;  // the (first) stack's self-attention sees every token: an encoder
   bool scaled_scores = true;   // q·k/√d_h; T5 leaves the scores unscaled
+  MoeKind moe = MoeKind::None;
   ConfigKeys keys;
   ConfigDefaults defaults;
   std::vector<TensorSlot> tensors;         // the model's own, then one layer's (in saving order)
   // Alternative prefixes of every name (GPT-2 saves with and without "transformer.").
   std::vector<std::string> prefixes{""};
+  // A multimodal wrapper's language model (Gemma3ForConditionalGeneration …): config.json's
+  // text_config (or, in older files, the top level) over the text config class's defaults
+  // (`text_defaults`, JSON), and its tensors' names renamed from the wrapper's (`renames`: a
+  // name holding `first` is also found with it replaced by `second`). The vision tower and the
+  // projector are never read.
+  bool in_text_config = false;
+  std::string text_defaults = "{}";
+  std::vector<std::pair<std::string, std::string>> renames;
+  std::string wrapper_note;  // what the design line says of it ("images are not run")
 
   const TensorSlot* slot(TensorRole role) const;  // null: the architecture has no such tensor
 };
@@ -142,6 +169,12 @@ std::vector<std::string> embedding_tensor_names();
 // The encoder and encoder–decoder rows (BERT, ModernBERT, T5), kept in their own file.
 std::vector<Architecture> encoder_architectures();
 
+// OLMo 2 and the multimodal wrappers (Gemma 3, Mistral 3, Qwen2.5-VL, Qwen3-VL), kept in their own file.
+std::vector<Architecture> wrapper_architectures(const Architecture& gemma3, const Architecture& mistral, const Architecture& qwen2,
+                                                const Architecture& qwen3, const Architecture& llama);
+// The mixtures of experts (Qwen3-MoE, Mixtral).
+std::vector<Architecture> moe_architectures(const Architecture& qwen3, const Architecture& mistral);
+
 // Every architecture PosLab runs.
 const std::vector<Architecture>& architectures();
 // The row named `name` ("poslab": the models PosLab trains); it must exist.
@@ -151,8 +184,8 @@ const Architecture& architecture_named(std::string_view name);
 // Anything else is an error naming what was asked for and what is supported.
 Result<const Architecture*> find_architecture(const std::vector<std::string>& classes, const std::string& model_type);
 
-// `pattern` with "{L}" replaced by the layer index.
-std::string layer_tensor(const std::string& pattern, int layer);
+// `pattern` with "{L}" replaced by the layer index (and "{E}" by the expert's).
+std::string layer_tensor(const std::string& pattern, int layer, int expert = 0);
 
 // "rope", "learned", "sinusoidal", "none", "alibi", "t5": as PosLab's config.json key
 // poslab_positions spells them.

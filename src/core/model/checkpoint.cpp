@@ -169,6 +169,7 @@ WeightTensor* LayerWeights::slot(TensorRole role) {
     case TensorRole::CrossK: return &cross_k;
     case TensorRole::CrossV: return &cross_v;
     case TensorRole::CrossO: return &cross_o;
+    case TensorRole::Router: return &router;
     default: return nullptr;
   }
 }
@@ -204,15 +205,22 @@ class TensorIndex {
   };
   TensorIndex(const std::vector<SafetensorsFile>& files, const Architecture& arch) : arch_(arch) {
     for (const SafetensorsFile& f : files)
-      for (const TensorInfo& t : f.tensors()) by_name_.emplace(t.name, Located{&f, &t});
+      for (const TensorInfo& t : f.tensors()) {
+        by_name_.emplace(t.name, Located{&f, &t});
+        // Also under the names the row reads (architecture.hpp's renames: a wrapper's language
+        // model, transformers 5's names of Mixtral's block).
+        for (const auto& [from, to] : arch.renames)
+          if (const auto at = t.name.find(from); at != std::string::npos)
+            by_name_.emplace(t.name.substr(0, at) + to + t.name.substr(at + from.size()), Located{&f, &t});
+      }
   }
   std::size_t size() const { return by_name_.size(); }
 
   // The slot's tensor for `layer` under the first of the architecture's name prefixes that has it;
   // a LayerNorm's weight and bias also under TensorFlow's names gamma and beta, which the
   // original BERT checkpoints keep.
-  const Located* find(const TensorSlot& s, int layer) const {
-    const std::string name = layer_tensor(s.name, layer);
+  const Located* find(const TensorSlot& s, int layer, int expert = 0) const {
+    const std::string name = layer_tensor(s.name, layer, expert);
     for (const std::string& n : {name, tensorflow_name(name)})
       for (const std::string& prefix : arch_.prefixes)
         if (const auto it = by_name_.find(prefix + n); !n.empty() && it != by_name_.end()) return &it->second;
@@ -234,16 +242,25 @@ class TensorIndex {
   std::unordered_map<std::string, Located> by_name_;
 };
 
+// A tensor's element type, or an error naming it.
+Result<WeightType> weight_type(const SafetensorsFile& file, const TensorInfo& t) {
+  if (t.dtype == "F32") return WeightType::F32;
+  if (t.dtype == "F16") return WeightType::F16;
+  if (t.dtype == "BF16") return WeightType::BF16;
+  return Error{file.name() + ": " + t.name + " has dtype " + t.dtype + " (F32, F16 and BF16 are supported)"};
+}
+
 // The slot's tensor, checked against the shape config.json gives it.
-Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes) {
+Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes,
+                                         int expert) {
   WeightTensor w;
   const TransformerConfig& cfg = config_;
-  const auto* found = index.find(slot, layer);
+  const auto* found = index.find(slot, layer, expert);
   if (!found) {
-    if (!is_needed(cfg, slot.need) || slot.need == Need::IfPresent) return w;
-    return Error{folder_.string() + ": the tensor " + layer_tensor(slot.name, layer) + " is missing (" + cfg.arch->name + " needs it)"};
+    if (!is_needed(cfg, slot.need, layer) || slot.need == Need::IfPresent) return w;
+    return Error{folder_.string() + ": the tensor " + layer_tensor(slot.name, layer, expert) + " is missing (" + cfg.arch->name + " needs it)"};
   }
-  if (!is_needed(cfg, slot.need)) return w;  // present but unused (a bias config.json turns off)
+  if (!is_needed(cfg, slot.need, layer)) return w;  // present but unused (a bias config.json turns off)
   const std::int64_t rows = dimension(cfg, slot.rows), cols = dimension(cfg, slot.cols);
   const SafetensorsFile& file = *found->file;
   const TensorInfo& t = *found->info;
@@ -254,16 +271,79 @@ Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorS
     return Error{file.name() + ": " + w.name + " has shape " +
                  (t.shape.size() > 2 ? std::to_string(t.shape.size()) + "-D" : shape_text(t_rows, t_cols)) +
                  ", but config.json means " + shape_text(rows, cols)};
-  if (t.dtype == "F32") w.type = WeightType::F32;
-  else if (t.dtype == "F16") w.type = WeightType::F16;
-  else if (t.dtype == "BF16") w.type = WeightType::BF16;
-  else return Error{file.name() + ": " + w.name + " has dtype " + t.dtype + " (F32, F16 and BF16 are supported)"};
+  auto type = weight_type(file, t);
+  if (!type) return Error{type.error()};
+  w.type = *type;
   dtypes.insert(t.dtype);
   w.data = file.bytes(t).data();
   w.rows = cols == 0 ? 1 : rows;
   w.cols = cols == 0 ? rows : cols;
   weight_bytes_ += t.end - t.begin;
   return w;
+}
+
+// A 3-D tensor holding every expert's matrix [experts × rows × cols] (transformers 5's stacked
+// experts), as one view per expert into the mapped file.
+Result<std::vector<WeightTensor>> Checkpoint::resolve_stacked(const TensorIndex& index, const TensorSlot& slot, int layer,
+                                                             std::set<std::string>& dtypes) {
+  const auto* found = index.find(slot, layer);
+  if (!found) return Error{folder_.string() + ": the tensor " + layer_tensor(slot.name, layer) + " is missing (" + config_.arch->name + " needs it)"};
+  const std::int64_t experts = config_.experts, rows = dimension(config_, slot.rows), cols = dimension(config_, slot.cols);
+  const TensorInfo& t = *found->info;
+  if (t.shape != std::vector<std::int64_t>{experts, rows, cols})
+    return Error{found->file->name() + ": " + t.name + " has shape " + [&] {
+      std::string s;
+      for (std::int64_t d : t.shape) s += (s.empty() ? "" : " × ") + std::to_string(d);
+      return s.empty() ? std::string("()") : s;
+    }() + ", but config.json means " + std::to_string(experts) + " × " + shape_text(rows, cols)};
+  auto type = weight_type(*found->file, t);
+  if (!type) return Error{type.error()};
+  dtypes.insert(t.dtype);
+  const std::size_t item = *type == WeightType::F32 ? 4 : 2;
+  const char* base = found->file->bytes(t).data();
+  std::vector<WeightTensor> out(static_cast<std::size_t>(experts));
+  for (std::int64_t e = 0; e < experts; ++e) {
+    WeightTensor& w = out[static_cast<std::size_t>(e)];
+    w.name = t.name + "[" + std::to_string(e) + "]";
+    w.type = *type;
+    w.rows = rows;
+    w.cols = cols;
+    w.data = base + static_cast<std::size_t>(e * rows * cols) * item;
+  }
+  weight_bytes_ += t.end - t.begin;
+  return out;
+}
+
+// A sparse layer's router and experts: one tensor per expert when the files have expert 0's,
+// else the stacked form.
+Status Checkpoint::resolve_experts(const TensorIndex& index, int layer, LayerWeights& w, std::set<std::string>& dtypes) {
+  w.experts.resize(static_cast<std::size_t>(config_.experts));
+  const auto* split_gate = [&]() -> const TensorSlot* {
+    for (const TensorSlot& s : config_.arch->tensors)
+      if (s.per_expert && s.role == TensorRole::ExpertGate) return &s;
+    return nullptr;
+  }();
+  const bool split = split_gate && index.find(*split_gate, layer, 0);
+  for (const TensorSlot& s : config_.arch->tensors) {
+    if (s.role == TensorRole::Router) {
+      auto r = resolve(index, s, layer, dtypes);
+      if (!r) return Error{r.error()};
+      w.router = std::move(*r);
+    } else if (s.per_expert && split) {
+      for (int e = 0; e < config_.experts; ++e) {
+        auto r = resolve(index, s, layer, dtypes, e);
+        if (!r) return Error{r.error()};
+        ExpertWeights& x = w.experts[static_cast<std::size_t>(e)];
+        (s.role == TensorRole::ExpertGate ? x.gate : s.role == TensorRole::ExpertUp ? x.up : x.down) = std::move(*r);
+      }
+    } else if (s.stacked && !split) {
+      auto all = resolve_stacked(index, s, layer, dtypes);
+      if (!all) return Error{all.error()};
+      for (std::size_t e = 0; e < all->size(); ++e)
+        (s.role == TensorRole::ExpertGateUp ? w.experts[e].gate_up : w.experts[e].down) = std::move((*all)[e]);
+    }
+  }
+  return Ok{};
 }
 
 // config.json's layer count against the files, before anything is sized by it: a count the files
@@ -291,11 +371,17 @@ Status Checkpoint::resolve_layers(const TensorIndex& index, bool decoder, std::s
   stack.resize(static_cast<std::size_t>(decoder ? config_.decoder_layers : config_.layers));
   for (std::size_t l = 0; l < stack.size(); ++l)
     for (const TensorSlot& slot : config_.arch->tensors) {
-      if (!is_layer_role(slot.role) || slot.decoder != decoder || !is_needed(config_, slot.need)) continue;
-      auto w = resolve(index, slot, static_cast<int>(l), dtypes);
+      const int layer = static_cast<int>(l);
+      if (!is_layer_role(slot.role) || slot.decoder != decoder || !is_needed(config_, slot.need, layer)) continue;
+      if (slot.role == TensorRole::Router || slot.per_expert || slot.stacked) continue;  // resolve_experts
+      auto w = resolve(index, slot, layer, dtypes);
       if (!w) return Error{w.error()};
       *stack[l].slot(slot.role) = std::move(*w);
     }
+  if (!decoder)
+    for (std::size_t l = 0; l < stack.size(); ++l)
+      if (config_.is_sparse(static_cast<int>(l)))
+        if (auto s = resolve_experts(index, static_cast<int>(l), stack[l], dtypes); !s) return s;
   return Ok{};
 }
 

@@ -35,6 +35,11 @@ void read_cols(const WeightTensor& w, std::int64_t first, std::int64_t count, fl
 // A whole (small) tensor: a norm's weight, a bias.
 RowVector read_vector(const WeightTensor& w);
 
+// One expert of a mixture: a gated MLP (gate and up apart, or stacked as gate_up).
+struct ExpertWeights {
+  WeightTensor gate, up, down, gate_up;
+};
+
 struct LayerWeights {
   WeightTensor attn_norm, attn_norm_bias, q, k, v, q_bias, k_bias, v_bias, qkv, qkv_bias, o, o_bias;
   WeightTensor mlp_norm, mlp_norm_bias, gate, up, up_bias, down, down_bias;
@@ -42,6 +47,8 @@ struct LayerWeights {
   WeightTensor post_attn_norm, post_mlp_norm;  // norms of each half's output (Gemma 2, 3)
   WeightTensor gate_up;                        // gate and up stacked (Phi-3)
   WeightTensor cross_norm, cross_q, cross_k, cross_v, cross_o;  // T5 decoder: attention to the encoder
+  WeightTensor router;                 // a mixture's sparse layer: experts × hidden
+  std::vector<ExpertWeights> experts;  // views into the mapped files, never copies
   WeightTensor* slot(TensorRole role);  // null for a role that is not a layer's
 };
 
@@ -86,7 +93,9 @@ class Checkpoint {
   Status resolve_tensors();
   Status check_layer_count(const TensorIndex& index, bool decoder) const;
   Status resolve_layers(const TensorIndex& index, bool decoder, std::set<std::string>& dtypes);
-  Result<WeightTensor> resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes);
+  Result<WeightTensor> resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes, int expert = 0);
+  Result<std::vector<WeightTensor>> resolve_stacked(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes);
+  Status resolve_experts(const TensorIndex& index, int layer, LayerWeights& w, std::set<std::string>& dtypes);
   WeightTensor* model_slot(TensorRole role);
 
   std::filesystem::path folder_;

@@ -229,6 +229,12 @@ Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* en
   const bool post = c.arch->norm_placement == NormPlacement::Post;
   const std::string where = (encoded ? "decoder layer " : "layer ") + std::to_string(l);
   const Matrix H = post ? X : norm(X, w.attn_norm, w.attn_norm_bias);
+  // A mixture's routing of this layer, kept for predict's "experts" and the Model tab.
+  std::vector<ExpertChoice>* routes = nullptr;
+  if (c.experts > 0 && !encoded) {
+    result_.experts.resize(static_cast<std::size_t>(c.layers));
+    routes = &result_.experts[static_cast<std::size_t>(l)];
+  }
   auto context = attend(s, l, project_qkv(H, w, c), s.keep_self && keeps(l));
   if (!context) return Error{context.error()};
   Matrix out = linear(*context, w.o, c.arch->layout);
@@ -237,10 +243,10 @@ Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* en
   if (auto st = check_finite(out, where + "'s attention"); !st) return st;
   if (post) {
     X = norm(X + out, w.attn_norm, w.attn_norm_bias);
-    X = norm(X + mlp(X, w, c), w.mlp_norm, w.mlp_norm_bias);
+    X = norm(X + feed_forward(X, w, c, routes), w.mlp_norm, w.mlp_norm_bias);
   } else if (c.parallel_residual) {
     const Matrix H2 = w.mlp_norm.present() ? norm(X, w.mlp_norm, w.mlp_norm_bias) : H;
-    X += out + mlp(H2, w, c);
+    X += out + feed_forward(H2, w, c, routes);
   } else {
     X += out;
     if (encoded) {
@@ -248,7 +254,7 @@ Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* en
       if (!cross) return Error{cross.error()};
       X += linear(*cross, w.cross_o, c.arch->layout);
     }
-    X += mlp(norm(X, w.mlp_norm, w.mlp_norm_bias), w, c);
+    X += feed_forward(norm(X, w.mlp_norm, w.mlp_norm_bias), w, c, routes);
   }
   return check_finite(X, where + "'s MLP");
 }

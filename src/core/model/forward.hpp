@@ -94,6 +94,9 @@ struct TokenProbability {
   double p = 0.0;
 };
 
+// One token's experts in a mixture's layer: (expert, weight), the router's order (most weight first).
+using ExpertChoice = std::vector<std::pair<int, double>>;
+
 struct ForwardResult {
   std::vector<int> ids;
   std::vector<std::string> tokens;      // the tokenizer's text of each id
@@ -110,6 +113,9 @@ struct ForwardResult {
   const std::vector<std::string>& query_tokens() const { return stack == ModelStack::Encoder ? tokens : decoder_tokens; }
   const std::vector<std::string>& key_tokens() const { return stack == ModelStack::Decoder ? decoder_tokens : tokens; }
   std::vector<LayerAttention> layers;   // the kept layers, in order (with all_stacks, of each stack)
+  // A mixture of experts: per layer (all of them; a dense layer's list is empty), per position,
+  // the experts the router chose and their weights. Empty for a dense model.
+  std::vector<std::vector<ExpertChoice>> experts;
   Matrix logits;                        // T × V, only with keep_logits
   // Per position, most probable first: the next token (decoders; T5's decoder positions), or the
   // position's own token (masked LMs); empty for an encoder without its head (BertModel).

@@ -170,8 +170,10 @@ QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const Transfo
     add_bias(p.K, w.k_bias);
     add_bias(p.V, w.v_bias);
   }
-  if (w.q_norm.present()) normalize_heads(p.Q, w.q_norm, c.head_dim, c.norm_eps, c.arch->norm_offset);
-  if (w.k_norm.present()) normalize_heads(p.K, w.k_norm, c.head_dim, c.norm_eps, c.arch->norm_offset);
+  // Per head (Qwen3, Gemma 3: a norm of head_dim), or over the whole projection (OLMo 2: a norm as
+  // wide as q or k): the weight's length says which.
+  if (w.q_norm.present()) normalize_heads(p.Q, w.q_norm, static_cast<int>(w.q_norm.rows * w.q_norm.cols), c.norm_eps, c.arch->norm_offset);
+  if (w.k_norm.present()) normalize_heads(p.K, w.k_norm, static_cast<int>(w.k_norm.rows * w.k_norm.cols), c.norm_eps, c.arch->norm_offset);
   return p;
 }
 
@@ -197,6 +199,79 @@ Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
   add_bias(down, w.down_bias);
   if (w.post_mlp_norm.present()) down = normalize(down, w.post_mlp_norm, {}, c.arch->norm, c.norm_eps, c.arch->norm_offset);
   return down;
+}
+
+namespace {
+
+// One expert's gated MLP: down(act(gate·x) ⊙ up·x), gate and up apart or stacked.
+Matrix expert_mlp(const Matrix& X, const ExpertWeights& e, const TransformerConfig& c) {
+  const WeightLayout layout = c.arch->layout;
+  Matrix gate, up;
+  if (e.gate_up.present()) {
+    const Matrix both = linear(X, e.gate_up, layout);
+    gate = both.leftCols(c.expert_intermediate);
+    up = both.rightCols(c.expert_intermediate);
+  } else {
+    gate = linear(X, e.gate, layout);
+    up = linear(X, e.up, layout);
+  }
+  activate(gate, c.activation);
+  up.array() *= gate.array();
+  return linear(up, e.down, layout);
+}
+
+// The router's choice for one token: softmax over every expert (in double, as HF's float
+// softmax), the k largest (the lower index first among equals, as torch.topk's order is not
+// relied on), renormalized to sum 1 where the family does.
+ExpertChoice route(const Eigen::Ref<const RowVector>& logits, const TransformerConfig& c) {
+  const double top = logits.maxCoeff();
+  std::vector<double> p(static_cast<std::size_t>(logits.size()));
+  double sum = 0.0;
+  for (Eigen::Index e = 0; e < logits.size(); ++e) sum += p[static_cast<std::size_t>(e)] = std::exp(static_cast<double>(logits(e)) - top);
+  std::vector<int> order(p.size());
+  for (std::size_t e = 0; e < order.size(); ++e) order[e] = static_cast<int>(e);
+  std::partial_sort(order.begin(), order.begin() + c.experts_per_token, order.end(), [&p](int a, int b) {
+    return p[static_cast<std::size_t>(a)] > p[static_cast<std::size_t>(b)] || (p[static_cast<std::size_t>(a)] == p[static_cast<std::size_t>(b)] && a < b);
+  });
+  ExpertChoice chosen;
+  double kept = 0.0;
+  for (int k = 0; k < c.experts_per_token; ++k) {
+    const double w = p[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] / sum;
+    chosen.emplace_back(order[static_cast<std::size_t>(k)], w);
+    kept += w;
+  }
+  if (c.norm_topk)
+    for (auto& [e, w] : chosen) w /= kept;
+  return chosen;
+}
+
+// A sparse layer: each expert runs once, on the rows routed to it, and adds its weighted output.
+Matrix mixture(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes) {
+  const Matrix logits = linear(H, w.router, c.arch->layout);  // T × experts
+  std::vector<ExpertChoice> chosen(static_cast<std::size_t>(H.rows()));
+  std::vector<std::vector<std::pair<Eigen::Index, float>>> rows(static_cast<std::size_t>(c.experts));
+  for (Eigen::Index t = 0; t < H.rows(); ++t) {
+    chosen[static_cast<std::size_t>(t)] = route(logits.row(t), c);
+    for (const auto& [e, weight] : chosen[static_cast<std::size_t>(t)]) rows[static_cast<std::size_t>(e)].emplace_back(t, static_cast<float>(weight));
+  }
+  Matrix out = Matrix::Zero(H.rows(), H.cols());
+  for (int e = 0; e < c.experts; ++e) {
+    const auto& mine = rows[static_cast<std::size_t>(e)];
+    if (mine.empty()) continue;
+    Matrix X(static_cast<Eigen::Index>(mine.size()), H.cols());
+    for (std::size_t i = 0; i < mine.size(); ++i) X.row(static_cast<Eigen::Index>(i)) = H.row(mine[i].first);
+    const Matrix Y = expert_mlp(X, w.experts[static_cast<std::size_t>(e)], c);
+    for (std::size_t i = 0; i < mine.size(); ++i) out.row(mine[i].first) += mine[i].second * Y.row(static_cast<Eigen::Index>(i));
+  }
+  if (routes) *routes = std::move(chosen);
+  return out;
+}
+
+}  // namespace
+
+Matrix feed_forward(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes) {
+  if (!w.router.present()) return mlp(H, w, c);
+  return mixture(H, w, c, routes);
 }
 
 double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o) {

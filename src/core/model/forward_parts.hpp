@@ -50,6 +50,10 @@ QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const Transfo
 // (down(act(up))), then Gemma's norm of the output.
 Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c);
 
+// A layer's feed-forward half: its MLP, or a mixture's router and the experts it chooses (only
+// those run, each on the tokens routed to it); `routes`, when given, gets each position's choice.
+Matrix feed_forward(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes);
+
 // The bytes a pass over T tokens takes at its peak.
 double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o);
 

@@ -94,7 +94,30 @@ std::string describe_positions(const TransformerConfig& c) {
   if (c.positions == PositionKind::Rope) {
     s += std::string(" · ") + (c.rope_style == RopeStyle::Half ? "rotate-half" : "interleaved") + " pairs";
     if (c.rotary_dim < c.head_dim) s += " on " + std::to_string(c.rotary_dim) + " of " + std::to_string(c.head_dim) + " dimensions";
+    if (c.mrope_section.size() == 3)
+      s += " · M-RoPE: t, h, w on " + std::to_string(c.mrope_section[0]) + ", " + std::to_string(c.mrope_section[1]) + ", " +
+           std::to_string(c.mrope_section[2]) + " pairs" + (c.mrope_interleaved ? " interleaved" : "") +
+           " (on text the three ids are equal: 1-D RoPE)";
   }
+  if (!c.arch->wrapper_note.empty()) s += " · " + c.arch->wrapper_note;
+  if (c.experts > 0) {
+    std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
+    for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = c.is_sparse(l);
+    const bool all = std::all_of(sparse.begin(), sparse.end(), [](bool b) { return b; });
+    s += " · a mixture of " + std::to_string(c.experts) + " experts, each token routed to " + std::to_string(c.experts_per_token) +
+         (c.norm_topk ? " (weights renormalized)" : "") + (all ? " in every layer" : " in layers " + layer_ranges(sparse));
+  }
+  return s;
+}
+
+std::string describe_rope_sources(const TransformerConfig& c) {
+  if (c.positions != PositionKind::Rope) return "";
+  const auto from = [](const std::string& key) { return key.empty() ? std::string("the family's default") : key; };
+  std::string s = "base " + number(c.rope_theta) + " from " + from(c.sources.theta);
+  s += "; scaling " + (c.scaling.type == RopeScalingType::None ? std::string("none") : std::string(to_string(c.scaling.type))) +
+       (c.sources.scaling.empty() ? "" : " from " + c.sources.scaling);
+  s += "; rotated share " + number(c.partial_rotary) + " from " + from(c.sources.partial);
+  if (c.rope_local_theta) s += "; local base " + number(*c.rope_local_theta) + " from " + from(c.sources.local_theta);
   return s;
 }
 

@@ -14,6 +14,10 @@ std::string describe_layer_positions(const TransformerConfig& c, int layer);
 // layers 2, 5 global: RoPE base 1e+06, linear ×8 · rotate-half pairs on 256 of 256 dimensions".
 std::string describe_positions(const TransformerConfig& c);
 
+// Where each RoPE value came from in config.json, e.g. "base 100 from rope_parameters.rope_theta;
+// scaling none; rotated share 1 from the family's default" (empty for a model without RoPE).
+std::string describe_rope_sources(const TransformerConfig& c);
+
 // "0–1, 3–4, 6": the layers where `in` is true, as ranges.
 std::string layer_ranges(const std::vector<bool>& in);
 

@@ -9,6 +9,8 @@
 
 #include "core/formats/files.hpp"
 #include "core/formats/model_config.hpp"
+#include "core/formats/rope_parameters.hpp"
+#include "core/model/positional_keys.hpp"
 
 namespace poslab {
 
@@ -174,19 +176,32 @@ Status read_behaviour(const Json& c, const std::string& name, TransformerConfig&
 // head (a fraction or GPT-J's count), Gemma 3's local base, and PosLab's own position keys.
 Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
   const ConfigKeys& keys = t.arch->keys;
-  auto rope = read_rope_config(c, name);
+  auto rope = read_rope_parameters(c, RopeKeyNames{keys.rope_theta, keys.partial_rotary, keys.local_rope_theta}, name);
   if (!rope) return Error{rope.error()};
-  auto theta = real(c, keys.rope_theta, t.arch->defaults.rope_theta, name);
-  if (!theta) return Error{theta.error()};
-  if (!(*theta > 1.0)) return Error{name + ": \"" + keys.rope_theta.front() + "\" must be greater than 1"};
-  t.rope_theta = *theta;
-  if (rope->scaling) t.scaling = *rope->scaling;
+  const RopeLayerSettings& global = rope->global;
+  t.rope_theta = global.theta.value.value_or(t.arch->defaults.rope_theta);
+  t.sources.theta = global.theta ? global.theta.from : "";
+  if (global.scaling) t.scaling = *global.scaling.value;
+  t.sources.scaling = global.scaling.from;
   t.rope_style = t.arch->rope_style;
-  auto partial = real(c, keys.partial_rotary, t.arch->defaults.partial_rotary, name);
-  if (!partial) return Error{partial.error()};
-  if (*partial <= 0.0 || *partial > 1.0) return Error{name + ": \"" + keys.partial_rotary.front() + "\" must be in (0, 1]"};
-  t.partial_rotary = *partial;
-  t.rotary_dim = static_cast<int>(t.head_dim * *partial) / 2 * 2;
+  const double partial = global.partial.value.value_or(t.arch->defaults.partial_rotary);
+  if (partial <= 0.0 || partial > 1.0)
+    return Error{name + ": \"" + (global.partial ? global.partial.from : keys.partial_rotary.front()) + "\" must be in (0, 1]"};
+  t.partial_rotary = partial;
+  t.sources.partial = global.partial.from;
+  t.rotary_dim = static_cast<int>(t.head_dim * partial) / 2 * 2;
+  if (!global.mrope_section.empty()) {
+    int pairs = 0;
+    for (int n : global.mrope_section) pairs += n;
+    if (2 * pairs != t.rotary_dim)
+      return Error{name + ": " + global.mrope_from + " gives " + std::to_string(pairs) + " rotary pairs, but the heads rotate " +
+                   std::to_string(t.rotary_dim / 2)};
+    t.mrope_section = global.mrope_section;
+    t.mrope_interleaved = global.mrope_interleaved;
+  }
+  if (rope->local && keys.local_rope_theta.empty() && rope->local->theta.value.value_or(t.rope_theta) != t.rope_theta)
+    return Error{name + ": " + (rope->local->theta ? rope->local->theta.from : std::string("rope_parameters.sliding_attention")) +
+                 ": " + t.arch->title + " has one RoPE for every layer in PosLab; a separate one for the sliding layers is not supported"};
   if (!keys.rotary_dim.empty()) {
     auto dims = whole(c, keys.rotary_dim, t.head_dim, name);
     if (!dims) return Error{dims.error()};
@@ -200,10 +215,9 @@ Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
                  std::to_string(t.rotary_dim / 2) + ")"};
   // The local layers' own base (Gemma 3, ModernBERT); Hugging Face's default 10000 when absent.
   if (!keys.local_rope_theta.empty()) {
-    auto local = real(c, keys.local_rope_theta, 10000.0, name);
-    if (!local) return Error{local.error()};
-    if (!(*local > 1.0)) return Error{name + ": \"" + keys.local_rope_theta.front() + "\" must be greater than 1"};
-    t.rope_local_theta = *local;
+    const bool given = rope->local && rope->local->theta;
+    t.rope_local_theta = given ? *rope->local->theta.value : 10000.0;
+    t.sources.local_theta = given ? rope->local->theta.from : "";
   }
   return Ok{};
 }
@@ -284,6 +298,11 @@ Status read_layers(const Json& c, const std::string& name, TransformerConfig& t)
     auto w = windowed_layers(c, name, t);
     if (!w) return Error{w.error()};
     t.windowed = *w;
+  } else if (c.contains("layer_types") && !c["layer_types"].is_null()) {
+    // Read even without a window, so that a list of the wrong length or with an unknown kind of
+    // layer is refused as transformers refuses it, not ignored.
+    auto w = windowed_layers(c, name, t);
+    if (!w) return Error{w.error()};
   }
   if (c.contains("no_rope_layers") && !c["no_rope_layers"].is_null()) {
     auto r = per_layer(c, "no_rope_layers", t.layers, name, [](const Json& v) -> std::optional<bool> {
@@ -318,6 +337,41 @@ Status read_layers(const Json& c, const std::string& name, TransformerConfig& t)
   if (!*pre_norm) return Error{name + ": do_layer_norm_before false (OPT-350m's norms after each block) is not supported"};
   if (auto proj = whole(c, {"word_embed_proj_dim"}, t.hidden, name); !proj || *proj != t.hidden)
     return Error{name + ": word_embed_proj_dim differing from hidden_size (OPT-350m's projections) is not supported"};
+  return Ok{};
+}
+
+// A mixture of experts' routing: Qwen3-MoE's num_experts, moe_intermediate_size, norm_topk_prob,
+// decoder_sparse_step and mlp_only_layers; Mixtral's num_local_experts (every layer sparse, the
+// chosen weights always renormalized); num_experts_per_tok for both.
+Status read_experts(const Json& c, const std::string& name, TransformerConfig& t) {
+  if (t.arch->moe == MoeKind::None) return Ok{};
+  const bool qwen = t.arch->moe == MoeKind::Qwen3;
+  auto experts = whole(c, {qwen ? "num_experts" : "num_local_experts"}, qwen ? -1 : 8, name);
+  auto k = whole(c, {"num_experts_per_tok"}, qwen ? -1 : 2, name);
+  auto inner = qwen ? whole(c, {"moe_intermediate_size"}, -1, name) : Result<int>(t.intermediate);
+  auto step = whole(c, {"decoder_sparse_step"}, 1, name);
+  auto norm = flag(c, "norm_topk_prob", !qwen, name);
+  for (const auto* r : {&experts, &k, &inner, &step})
+    if (!*r) return Error{r->error()};
+  if (!norm) return Error{norm.error()};
+  if (*experts < 1 || *k < 1 || *k > *experts)
+    return Error{name + ": num_experts_per_tok (" + std::to_string(*k) + ") must be from 1 to the number of experts (" +
+                 std::to_string(*experts) + ")"};
+  if (*inner < 1 || *step < 1) return Error{name + ": moe_intermediate_size and decoder_sparse_step must be at least 1"};
+  t.experts = *experts;
+  t.experts_per_token = *k;
+  t.expert_intermediate = *inner;
+  t.norm_topk = qwen ? *norm : true;
+  std::vector<std::uint8_t> dense(static_cast<std::size_t>(t.layers), 0);
+  if (qwen && c.contains("mlp_only_layers") && !c["mlp_only_layers"].is_null()) {
+    if (!c["mlp_only_layers"].is_array()) return Error{name + ": \"mlp_only_layers\" must be a list of layer indices"};
+    for (const Json& v : c["mlp_only_layers"]) {
+      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= t.layers)
+        return Error{name + ": \"mlp_only_layers\" holds " + v.dump() + ", not a layer from 0 to " + std::to_string(t.layers - 1)};
+      dense[static_cast<std::size_t>(v.get<long long>())] = 1;
+    }
+  }
+  for (int l = 0; l < t.layers; ++l) t.sparse.push_back(!dense[static_cast<std::size_t>(l)] && (l + 1) % *step == 0);
   return Ok{};
 }
 
@@ -365,6 +419,9 @@ std::int64_t dimension(const TransformerConfig& c, Dim d) {
     case Dim::Heads: return c.heads;
     case Dim::Buckets: return c.t5_buckets;
     case Dim::TokenTypes: return c.token_types;
+    case Dim::Experts: return c.experts;
+    case Dim::ExpertFfn: return c.expert_intermediate;
+    case Dim::FusedExpertFfn: return 2LL * c.expert_intermediate;
   }
   return 0;
 }
@@ -385,9 +442,38 @@ bool is_needed(const TransformerConfig& c, Need n) {
     case Need::IfPresent: return true;
     case Need::IfGatedMlp: return c.gated_mlp;
     case Need::IfPlainMlp: return !c.gated_mlp;
+    case Need::IfDenseLayer:
+    case Need::IfSparseLayer: return true;  // which layers: the layer-aware overload
   }
   return false;
 }
+
+bool is_needed(const TransformerConfig& c, Need n, int layer) {
+  if (n == Need::IfDenseLayer) return !c.is_sparse(layer);
+  if (n == Need::IfSparseLayer) return c.is_sparse(layer);
+  return is_needed(c, n);
+}
+
+namespace {
+
+// A multimodal wrapper's language model: its text_config (older Qwen2.5-VL files keep the text
+// model's keys at the top level) over the text config class's defaults.
+Result<Json> text_model_config(const Json& c, const Architecture& a, const std::string& name) {
+  if (!a.in_text_config) return c;
+  Json merged = Json::parse(a.text_defaults);
+  const bool nested = c.contains("text_config") && !c["text_config"].is_null();
+  if (nested && !c["text_config"].is_object()) return Error{name + ": \"text_config\" must be an object"};
+  const Json& text = nested ? c["text_config"] : c;
+  // transformers 5's classes keep RoPE's defaults inside rope_parameters: with it given, the old
+  // keys' defaults are not the model's (and would disagree with it).
+  if (text.contains("rope_parameters") && !text["rope_parameters"].is_null())
+    for (const char* key : {"rope_theta", "rope_scaling", "rope_local_base_freq", "partial_rotary_factor"}) merged.erase(key);
+  for (const auto& [key, value] : text.items()) merged[key] = value;
+  merged.erase("architectures");  // the wrapper's class, already read
+  return merged;
+}
+
+}  // namespace
 
 Result<TransformerConfig> parse_transformer_config(std::string_view text, const std::string& name) {
   Json c;
@@ -398,8 +484,17 @@ Result<TransformerConfig> parse_transformer_config(std::string_view text, const 
   }
   if (!c.is_object()) return Error{name + ": a config.json holds an object"};
   TransformerConfig t;
-  for (auto step : {read_architecture, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_training_record})
-    if (auto s = step(c, name, t); !s) return Error{s.error()};
+  if (auto s = read_architecture(c, name, t); !s) return Error{s.error()};
+  auto body = text_model_config(c, *t.arch, name);
+  if (!body) return Error{body.error()};
+  if (c.contains("vision_config") && c["vision_config"].is_object()) {
+    auto merge = whole(c["vision_config"], {"spatial_merge_size"}, 2, name + ": vision_config");
+    if (!merge) return Error{merge.error()};
+    t.spatial_merge = std::max(1, *merge);
+  }
+  const auto refusals = [](const Json& j, const std::string& n, TransformerConfig& into) { return refuse_unread_keys(j, *into.arch, n); };
+  for (auto step : {+refusals, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_experts, read_training_record})
+    if (auto s = step(*body, name, t); !s) return Error{s.error()};
   return t;
 }
 

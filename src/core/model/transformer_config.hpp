@@ -20,6 +20,12 @@ struct TrainingRecord {
   std::uint64_t seed = 0;  // poslab_seed
 };
 
+// Where config.json gave each RoPE value ("rope_parameters.full_attention.rope_theta",
+// "rope_theta"); empty: the family's default.
+struct RopeSources {
+  std::string theta, scaling, partial, local_theta;
+};
+
 struct TransformerConfig {
   const Architecture* arch = nullptr;
   int hidden = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, intermediate = 0, vocab = 0;
@@ -30,6 +36,12 @@ struct TransformerConfig {
   bool tie_embeddings = false; // lm_head is the token embedding table
   double rope_theta = 10000.0;
   RopeScaling scaling;
+  RopeSources sources;
+  // M-RoPE (Qwen-VL): the rotary pairs carrying t, h and w (sections in order, or interleaved);
+  // empty: 1-D RoPE. A text's three position ids are equal, so on text it is 1-D RoPE exactly.
+  std::vector<int> mrope_section;
+  bool mrope_interleaved = false;
+  int spatial_merge = 2;  // a vision wrapper's vision_config.spatial_merge_size: patches per LM token each way
   double partial_rotary = 1.0; // partial_rotary_factor: the rotated share of a head
   int rotary_dim = 0;          // rotated dimensions of a head (partial_rotary_factor · head_dim)
   // Where positions enter: the architecture's way, or PosLab's poslab_positions key.
@@ -52,6 +64,12 @@ struct TransformerConfig {
   bool gated_mlp = true;        // act(gate) ⊙ up; T5's "gated-gelu" turns it on for a plain row
   Activation head_activation = Activation::Gelu;  // the masked-LM head's transform
   double output_scale = 1.0;    // T5 tied: the decoder's output × d_model^−½ before the LM head
+  // A mixture of experts (Qwen3-MoE, Mixtral): the experts, how many each token is routed to, an
+  // expert's inner width, whether the chosen weights are renormalized, and which layers are sparse.
+  int experts = 0, experts_per_token = 0, expert_intermediate = 0;
+  bool norm_topk = false;
+  std::vector<std::uint8_t> sparse;
+  bool is_sparse(int layer) const { return !sparse.empty() && sparse[static_cast<std::size_t>(layer)]; }
   // A model PosLab trained: its task, training length and seed (poslab_task, …), else empty.
   std::optional<TrainingRecord> training;
 
@@ -75,6 +93,8 @@ Result<TransformerConfig> parse_transformer_config(std::string_view json_text, c
 // A size of the config (Dim::None: 0), and whether a tensor the config's architecture lists is read.
 std::int64_t dimension(const TransformerConfig& c, Dim d);
 bool is_needed(const TransformerConfig& c, Need n);
+// The same for a tensor of layer `layer` (a mixture's dense and sparse layers read different ones).
+bool is_needed(const TransformerConfig& c, Need n, int layer);
 
 // "silu", "gelu_new", …: as config.json spells it.
 std::string_view to_string(Activation a);

@@ -1,5 +1,7 @@
 #include "gui/views/model_view.hpp"
 
+#include "figures/mrope.hpp"
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -75,6 +77,67 @@ void ModelView::draw_fill_mask(const ModelRun& run) {
     flow::text_disabled_wrapped(("Write " + (tok && tok->mask_token_id() >= 0 ? tok->token_text(tok->mask_token_id()) : std::string("the mask token")) +
                                  " in the sentence to ask the model to fill a blank; the table below shows its guess at every position.")
                                     .c_str());
+}
+
+void ModelView::draw_mrope(State& state, const TransformerConfig& c, const plot::FontSet& fonts) {
+  probe::item("model: mrope");
+  char layout[256];
+  std::snprintf(layout, sizeof layout, "%s", state.view.mrope_layout.c_str());
+  ImGui::SetNextItemWidth(20.0f * ImGui::GetFontSize());
+  if (ImGui::InputText("layout (text:N, image:HxW in patches)", layout, sizeof layout, ImGuiInputTextFlags_EnterReturnsTrue))
+    state.view.mrope_layout = layout;
+  auto parsed = parse_mrope_layout(state.view.mrope_layout, c.spatial_merge);
+  if (!parsed) {
+    ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", parsed.error().c_str());
+    return;
+  }
+  const std::string key = model_->folder().string() + "|" + state.view.mrope_layout;
+  if (key != mrope_key_) {
+    mrope_ = mrope_figure(c, mrope_position_ids(*parsed, c.spatial_merge), state.view.mrope_layout, 720.0f);
+    mrope_key_ = key;
+  }
+  show_figure(mrope_, {figure_room(fonts).x, mrope_.height}, fonts, mrope_textures_);
+}
+
+void ModelView::draw_experts(const ModelRun& run, int layer) {
+  const ForwardResult& a = run.unchanged;
+  const ForwardResult* b = run.changed ? &*run.changed : nullptr;
+  if (layer < 0 || static_cast<std::size_t>(layer) >= a.experts.size()) return;
+  const std::vector<ExpertChoice>& mine = a.experts[static_cast<std::size_t>(layer)];
+  probe::value("model experts", std::to_string(mine.size()));
+  if (mine.empty()) {
+    flow::text_disabled_wrapped(("layer " + std::to_string(layer) + " is dense: one MLP for every position").c_str());
+    return;
+  }
+  const auto text = [](const ExpertChoice& choice) {
+    std::string s;
+    for (const auto& [e, w] : choice) s += "#" + std::to_string(e) + " " + fmt("%.2f", w) + "  ";
+    return s;
+  };
+  if (!ImGui::BeginTable("experts", b ? 4 : 3,
+                         ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit,
+                         ImVec2(0, 12.0f * ImGui::GetTextLineHeightWithSpacing())))
+    return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("pos");
+  ImGui::TableSetupColumn("token");
+  ImGui::TableSetupColumn("experts (unchanged)");
+  if (b) ImGui::TableSetupColumn("experts (changed)");
+  ImGui::TableHeadersRow();
+  for (std::size_t t = 0; t < mine.size() && t < a.tokens.size(); ++t) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", t);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(visible_token(a.tokens[t]).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(text(mine[t]).c_str());
+    if (b && static_cast<std::size_t>(layer) < b->experts.size() && t < b->experts[static_cast<std::size_t>(layer)].size()) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(text(b->experts[static_cast<std::size_t>(layer)][t]).c_str());
+    }
+  }
+  ImGui::EndTable();
 }
 
 void ModelView::draw_predictions(const ModelRun& run) {
@@ -331,6 +394,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
     flow::text_disabled_wrapped(c.rope_style == RopeStyle::Half
                                     ? "Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+r/2})."
                                     : "This checkpoint pairs RoPE dimensions as RoFormer does: pair i is (x_{2i}, x_{2i+1}).");
+  if (!c.mrope_section.empty() && ImGui::CollapsingHeader("M-RoPE: which pairs turn by t, h and w")) draw_mrope(state, c, fonts);
   bool on = state.view.layer >= 0;
   if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
   if (!on) return;
@@ -376,6 +440,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
                                   std::to_string(shown.key_tokens().size()));
   if (ImGui::CollapsingHeader("Heads of the layer", ImGuiTreeNodeFlags_DefaultOpen)) draw_heads(state, fonts, show_attention);
   if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
+  if (c.experts > 0 && ImGui::CollapsingHeader("Experts of the layer", ImGuiTreeNodeFlags_DefaultOpen)) draw_experts(*run_, state.view.layer);
   const bool usage_open = c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage");
   if (c.positions == PositionKind::Rope) probe::item("model: frequency usage");
   if (usage_open) {

@@ -34,6 +34,8 @@ class ModelView {
  private:
   void open_if_changed(const State& state);
   void draw_predictions(const ModelRun& run);
+  // A mixture of experts: which experts the router chose for each position in the layer shown.
+  void draw_experts(const ModelRun& run, int layer);
   void draw_picker(const std::vector<std::string>& recent, std::string& open);
   char folder_input_[1024] = "";
 
@@ -46,6 +48,11 @@ class ModelView {
   plot::HeatmapFigure usage_;
   plot::TextureCache textures_;        // the heads grid's
   plot::TextureCache usage_textures_;  // the frequency usage's: a figure of its own, never the grid's
+  // M-RoPE's layout (Qwen-VL models), built from the config when the model or the layout changes.
+  plot::Figure mrope_;
+  std::string mrope_key_;
+  plot::TextureCache mrope_textures_;
+  void draw_mrope(State& state, const TransformerConfig& c, const plot::FontSet& fonts);
   bool shows_unchanged_ = false;
   HubBox hub_box_;          // a model named on the Hub (gui/views/hub_box.hpp)
   TrainingPanel training_;  // its revisions across training (gui/views/training_panel.hpp)

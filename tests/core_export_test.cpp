@@ -7,7 +7,7 @@
 
 #include "core/export_data.hpp"
 #include "core/options.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;

@@ -9,7 +9,7 @@
 
 #include "core/formats/formats.hpp"
 #include "core/formats/npy.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 using namespace poslab;
 

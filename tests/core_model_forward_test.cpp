@@ -13,7 +13,7 @@
 #include <tuple>
 #include <unistd.h>
 
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 #include "core/model/forward.hpp"
 #include "core/model/model_run.hpp"
 #include "core/model/model_worker.hpp"

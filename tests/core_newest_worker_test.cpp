@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "core/newest_worker.hpp"
+#include "base/newest_worker.hpp"
 
 namespace poslab {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "core/output_plan.hpp"
+#include "base/output_plan.hpp"
 
 namespace poslab {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/formats/npy.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/formats/safetensors.hpp"
 
 using namespace poslab;

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/formats/bpe.hpp"
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 
 using namespace poslab;
 using json = nlohmann::json;

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/formats/bpe.hpp"
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/model/forward.hpp"
 #include "core/model/model_run.hpp"

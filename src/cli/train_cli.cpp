@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/hub/resolve.hpp"
 #include "core/options.hpp"
 #include "core/train/extrapolation.hpp"

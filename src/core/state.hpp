@@ -9,7 +9,7 @@
 
 #include "core/encodings/additive.hpp"
 #include "core/encodings/encodings.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 #include "core/encodings/rope_scaling.hpp"
 #include "core/model/model_stack.hpp"
 

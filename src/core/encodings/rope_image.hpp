@@ -3,7 +3,7 @@
 // with one and the same vector as q and k of every patch, so that only the positions speak.
 #include <cstdint>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 #include "core/state.hpp"
 
 namespace poslab {

@@ -5,8 +5,8 @@
 // the same distance at every step.
 #include <vector>
 
-#include "core/matrix.hpp"
-#include "core/result.hpp"
+#include "base/matrix.hpp"
+#include "base/result.hpp"
 #include "core/state.hpp"
 
 namespace poslab {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/formats/tokenizer_text.hpp"
 
 namespace poslab {

@@ -24,7 +24,7 @@
 #include "core/formats/tokenizer_normalize.hpp"
 #include "core/formats/tokenizer_post.hpp"
 #include "core/formats/tokenizer_pretokenize.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

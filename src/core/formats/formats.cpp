@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/formats/npy.hpp"
 #include "core/formats/bpe.hpp"
 #include "core/formats/safetensors.hpp"

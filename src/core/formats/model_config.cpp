@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/model/transformer_config.hpp"
 
 namespace poslab {

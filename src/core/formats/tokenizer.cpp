@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace poslab {
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

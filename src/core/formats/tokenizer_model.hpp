@@ -11,7 +11,7 @@
 #include "core/formats/tokenizer_bpe_model.hpp"
 #include "core/formats/tokenizer_unigram.hpp"
 #include "core/formats/tokenizer_wordpiece.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -13,7 +13,7 @@
 
 #include "core/formats/tokenizer_precompiled.hpp"
 #include "core/formats/tokenizer_text.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/formats/tokenizer_text.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

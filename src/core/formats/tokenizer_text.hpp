@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/formats/tokenizer_vocab.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/formats/tokenizer_vocab.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 
 namespace poslab::hub {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/hub/model_name.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab::hub {
 

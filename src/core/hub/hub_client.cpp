@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/hub/http.hpp"
 
 namespace poslab::hub {

@@ -20,7 +20,7 @@
 
 #include "core/hub/hub_cache.hpp"
 #include "core/hub/model_name.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab::hub {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab::hub {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "core/hub/hub_client.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab::hub {
 

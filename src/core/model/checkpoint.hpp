@@ -13,7 +13,7 @@
 #include "core/formats/bpe.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/model/transformer_config.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

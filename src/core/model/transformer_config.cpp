@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/formats/model_config.hpp"
 
 namespace poslab {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace poslab {
 

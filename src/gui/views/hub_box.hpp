@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/hub/hub_client.hpp"
-#include "core/newest_worker.hpp"
+#include "base/newest_worker.hpp"
 
 namespace poslab {
 

@@ -1,4 +1,4 @@
-#include "core/output_plan.hpp"
+#include "base/output_plan.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

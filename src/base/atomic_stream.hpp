@@ -5,7 +5,7 @@
 #include <functional>
 #include <ostream>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

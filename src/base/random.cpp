@@ -1,4 +1,4 @@
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 #include <cmath>
 #include <numbers>

@@ -1,4 +1,4 @@
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "core/atomic_stream.hpp"
+#include "base/atomic_stream.hpp"
 
 #include <unistd.h>
 

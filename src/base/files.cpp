@@ -1,4 +1,4 @@
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <utility>
 
-#include "core/atomic_stream.hpp"
+#include "base/atomic_stream.hpp"
 
 namespace poslab {
 

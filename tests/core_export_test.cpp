@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // CSV output and atomic file writing.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // word2vec binary and .npy-with-vocabulary embeddings, on files written by NumPy from the format
 // descriptions (tests/data/formats/make_formats.py), then malformed and randomly mutated input.
 #include <gtest/gtest.h>

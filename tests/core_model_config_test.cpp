@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // A Hugging Face config.json read into the settings as it is.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // Session files: a round trip keeps every choice; bad files change nothing.
 #include <gtest/gtest.h>
 

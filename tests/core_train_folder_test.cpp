@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 #include "base/files.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/model/forward.hpp"

@@ -13,7 +13,7 @@
 
 #include "base/files.hpp"
 #include "core/formats/npy.hpp"
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 #include "core/formats/safetensors.hpp"
 
 #include <nlohmann/json.hpp>

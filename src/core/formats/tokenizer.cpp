@@ -1,6 +1,6 @@
 #include "core/formats/tokenizer.hpp"
 
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "core/formats/tokenizer_pretokenize.hpp"
+#include "tokenizer/tokenizer_pretokenize.hpp"
 
 #include <nlohmann/json.hpp>
 #include <unordered_map>

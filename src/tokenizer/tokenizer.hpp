@@ -12,18 +12,16 @@
 //      tokenizer_config.json's BOS where the post-processor adds none.
 // Tokens read as text through the decoder (tokenizer_display.hpp). A component this does not
 // implement is refused by name when the file is read, never guessed at.
+// This header is the tokenizer library's whole public face: the steps' headers beside it are
+// private to src/tokenizer (tests/layout_test.sh checks it), so that a model or a view that
+// reads tokens compiles against this file alone.
 #include <filesystem>
-#include <nlohmann/json_fwd.hpp>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "core/formats/tokenizer_added.hpp"
-#include "core/formats/tokenizer_display.hpp"
-#include "core/formats/tokenizer_model.hpp"
-#include "core/formats/tokenizer_normalize.hpp"
-#include "core/formats/tokenizer_post.hpp"
-#include "core/formats/tokenizer_pretokenize.hpp"
 #include "base/result.hpp"
 
 namespace poslab {
@@ -44,34 +42,21 @@ class BpeTokenizer {
   std::vector<std::string> token_texts(const std::vector<int>& ids) const;
   // The readable text of one token alone (a broken character's bytes as <0xNN>).
   std::string token_text(int id) const;
-  int vocab_size() const { return static_cast<int>(model_.tokens().size()); }
+  int vocab_size() const;
   // An added token marked special ([CLS], </s>, <|begin_of_text|>, [MASK]).
   bool is_special(int id) const;
   // The token a masked-LM model fills in ([MASK], <mask>): tokenizer_config.json's mask_token,
   // else a special added token spelled [MASK] or <mask>; -1 when there is none (T5, decoders).
-  int mask_token_id() const { return mask_id_; }
+  int mask_token_id() const;
   // What kind of tokenizer this is, in a few words ("byte-level BPE", "BPE with byte fallback, NFC",
   // "WordPiece, normalizer BertNormalizer").
   std::string describe() const;
 
  private:
-  BpeTokenizer() = default;
-  Status read(const nlohmann::json& root, std::string_view config_json);
-  // Steps 2–4 for a piece of text between raw added tokens.
-  Status encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const;
-
-  // The mask token's id, from tokenizer_config.json (may be empty) or the added tokens.
-  void find_mask_token(std::string_view config_json);
-
-  TokenModel model_;
-  AddedTokens added_;
-  Normalizer normalizer_;
-  PreTokenizer pre_tokenizer_;
-  SpecialTokenIds specials_;
-  TokenDisplay display_;
-  std::vector<bool> added_ids_, special_ids_;  // by id
-  int mask_id_ = -1;
-  std::string name_, description_;
+  // The steps, read once and never changed after: copies of a tokenizer share them.
+  struct Parts;
+  explicit BpeTokenizer(std::shared_ptr<const Parts> parts) : parts_(std::move(parts)) {}
+  std::shared_ptr<const Parts> parts_;
 };
 
 }  // namespace poslab

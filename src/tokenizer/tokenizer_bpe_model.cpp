@@ -1,10 +1,10 @@
-#include "core/formats/tokenizer_bpe_model.hpp"
+#include "tokenizer/tokenizer_bpe_model.hpp"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <queue>
 
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 

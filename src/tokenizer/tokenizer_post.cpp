@@ -1,9 +1,9 @@
-#include "core/formats/tokenizer_post.hpp"
+#include "tokenizer/tokenizer_post.hpp"
 
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 

@@ -1,10 +1,16 @@
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_added.hpp"
+#include "tokenizer/tokenizer_display.hpp"
+#include "tokenizer/tokenizer_model.hpp"
+#include "tokenizer/tokenizer_normalize.hpp"
+#include "tokenizer/tokenizer_post.hpp"
+#include "tokenizer/tokenizer_pretokenize.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 
@@ -19,6 +25,27 @@ const json& member(const json& root, const char* key) {
 }
 
 }  // namespace
+
+struct BpeTokenizer::Parts {
+  Status read(const nlohmann::json& root, std::string_view config_json);
+  // Steps 2–4 for a piece of text between raw added tokens.
+  Status encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const;
+  // The mask token's id, from tokenizer_config.json (may be empty) or the added tokens.
+  void find_mask_token(std::string_view config_json);
+  Result<std::vector<int>> encode(std::string_view text, std::vector<std::string>* unknown) const;
+  std::vector<std::string> token_texts(const std::vector<int>& ids) const;
+  int vocab_size() const { return static_cast<int>(model_.tokens().size()); }
+
+  TokenModel model_;
+  AddedTokens added_;
+  Normalizer normalizer_;
+  PreTokenizer pre_tokenizer_;
+  SpecialTokenIds specials_;
+  TokenDisplay display_;
+  std::vector<bool> added_ids_, special_ids_;  // by id
+  int mask_id_ = -1;
+  std::string name_, description_;
+};
 
 Result<BpeTokenizer> BpeTokenizer::load(const std::filesystem::path& path) {
   auto text = read_whole_file(path);
@@ -40,17 +67,17 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
   }
   try {
     if (!root.is_object()) return Error{name + ": not a tokenizer.json (the top level is not an object)"};
-    BpeTokenizer t;
-    t.name_ = name;
-    if (auto s = t.read(root, config_json); !s) return Error{s.error()};
-    return t;
+    auto t = std::make_shared<Parts>();
+    t->name_ = name;
+    if (auto s = t->read(root, config_json); !s) return Error{s.error()};
+    return BpeTokenizer(std::move(t));
   } catch (const json::exception& e) {
     return Error{name + ": unexpected structure: " + json_error_text(e.what())};
   }
 }
 
 // Every component in the order the encoding uses them; the first that cannot be read ends it.
-Status BpeTokenizer::read(const json& root, std::string_view config_json) {
+Status BpeTokenizer::Parts::read(const json& root, std::string_view config_json) {
   auto model = TokenModel::parse(root.at("model"), name_);
   if (!model) return Error{model.error()};
   model_ = std::move(*model);
@@ -87,7 +114,7 @@ Status BpeTokenizer::read(const json& root, std::string_view config_json) {
   return Ok{};
 }
 
-void BpeTokenizer::find_mask_token(std::string_view config_json) {
+void BpeTokenizer::Parts::find_mask_token(std::string_view config_json) {
   const json config = json::parse(config_json, nullptr, false);
   if (config.is_object() && config.contains("mask_token")) {  // a string or an AddedToken object
     const json& v = config["mask_token"];
@@ -103,7 +130,7 @@ void BpeTokenizer::find_mask_token(std::string_view config_json) {
       }
 }
 
-Status BpeTokenizer::encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const {
+Status BpeTokenizer::Parts::encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const {
   auto normalized = normalizer_.apply(piece);
   if (!normalized) return Error{normalized.error()};
   for (const AddedTokens::Segment& segment : added_.split(*normalized, true)) {
@@ -119,6 +146,10 @@ Status BpeTokenizer::encode_piece(const std::string& piece, bool at_start, std::
 }
 
 Result<std::vector<int>> BpeTokenizer::encode(std::string_view text, std::vector<std::string>* unknown) const {
+  return parts_->encode(text, unknown);
+}
+
+Result<std::vector<int>> BpeTokenizer::Parts::encode(std::string_view text, std::vector<std::string>* unknown) const {
   if (!valid_utf8(text)) return Error{name_ + ": the text is not valid UTF-8"};
   std::vector<int> ids = specials_.prefix;
   std::string missing;
@@ -133,7 +164,9 @@ Result<std::vector<int>> BpeTokenizer::encode(std::string_view text, std::vector
   return ids;
 }
 
-std::vector<std::string> BpeTokenizer::token_texts(const std::vector<int>& ids) const {
+std::vector<std::string> BpeTokenizer::token_texts(const std::vector<int>& ids) const { return parts_->token_texts(ids); }
+
+std::vector<std::string> BpeTokenizer::Parts::token_texts(const std::vector<int>& ids) const {
   std::vector<std::string> tokens;
   std::vector<bool> added;
   for (int id : ids) {
@@ -147,9 +180,12 @@ std::vector<std::string> BpeTokenizer::token_texts(const std::vector<int>& ids) 
 std::string BpeTokenizer::token_text(int id) const { return token_texts({id}).front(); }
 
 bool BpeTokenizer::is_special(int id) const {
-  return id >= 0 && static_cast<std::size_t>(id) < special_ids_.size() && special_ids_[static_cast<std::size_t>(id)];
+  const std::vector<bool>& special = parts_->special_ids_;
+  return id >= 0 && static_cast<std::size_t>(id) < special.size() && special[static_cast<std::size_t>(id)];
 }
 
-std::string BpeTokenizer::describe() const { return description_; }
+int BpeTokenizer::vocab_size() const { return parts_->vocab_size(); }
+int BpeTokenizer::mask_token_id() const { return parts_->mask_id_; }
+std::string BpeTokenizer::describe() const { return parts_->description_; }
 
 }  // namespace poslab

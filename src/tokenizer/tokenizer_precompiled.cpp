@@ -1,4 +1,4 @@
-#include "core/formats/tokenizer_precompiled.hpp"
+#include "tokenizer/tokenizer_precompiled.hpp"
 
 #include <unicode/ubrk.h>
 #include <unicode/utext.h>
@@ -6,7 +6,7 @@
 #include <array>
 #include <memory>
 
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 

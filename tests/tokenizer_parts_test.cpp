@@ -1,10 +1,16 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // The tokenizer's parts one by one — normalizers, pre-tokenizers, the BPE model's byte fallback
 // and unknown token, the display of tokens — on inputs small enough to derive by hand.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
+#include "tokenizer/tokenizer_display.hpp"
+#include "tokenizer/tokenizer_normalize.hpp"
+#include "tokenizer/tokenizer_post.hpp"
+#include "tokenizer/tokenizer_precompiled.hpp"
+#include "tokenizer/tokenizer_pretokenize.hpp"
 
 using namespace poslab;
 using json = nlohmann::json;

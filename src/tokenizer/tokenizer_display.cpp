@@ -1,9 +1,9 @@
-#include "core/formats/tokenizer_display.hpp"
+#include "tokenizer/tokenizer_display.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "core/formats/tokenizer_pretokenize.hpp"
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_pretokenize.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 

@@ -1,10 +1,10 @@
-#include "core/formats/tokenizer_unigram.hpp"
+#include "tokenizer/tokenizer_unigram.hpp"
 
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 

@@ -1,4 +1,4 @@
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -1,7 +1,10 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // Byte-level BPE on a small tokenizer.json written here, so every id can be derived by hand.
 #include <gtest/gtest.h>
 
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
+#include "tokenizer/tokenizer_added.hpp"
+#include "tokenizer/tokenizer_model.hpp"
 #include "tiny_tokenizer.hpp"
 
 using namespace poslab;

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/formats/tokenizer_vocab.hpp"
+#include "tokenizer/tokenizer_vocab.hpp"
 #include "base/result.hpp"
 
 namespace poslab {

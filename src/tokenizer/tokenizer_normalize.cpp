@@ -1,4 +1,4 @@
-#include "core/formats/tokenizer_normalize.hpp"
+#include "tokenizer/tokenizer_normalize.hpp"
 
 #include <unicode/uchar.h>
 #include <unicode/unorm2.h>

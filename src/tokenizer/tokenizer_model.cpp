@@ -1,4 +1,4 @@
-#include "core/formats/tokenizer_model.hpp"
+#include "tokenizer/tokenizer_model.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 #include "base/result.hpp"
 
 namespace poslab {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/formats/tokenizer_precompiled.hpp"
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_precompiled.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 #include "base/result.hpp"
 
 namespace poslab {

@@ -1,10 +1,10 @@
-#include "core/formats/tokenizer_added.hpp"
+#include "tokenizer/tokenizer_added.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 

@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // The encoder families' tokenizer parts on inputs small enough to derive by hand: WordPiece's
 // longest pieces, BertNormalizer's switches, Unigram's best segmentation (ties, unknown runs, byte
 // fallback), SentencePiece's charsmap (a double array built here by hand, and the nmt_nfkc one
@@ -8,7 +9,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
+#include "tokenizer/tokenizer_display.hpp"
+#include "tokenizer/tokenizer_model.hpp"
+#include "tokenizer/tokenizer_normalize.hpp"
+#include "tokenizer/tokenizer_precompiled.hpp"
+#include "tokenizer/tokenizer_pretokenize.hpp"
 #include "base/files.hpp"
 
 using namespace poslab;

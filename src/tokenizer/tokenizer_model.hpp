@@ -8,9 +8,9 @@
 #include <variant>
 #include <vector>
 
-#include "core/formats/tokenizer_bpe_model.hpp"
-#include "core/formats/tokenizer_unigram.hpp"
-#include "core/formats/tokenizer_wordpiece.hpp"
+#include "tokenizer/tokenizer_bpe_model.hpp"
+#include "tokenizer/tokenizer_unigram.hpp"
+#include "tokenizer/tokenizer_wordpiece.hpp"
 #include "base/result.hpp"
 
 namespace poslab {

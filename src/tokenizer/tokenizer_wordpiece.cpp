@@ -1,8 +1,8 @@
-#include "core/formats/tokenizer_wordpiece.hpp"
+#include "tokenizer/tokenizer_wordpiece.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "core/formats/tokenizer_text.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "core/hub/hub_cache.hpp"
-#include "core/hub/model_name.hpp"
+#include "hub/hub_cache.hpp"
+#include "hub/model_name.hpp"
 #include "base/result.hpp"
 
 namespace poslab::hub {

@@ -1,32 +1,30 @@
 #pragma once
-// The one place a --model argument becomes a folder: a path that exists is a folder, as always;
-// ORG/NAME[@REVISION] is a model in Hugging Face's cache, downloaded first when it is not there.
-// How a download reports is the front end's choice, made once per process: the command line
-// prints to stderr; the window downloads in its model box (with Cancel) and resolves names from
-// the cache alone, so that nothing on its UI thread waits for the network.
+// A --model argument shaped as the Hub names models (ORG/NAME[@REVISION]) as a folder: the
+// model's snapshot in Hugging Face's cache, fetched first when it is not there and downloads are
+// allowed. A path that exists is a folder, as always. How a download reports is the caller's
+// choice (NameResolution): each front end wraps this in the resolver it installs at start-up
+// (core/model_resolver.hpp).
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
 
-#include "core/hub/hub_client.hpp"
+#include "hub/hub_client.hpp"
 #include "base/result.hpp"
 
 namespace poslab::hub {
 
 struct NameResolution {
   bool allow_download = true;
+  std::string not_cached_hint;  // without downloads: what the front end offers instead ("…: download it in …")
   std::function<void(const FetchPlan&)> starting;           // before the first byte: what and how much
   std::function<void(const DownloadProgress&)> progress;
   std::function<void(const std::string&)> note;            // e.g. the cache used because the Hub is out of reach
   std::function<void()> finished;                          // after a download, whatever its outcome
 };
 
-void set_name_resolution(NameResolution resolution);
-NameResolution name_resolution();  // a copy: another thread may set it meanwhile
-
 // `text` as a folder: itself when it exists or is not shaped like a model name; else the
 // snapshot folder of the named model (from the cache, downloading what is missing when allowed).
-Result<std::filesystem::path> resolve_model_argument(std::string_view text);
+Result<std::filesystem::path> resolve_model_argument(std::string_view text, const NameResolution& how);
 
 }  // namespace poslab::hub

@@ -1,4 +1,4 @@
-#include "core/hub/hub_client.hpp"
+#include "hub/hub_client.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
-#include "core/hub/http.hpp"
+#include "hub/http.hpp"
 
 namespace poslab::hub {
 

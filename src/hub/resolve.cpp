@@ -1,43 +1,16 @@
-#include "core/hub/resolve.hpp"
-
-#include <mutex>
+#include "hub/resolve.hpp"
 
 namespace poslab::hub {
 
-namespace {
-
-std::mutex& resolution_mutex() {
-  static std::mutex m;
-  return m;
-}
-
-NameResolution& current() {
-  static NameResolution r;
-  return r;
-}
-
-}  // namespace
-
-void set_name_resolution(NameResolution resolution) {
-  std::lock_guard lock(resolution_mutex());
-  current() = std::move(resolution);
-}
-
-NameResolution name_resolution() {
-  std::lock_guard lock(resolution_mutex());
-  return current();
-}
-
-Result<std::filesystem::path> resolve_model_argument(std::string_view text) {
+Result<std::filesystem::path> resolve_model_argument(std::string_view text, const NameResolution& how) {
   if (!looks_like_model_name(text)) return std::filesystem::path(std::string(text));
   auto name = parse_model_name(text);
   if (!name) return Error{name.error() + " (and no folder of that name exists)"};
-  const NameResolution how = name_resolution();
   HubSettings settings = HubSettings::from_environment();
   if (!how.allow_download && !settings.offline) {
     settings.offline = true;
     auto plan = plan_fetch(*name, settings);
-    if (!plan) return Error{name->text() + " is not in the cache yet: download it in the Model tab's model box"};
+    if (!plan) return Error{name->text() + " is not in the cache yet" + (how.not_cached_hint.empty() ? "" : ": " + how.not_cached_hint)};
     return settings.cache.snapshot(*name, plan->commit);
   }
   FetchControl control;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/hub/hub_client.hpp"
+#include "hub/hub_client.hpp"
 #include "core/model/forward.hpp"
 
 namespace poslab::hub {

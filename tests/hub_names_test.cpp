@@ -5,9 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/hub/hub_cache.hpp"
-#include "core/hub/model_name.hpp"
-#include "core/hub/resolve.hpp"
+#include "hub/hub_cache.hpp"
+#include "hub/model_name.hpp"
+#include "hub/resolve.hpp"
 
 namespace poslab::hub {
 namespace {
@@ -48,7 +48,7 @@ TEST(HubNames, APathThatExistsIsAFolderEvenWhenShapedLikeAName) {
   fs::current_path(dir);
   EXPECT_FALSE(looks_like_model_name("org/name"));
   EXPECT_TRUE(looks_like_model_name("org/other"));
-  auto resolved = resolve_model_argument("org/name");
+  auto resolved = resolve_model_argument("org/name", NameResolution{});
   ASSERT_TRUE(resolved);
   EXPECT_EQ(*resolved, fs::path("org/name"));
   fs::current_path(old);

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/hub/model_name.hpp"
+#include "hub/model_name.hpp"
 #include "base/result.hpp"
 
 namespace poslab::hub {

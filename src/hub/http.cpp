@@ -1,4 +1,4 @@
-#include "core/hub/http.hpp"
+#include "hub/http.hpp"
 
 #include <algorithm>
 #include <cctype>

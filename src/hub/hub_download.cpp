@@ -8,8 +8,8 @@
 #include <mutex>
 #include <thread>
 
-#include "core/hub/http.hpp"
-#include "core/hub/hub_client.hpp"
+#include "hub/http.hpp"
+#include "hub/hub_client.hpp"
 
 namespace poslab::hub {
 

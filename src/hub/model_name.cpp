@@ -1,4 +1,4 @@
-#include "core/hub/model_name.hpp"
+#include "hub/model_name.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "core/hub/hub_cache.hpp"
+#include "hub/hub_cache.hpp"
 
 #include <algorithm>
 #include <cctype>

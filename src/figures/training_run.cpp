@@ -1,4 +1,4 @@
-#include "core/hub/training_run.hpp"
+#include "figures/training_run.hpp"
 
 #include <charconv>
 #include <cmath>

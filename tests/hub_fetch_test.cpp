@@ -12,8 +12,8 @@
 #include <random>
 #include <thread>
 
-#include "core/hub/http.hpp"
-#include "core/hub/hub_client.hpp"
+#include "hub/http.hpp"
+#include "hub/hub_client.hpp"
 #include "hub_support.hpp"
 
 namespace poslab::hub {

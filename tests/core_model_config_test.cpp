@@ -2,7 +2,7 @@
 // A Hugging Face config.json read into the settings as it is.
 #include <gtest/gtest.h>
 
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 
 using namespace poslab;
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "core/options.hpp"
 #include "core/session.hpp"
 

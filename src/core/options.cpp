@@ -1,7 +1,7 @@
 #include "core/options.hpp"
 
 #include "core/formats/formats.hpp"
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "core/model_resolver.hpp"
 
 #include <charconv>

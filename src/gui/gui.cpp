@@ -26,7 +26,7 @@
 
 #include "core/export_data.hpp"
 #include "core/formats/formats.hpp"
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "core/session.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "base/matrix.hpp"
-#include "core/state.hpp"
+#include "core/encodings/rope_nd.hpp"
 
 namespace poslab {
 

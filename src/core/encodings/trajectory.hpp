@@ -7,9 +7,10 @@
 
 #include "base/matrix.hpp"
 #include "base/result.hpp"
-#include "core/state.hpp"
 
 namespace poslab {
+
+enum class TrajectoryPlane { Pca, Dims };  // the trajectory view: a PCA plane or two dimensions
 
 struct Trajectory {
   Eigen::MatrixX2d points;     // positions × 2: each x(p) in the plane

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "base/files.hpp"
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 
 namespace poslab {
 

@@ -1,4 +1,4 @@
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "core/train/tasks.hpp"
+#include "core/model/tasks.hpp"
 
 #include <algorithm>
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
+#include "core/formats/hf_cache_layout.hpp"
 
 namespace poslab::hub {
 
@@ -29,7 +30,7 @@ bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
-std::string folder_name(const ModelName& m) { return "models--" + m.org + "--" + m.name; }
+std::string folder_name(const ModelName& m) { return hf_cache::repo_folder(m.org, m.name); }
 
 }  // namespace
 
@@ -74,21 +75,21 @@ std::vector<std::string> missing_model_files(const fs::path& snapshot) {
 }
 
 fs::path HubCache::repo(const ModelName& m) const { return root_ / folder_name(m); }
-fs::path HubCache::snapshot(const ModelName& m, const std::string& commit) const { return repo(m) / "snapshots" / commit; }
-fs::path HubCache::blob(const ModelName& m, const std::string& etag) const { return repo(m) / "blobs" / etag; }
+fs::path HubCache::snapshot(const ModelName& m, const std::string& commit) const { return hf_cache::snapshot(repo(m), commit); }
+fs::path HubCache::blob(const ModelName& m, const std::string& etag) const { return hf_cache::blob(repo(m), etag); }
 fs::path HubCache::incomplete(const ModelName& m, const std::string& etag) const {
-  return repo(m) / "blobs" / (etag + ".incomplete");
+  return hf_cache::incomplete(repo(m), etag);
 }
 fs::path HubCache::lock_file(const ModelName& m, const std::string& etag) const {
-  return root_ / ".locks" / folder_name(m) / (etag + ".lock");
+  return hf_cache::lock_file(root_, folder_name(m), etag);
 }
 fs::path HubCache::no_exist(const ModelName& m, const std::string& commit, const std::string& file) const {
-  return repo(m) / ".no_exist" / commit / file;
+  return hf_cache::no_exist(repo(m), commit, file);
 }
 
 std::optional<std::string> HubCache::commit_of(const ModelName& m) const {
   if (is_commit_hash(m.revision)) return m.revision;
-  auto ref = read_whole_file(repo(m) / "refs" / m.revision);
+  auto ref = read_whole_file(hf_cache::ref(repo(m), m.revision));
   if (!ref) return std::nullopt;
   std::string commit = trimmed(*ref);
   if (!is_commit_hash(commit)) return std::nullopt;  // a ref that lies is no ref
@@ -97,7 +98,7 @@ std::optional<std::string> HubCache::commit_of(const ModelName& m) const {
 
 Status HubCache::write_ref(const ModelName& m, const std::string& commit) const {
   if (m.revision == commit) return Ok{};  // huggingface_hub writes no ref for a commit hash
-  const fs::path ref = repo(m) / "refs" / m.revision;
+  const fs::path ref = hf_cache::ref(repo(m), m.revision);
   std::error_code ec;
   fs::create_directories(ref.parent_path(), ec);
   if (ec) return Error{ref.parent_path().string() + ": " + ec.message()};
@@ -136,21 +137,21 @@ std::vector<CachedModel> HubCache::models() const {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(root_, ec)) {
     const std::string folder = entry.path().filename().string();
-    if (!entry.is_directory(ec) || folder.rfind("models--", 0) != 0) continue;
-    const std::string rest = folder.substr(8);
+    if (!entry.is_directory(ec) || folder.rfind(hf_cache::kModelPrefix, 0) != 0) continue;
+    const std::string rest = folder.substr(hf_cache::kModelPrefix.size());
     const auto split = rest.find("--");
     if (split == std::string::npos) continue;
     auto name = parse_model_name(rest.substr(0, split) + "/" + rest.substr(split + 2));
     if (!name) continue;
     CachedModel model{*name, {}, {}};
-    const fs::path refs = entry.path() / "refs";
+    const fs::path refs = hf_cache::refs(entry.path());
     for (auto it = fs::recursive_directory_iterator(refs, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
       auto commit = read_whole_file(it->path());
       if (commit && is_commit_hash(trimmed(*commit)))
         model.refs[it->path().lexically_relative(refs).generic_string()] = trimmed(*commit);
     }
-    for (const auto& snap : fs::directory_iterator(entry.path() / "snapshots", ec))
+    for (const auto& snap : fs::directory_iterator(hf_cache::snapshots(entry.path()), ec))
       if (snap.is_directory(ec)) model.snapshots.push_back(snap.path().filename().string());
     std::sort(model.snapshots.begin(), model.snapshots.end());
     if (model.snapshots.empty()) continue;

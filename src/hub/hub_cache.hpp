@@ -1,12 +1,6 @@
 #pragma once
-// Hugging Face's cache as huggingface_hub lays it out, so that a model either tool downloaded is
-// found by the other:
-//   <root>/models--ORG--NAME/blobs/<etag>                  the files' bytes, named by their etag
-//   <root>/models--ORG--NAME/blobs/<etag>.incomplete       a download in progress (resumable)
-//   <root>/models--ORG--NAME/snapshots/<commit>/<file>     relative symlinks into ../../blobs
-//   <root>/models--ORG--NAME/refs/<revision>               the commit a branch or tag was last seen at
-//   <root>/models--ORG--NAME/.no_exist/<commit>/<file>     empty: the file is not in that commit
-//   <root>/.locks/models--ORG--NAME/<etag>.lock            one writer per blob (flock)
+// Hugging Face's cache as huggingface_hub lays it out (the layout is said once, in
+// core/formats/hf_cache_layout.hpp), so that a model either tool downloaded is found by the other.
 // The root is $HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub.
 #include <filesystem>
 #include <map>

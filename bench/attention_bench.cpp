@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "core/attention/attention.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/formats/embeddings.hpp"
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/formats/safetensors.hpp"
 
 namespace {

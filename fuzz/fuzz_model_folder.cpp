@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 #include "core/model/forward.hpp"
 #include "core/train/folder.hpp"
 

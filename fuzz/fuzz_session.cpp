@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "core/model/transformer_config.hpp"
 #include "core/session.hpp"
 

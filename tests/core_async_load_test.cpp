@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // Loading on a thread: the result arrives once, progress is reported, and Cancel stops a load.
 #include <gtest/gtest.h>
 

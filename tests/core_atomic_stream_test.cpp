@@ -9,7 +9,7 @@
 #include <limits>
 #include <sstream>
 
-#include "core/atomic_stream.hpp"
+#include "base/atomic_stream.hpp"
 #include "core/export_data.hpp"
 
 using namespace poslab;

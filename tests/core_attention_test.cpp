@@ -6,7 +6,7 @@
 
 #include "core/attention/attention.hpp"
 #include "core/attention/pipeline.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "reference.hpp"
 
 using namespace poslab;

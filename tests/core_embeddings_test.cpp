@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // The text loader on good and malformed files; the tokenizer; the shipped default data.
 #include <gtest/gtest.h>
 

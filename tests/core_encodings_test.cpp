@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "core/encodings/encodings.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "reference.hpp"
 
 using namespace poslab;

@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // CSV output and atomic file writing.
 #include <gtest/gtest.h>
 
@@ -7,7 +8,7 @@
 
 #include "core/export_data.hpp"
 #include "core/options.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;

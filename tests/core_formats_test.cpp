@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // word2vec binary and .npy-with-vocabulary embeddings, on files written by NumPy from the format
 // descriptions (tests/data/formats/make_formats.py), then malformed and randomly mutated input.
 #include <gtest/gtest.h>
@@ -9,7 +10,7 @@
 
 #include "core/formats/formats.hpp"
 #include "core/formats/npy.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 using namespace poslab;
 

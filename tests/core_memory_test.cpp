@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/attention/pipeline.hpp"
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 #include "core/train/evaluate.hpp"
 #include "core/train/trainer.hpp"
 

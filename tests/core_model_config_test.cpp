@@ -1,7 +1,8 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // A Hugging Face config.json read into the settings as it is.
 #include <gtest/gtest.h>
 
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 
 using namespace poslab;
 

@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // A Hugging Face model folder made here: BF16 embeddings in model.safetensors (or a shard named
 // by the index), tokenizer.json and config.json. Sentences are split by the model's tokenizer and
 // only the rows they need are read from the mapped file.
@@ -7,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 #include "core/formats/embeddings.hpp"
 #include "core/formats/formats.hpp"
 #include "core/options.hpp"

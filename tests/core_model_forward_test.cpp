@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // Real models: PosLab's forward pass against an independent one. The folders and their
 // references are written at test time by tests/reference/make_model_reference.py (NumPy, from
 // Hugging Face's definitions of Llama, Qwen2 and GPT-2; not from PosLab's code) into the build
@@ -13,7 +14,7 @@
 #include <tuple>
 #include <unistd.h>
 
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 #include "core/model/forward.hpp"
 #include "core/model/model_run.hpp"
 #include "core/model/model_worker.hpp"

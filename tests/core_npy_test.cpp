@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // The .npy reader on files written by NumPy (tests/data/make_npy.py): every version and dtype,
 // then malformed files and every prefix and byte flip of a good one (no crash, a clear error).
 #include <gtest/gtest.h>
@@ -9,7 +10,7 @@
 
 #include "core/formats/formats.hpp"
 #include "core/formats/npy.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 using namespace poslab;
 

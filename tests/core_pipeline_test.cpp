@@ -8,7 +8,7 @@
 #include "core/encodings/additive.hpp"
 #include "core/encodings/bias.hpp"
 #include "core/attention/pipeline.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/encodings/rope_nd.hpp"
 #include "core/encodings/rope_scaling.hpp"
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/encodings/rope_image.hpp"
+#include "core/state.hpp"  // to_string(Rope2d)
 
 using namespace poslab;
 

@@ -7,7 +7,7 @@
 #include <numbers>
 #include <vector>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/encodings/rope_nd.hpp"
 #include "reference.hpp"
 

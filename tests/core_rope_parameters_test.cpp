@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "core/formats/rope_parameters.hpp"
 #include "core/model/positional_keys.hpp"
 #include "core/model/position_design.hpp"

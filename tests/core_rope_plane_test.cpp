@@ -5,7 +5,7 @@
 #include <numbers>
 
 #include "core/encodings/encodings.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/encodings/rope_plane.hpp"
 
 using namespace poslab;

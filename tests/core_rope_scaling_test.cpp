@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/encodings/encodings.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/encodings/rope_scaling.hpp"
 #include "reference.hpp"
 

@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // The memory-mapped .safetensors reader on files written byte by byte from the format description
 // (tests/data/formats/make_formats.py): F32, F16 and BF16 values against NumPy's, the choice of
 // the embedding tensor, malicious headers, and random damage (no crash, a clear error).
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "core/formats/npy.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/formats/safetensors.hpp"
 
 using namespace poslab;

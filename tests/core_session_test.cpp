@@ -1,9 +1,10 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // Session files: a round trip keeps every choice; bad files change nothing.
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "core/options.hpp"
 #include "core/session.hpp"
 

@@ -10,8 +10,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "core/formats/bpe.hpp"
-#include "core/formats/files.hpp"
+#include "tokenizer/tokenizer.hpp"
+#include "base/files.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/model/forward.hpp"
 #include "core/model/model_run.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/train/model.hpp"
 
 namespace poslab {

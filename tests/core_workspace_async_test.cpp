@@ -1,3 +1,4 @@
+// Parser test: also built alone and run under ASan and UBSan (parser_tests in tests/CMakeLists.txt).
 // The GUI's computation off its thread: the same results as in place, the previous results shown
 // until the new ones arrive, and a newer setting cancelling a stale run rather than queueing it.
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 
 #include "core/encodings/encodings.hpp"
 #include "core/attention/pipeline.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/gpu_thread.hpp"

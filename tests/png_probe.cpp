@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "plot/render.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 
 namespace poslab::testing {
 

@@ -17,7 +17,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/train/folder.hpp"
 

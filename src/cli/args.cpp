@@ -1,6 +1,6 @@
 #include "cli/args.hpp"
 
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -69,7 +69,7 @@ std::optional<Status> try_state_option(State& state, ArgParser& p, const ParsedO
 }
 
 // Options every command takes whatever it does: --memory-limit SIZE, the budget every big run is
-// checked against before it starts (core/memory.hpp).
+// checked against before it starts (base/memory.hpp).
 std::optional<Status> try_process_option(ArgParser& p, const ParsedOption& opt) {
   if (opt.name != "--memory-limit") return std::nullopt;
   auto v = p.value_of(opt.name, opt.inline_value, opt.has_inline);

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/output_plan.hpp"
-#include "core/result.hpp"
+#include "base/output_plan.hpp"
+#include "base/result.hpp"
 #include "core/state.hpp"
 #include "core/tour/tour_text.hpp"
 

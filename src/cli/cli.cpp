@@ -21,7 +21,7 @@
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
 #include "figures/assets.hpp"
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 #include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
 #include "figures/export.hpp"
@@ -199,7 +199,7 @@ int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
   // Every figure of every command bakes the same glyphs, so the GUI and `poslab export` agree
   // to the pixel whichever view or language was drawn first.
   plot::add_figure_glyphs(tour_japanese_text());
-  report_downloads_on_stderr();  // a --model ORG/NAME that downloads says so on stderr
+  install_command_line_resolver();  // a --model ORG/NAME may download, and says so on stderr
   ArgParser p;
   for (int k = 1; k < argc; ++k) p.args.emplace_back(argv[k]);
   if (!p.done() && (p.args[0] == "--help" || p.args[0] == "-h")) {

@@ -20,7 +20,7 @@
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
 #include "figures/assets.hpp"
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 #include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
 #include "figures/export.hpp"

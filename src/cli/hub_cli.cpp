@@ -7,9 +7,10 @@
 #include <cstdio>
 #include <memory>
 
-#include "core/hub/resolve.hpp"
+#include "hub/resolve.hpp"
+#include "core/model_resolver.hpp"
 #include "core/options.hpp"
-#include "core/hub/training_run.hpp"
+#include "figures/training_run.hpp"
 #include "figures/export.hpp"
 #include "figures/training.hpp"
 #include "gpu/headless.hpp"
@@ -58,14 +59,14 @@ void say_plan(const hub::FetchPlan& plan) {
 
 }  // namespace
 
-void report_downloads_on_stderr() {
+void install_command_line_resolver() {
   auto progress = std::make_shared<StderrProgress>();
   hub::NameResolution r;
   r.starting = say_plan;
   r.progress = [progress](const hub::DownloadProgress& p) { (*progress)(p); };
   r.finished = [progress] { progress->finished(); };
   r.note = [](const std::string& note) { std::fprintf(stderr, "poslab: note: %s\n", note.c_str()); };
-  hub::set_name_resolution(std::move(r));
+  install_model_resolver([r](std::string_view text) { return hub::resolve_model_argument(text, r); });
 }
 
 int run_export_training(ArgParser& p) {

@@ -12,11 +12,12 @@
 #include <sstream>
 #include <string>
 
-#include "core/formats/files.hpp"
-#include "core/hub/resolve.hpp"
+#include "base/files.hpp"
+#include "core/model_resolver.hpp"
 #include "core/options.hpp"
 #include "core/train/extrapolation.hpp"
 #include "gpu/headless.hpp"
+#include "hub/model_name.hpp"
 #include "figures/export.hpp"
 #include "figures/train.hpp"
 #include "cli/args.hpp"
@@ -74,7 +75,7 @@ void print_rows(const std::vector<EvalRow>& rows) {
 
 // `dir` a folder, or a model on the Hub by name (ORG/NAME[@REVISION]), which becomes its snapshot.
 Result<TrainedModel> open_trained(std::string& dir, const std::string& task) {
-  auto folder = hub::resolve_model_argument(dir);
+  auto folder = resolve_model_argument(dir);
   if (!folder) return Error{folder.error()};
   dir = folder->string();
   auto model = load_model_folder(dir);

@@ -13,24 +13,6 @@
 
 namespace poslab {
 
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-std::string format_float(float v) {
-  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-  if (std::isnan(v)) return "nan";
-  char buf[32];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  return ec == std::errc() ? std::string(buf, ptr) : std::string("nan");
-}
-
 void write_attention_csv(std::ostream& out, const Results& r) {
   out << "head,query,key,query_token,key_token,score,weight\n";
   const int Tq = static_cast<int>(r.tokens.size());

@@ -5,7 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/formats/files.hpp"
+#include "base/csv.hpp"
+#include "base/files.hpp"
 #include "core/attention/pipeline.hpp"
 
 namespace poslab {
@@ -22,12 +23,6 @@ void write_frequencies_csv(std::ostream& out, const ModelSettings& settings, int
 // header `head,query,key,bucket,bias`: the ALiBi or T5 bias of every cell (bucket empty unless
 // T5), from the results' relative bias.
 void write_bias_csv(std::ostream& out, const ModelSettings& settings, const Results& results);
-
-// A CSV field, quoted when it holds a comma, a quote or a line break.
-std::string csv_field(std::string_view text);
-
-// Shortest decimal text that reads back as the same float.
-std::string format_float(float v);
 
 
 }  // namespace poslab

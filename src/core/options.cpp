@@ -1,8 +1,8 @@
 #include "core/options.hpp"
 
 #include "core/formats/formats.hpp"
-#include "core/formats/model_config.hpp"
-#include "core/hub/resolve.hpp"
+#include "core/model/model_config.hpp"
+#include "core/model_resolver.hpp"
 
 #include <charconv>
 #include <filesystem>
@@ -96,9 +96,9 @@ Status assign(Result<T> parsed, auto& field) {
 
 // --model DIR: a Hugging Face model folder (or a cache folder): its embeddings, and the RoPE and
 // heads of its config.json. --model ORG/NAME[@REVISION]: that model's snapshot in Hugging Face's
-// cache (core/hub/resolve.hpp), downloaded first when it is not there; the state keeps the folder.
+// cache, through the resolver the front end installed (core/model_resolver.hpp); the state keeps the folder.
 Status apply_model_folder(State& s, std::string_view v) {
-  auto given = hub::resolve_model_argument(v);
+  auto given = resolve_model_argument(v);
   if (!given) return Error{"--model " + given.error()};
   auto folder = resolve_model_folder(*given);  // a Hugging Face cache folder too
   if (!folder) return Error{"--model " + folder.error()};

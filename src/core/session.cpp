@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/options.hpp"
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 
 namespace poslab {
 

@@ -9,18 +9,18 @@
 
 #include "core/encodings/additive.hpp"
 #include "core/encodings/encodings.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
+#include "core/encodings/rope_nd.hpp"
 #include "core/encodings/rope_scaling.hpp"
-#include "core/model/model_stack.hpp"
+#include "core/encodings/trajectory.hpp"
+#include "core/model_stack.hpp"
 
 namespace poslab {
 
 enum class ProjectionKind { Random, Identity };
 enum class BiasKind { None, Alibi, T5, Shaw };
-enum class Rope2d { Axial, Mixed };
 enum class Backend { Auto, Gpu, Cpu };  // Auto: the GPU on hardware, the CPU on a software renderer
 enum class HeatmapValue { Weights, Scores };
-enum class TrajectoryPlane { Pca, Dims };  // the trajectory view: a PCA plane or two dimensions
 
 // The inputs of the pipeline: a change here means recomputing the attention.
 struct ModelSettings {

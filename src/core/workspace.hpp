@@ -10,7 +10,7 @@
 
 #include "core/attention/backend_choice.hpp"
 #include "core/attention/pipeline.hpp"
-#include "core/newest_worker.hpp"
+#include "base/newest_worker.hpp"
 #include "core/state.hpp"
 
 namespace poslab {

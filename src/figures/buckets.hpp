@@ -4,7 +4,7 @@
 // encoder's both ways, the decoder's over the past only. Shown beside the heads that use it.
 #include <string>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 #include "core/model/transformer_config.hpp"
 #include "plot/figure.hpp"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/atomic_stream.hpp"
+#include "base/atomic_stream.hpp"
 #include "core/export_data.hpp"
 #include "plot/render.hpp"
 #include "plot/svg.hpp"

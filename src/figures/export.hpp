@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/attention/pipeline.hpp"
-#include "core/output_plan.hpp"
+#include "base/output_plan.hpp"
 #include "core/state.hpp"
 #include "core/tour/tour_text.hpp"
 #include "plot/figure.hpp"

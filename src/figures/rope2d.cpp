@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "core/encodings/encodings.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/encodings/rope_plane.hpp"
 #include "plot/lines.hpp"
 #include "figures/fit.hpp"

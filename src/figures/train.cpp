@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/options.hpp"
 #include "figures/assets.hpp"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/hub/training_run.hpp"
+#include "figures/training_run.hpp"
 #include "plot/figure.hpp"
 
 namespace poslab {

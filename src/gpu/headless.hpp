@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab::gpu {
 

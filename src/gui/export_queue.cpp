@@ -3,7 +3,7 @@
 #include <chrono>
 #include <utility>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "plot/render.hpp"
 
 namespace poslab {

@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "core/newest_worker.hpp"
-#include "core/result.hpp"
+#include "base/newest_worker.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -26,7 +26,7 @@
 
 #include "core/export_data.hpp"
 #include "core/formats/formats.hpp"
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "core/session.hpp"
 #include "core/workspace.hpp"
 #include "gpu/attention_gpu.hpp"
@@ -42,6 +42,7 @@
 #include "gui/settings.hpp"
 #include "gui/panels/info_panel.hpp"
 #include "gui/probe.hpp"
+#include "gui/views/hub_box.hpp"
 #include "gui/views/views.hpp"
 #include "gui/screen.hpp"
 #include "gui/shortcuts.hpp"
@@ -489,6 +490,7 @@ ControlsActions Gui::take_hotkeys(ControlsActions actions) {
 std::string last_session_path() { return (config_dir() / "last-session.json").string(); }
 
 int run_gui(const GuiOptions& options) {
+  install_window_model_resolver();
   glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {
     std::fprintf(stderr, "poslab: error: cannot open a window (no display?). `poslab export` works without one.\n");

@@ -12,7 +12,7 @@
 #include <utility>
 
 #include "core/formats/formats.hpp"
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "core/session.hpp"
 #include "figures/assets.hpp"
 #include "figures/export.hpp"

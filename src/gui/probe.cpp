@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 
 namespace poslab::probe {
 

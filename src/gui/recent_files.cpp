@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "gui/gui.hpp"
 
 namespace poslab {

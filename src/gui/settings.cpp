@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/session.hpp"
 
 namespace poslab {

@@ -3,7 +3,7 @@
 // Kept in config_dir()/settings.json:  {"ui_scale": 1.5}   (0 or absent: follow the monitor)
 #include <filesystem>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 #include "figures/launch.hpp"
 
 namespace poslab {

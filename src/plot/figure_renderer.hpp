@@ -5,7 +5,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 #include "gpu/gl.hpp"
 #include "plot/draw.hpp"
 #include "plot/render.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 #include "plot/colormap.hpp"
 #include "plot/figure.hpp"
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 #include "plot/figure.hpp"
 
 namespace poslab::plot {

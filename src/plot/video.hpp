@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 #include "plot/render.hpp"
 
 namespace poslab::plot {

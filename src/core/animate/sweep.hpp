@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 #include "core/state.hpp"
 
 namespace poslab {

@@ -9,8 +9,8 @@
 
 #include "core/encodings/bias.hpp"
 #include "core/encodings/encodings.hpp"
-#include "core/matrix.hpp"
-#include "core/result.hpp"
+#include "base/matrix.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/export_data.hpp"
+#include "base/csv.hpp"
 
 namespace poslab {
 

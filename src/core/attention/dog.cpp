@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/formats/tokenizer.hpp"
 
 namespace poslab {

@@ -1,6 +1,6 @@
 #include "core/attention/pipeline.hpp"
 
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +11,7 @@
 #include "core/encodings/additive.hpp"
 #include "core/encodings/bias.hpp"
 #include "core/formats/npy.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/encodings/rope_nd.hpp"
 #include "core/encodings/rope_scaling.hpp"
 

@@ -43,7 +43,7 @@ Result<RopeSpec> rope_spec(const ModelSettings& settings, int heads, int head_di
 Matrix relative_bias(const ModelSettings& settings, int heads, int queries, int keys);
 
 // The memory the attention of T query and T_k key tokens over d-dimensional embeddings takes
-// (the d × d projections above all), checked against the budget (core/memory.hpp).
+// (the d × d projections above all), checked against the budget (base/memory.hpp).
 Status check_pipeline_memory(const ModelSettings& settings, int d, int T, int Tk);
 
 // Everything before the attention step. Fails only on settings that do not fit the table, or

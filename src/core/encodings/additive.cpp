@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace poslab {
 

@@ -3,8 +3,8 @@
 // docs/FORMULAS.md defines them. Each returns a positions × d matrix, row p = PE(p).
 #include <cstdint>
 
-#include "core/matrix.hpp"
-#include "core/result.hpp"
+#include "base/matrix.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 
@@ -21,7 +21,7 @@ enum class BinaryValues { ZeroOne, PlusMinusOne };
 // Dimensions past bit 62 hold the bit value 0 (positions are non-negative ints).
 Matrix binary_encoding(int positions, int d, BinaryValues values);
 
-// A seeded max_positions × d table with entries from N(0, sigma²) (core/random.hpp).
+// A seeded max_positions × d table with entries from N(0, sigma²) (base/random.hpp).
 Matrix learned_table(int max_positions, int d, double sigma, std::uint64_t seed);
 
 // The first `positions` rows of a learned table, or an error when the sequence is longer than

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 
 namespace poslab {
 

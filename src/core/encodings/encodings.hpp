@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 
 namespace poslab {
 

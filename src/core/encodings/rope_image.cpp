@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/encodings/rope_nd.hpp"
 
 namespace poslab {

@@ -3,8 +3,8 @@
 // with one and the same vector as q and k of every patch, so that only the positions speak.
 #include <cstdint>
 
-#include "core/matrix.hpp"
-#include "core/state.hpp"
+#include "base/matrix.hpp"
+#include "core/encodings/rope_nd.hpp"
 
 namespace poslab {
 

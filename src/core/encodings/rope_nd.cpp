@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace poslab {
 

@@ -5,9 +5,13 @@
 #include <span>
 #include <vector>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 
 namespace poslab {
+
+// How 2-D RoPE turns a grid position: x and y on separate pairs (axial), or every pair by
+// x·fx + y·fy with directions drawn per head (mixed).
+enum class Rope2d { Axial, Mixed };
 
 struct GridPosition {
   int x = 0, y = 0;

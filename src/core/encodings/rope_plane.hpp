@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 
 namespace poslab {
 

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -5,11 +5,12 @@
 // the same distance at every step.
 #include <vector>
 
-#include "core/matrix.hpp"
-#include "core/result.hpp"
-#include "core/state.hpp"
+#include "base/matrix.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
+
+enum class TrajectoryPlane { Pca, Dims };  // the trajectory view: a PCA plane or two dimensions
 
 struct Trajectory {
   Eigen::MatrixX2d points;     // positions × 2: each x(p) in the plane

@@ -8,7 +8,7 @@
 #include <omp.h>
 #endif
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 
 namespace poslab {
 

@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/matrix.hpp"
-#include "core/result.hpp"
+#include "base/matrix.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -11,9 +11,10 @@
 #include <memory>
 #include <vector>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
+#include "core/formats/hf_cache_layout.hpp"
 #include "core/formats/npy.hpp"
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 #include "core/formats/safetensors.hpp"
 
 #include <nlohmann/json.hpp>
@@ -255,13 +256,14 @@ Result<EmbeddingTable> load_safetensors_embeddings(const std::filesystem::path& 
 Result<std::filesystem::path> resolve_model_folder(const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) return Error{dir.string() + ": not a folder"};
-  const std::filesystem::path snapshots = dir / "snapshots";
+  const std::filesystem::path snapshots = hf_cache::snapshots(dir);
   if (!std::filesystem::is_directory(snapshots, ec)) return dir;
   // A Hugging Face cache folder: refs/main names the snapshot; else the only or newest one.
-  if (auto ref = read_whole_file(dir / "refs" / "main")) {
+  if (auto ref = read_whole_file(hf_cache::ref(dir, "main"))) {
     std::string rev = *ref;
     while (!rev.empty() && std::isspace(static_cast<unsigned char>(rev.back()))) rev.pop_back();
-    if (!rev.empty() && rev.find('/') == std::string::npos && std::filesystem::is_directory(snapshots / rev, ec)) return snapshots / rev;
+    if (!rev.empty() && rev.find('/') == std::string::npos && std::filesystem::is_directory(hf_cache::snapshot(dir, rev), ec))
+      return hf_cache::snapshot(dir, rev);
   }
   std::filesystem::path newest;
   std::filesystem::file_time_type newest_time{};

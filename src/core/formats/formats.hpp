@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "core/formats/embeddings.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 
 namespace poslab {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "core/matrix.hpp"
-#include "core/result.hpp"
+#include "base/matrix.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

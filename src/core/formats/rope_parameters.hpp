@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/encodings/rope_scaling.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

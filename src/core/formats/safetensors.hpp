@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/formats/files.hpp"
-#include "core/matrix.hpp"
-#include "core/result.hpp"
+#include "base/files.hpp"
+#include "base/matrix.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

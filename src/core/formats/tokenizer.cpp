@@ -1,10 +1,10 @@
 #include "core/formats/tokenizer.hpp"
 
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 #include <cctype>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace poslab {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/encodings/encodings.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

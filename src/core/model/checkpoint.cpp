@@ -13,7 +13,7 @@
 #include <immintrin.h>
 #endif
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/formats/formats.hpp"
 
 namespace poslab {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/formats/bpe.hpp"
+#include "tokenizer/tokenizer.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/model/transformer_config.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/attention/dog.hpp"
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 #include "core/model/forward_parts.hpp"
 #include "core/model/head_stats.hpp"
 #include "core/model/layer_ops.hpp"

@@ -15,7 +15,7 @@
 
 #include "core/attention/attention.hpp"
 #include "core/model/checkpoint.hpp"
-#include "core/model/model_stack.hpp"
+#include "core/model_stack.hpp"
 
 namespace poslab {
 

@@ -2,7 +2,7 @@
 // What a layer's attention and a head's rotary pairs are used for, summed up for the views.
 #include <vector>
 
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 #include "core/model/transformer_config.hpp"
 
 namespace poslab {

@@ -1,7 +1,7 @@
 #pragma once
 // The pieces of a transformer layer a checkpoint's forward pass is made of, on float matrices
 // (rows are positions), with the weights read from the mapped file as they are needed.
-#include "core/matrix.hpp"
+#include "base/matrix.hpp"
 #include "core/model/checkpoint.hpp"
 
 namespace poslab {

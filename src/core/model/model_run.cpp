@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/train/tasks.hpp"
+#include "core/model/tasks.hpp"
 
 namespace poslab {
 

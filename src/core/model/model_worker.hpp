@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/model/model_run.hpp"
-#include "core/newest_worker.hpp"
+#include "base/newest_worker.hpp"
 
 namespace poslab {
 

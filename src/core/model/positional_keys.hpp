@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/model/architecture.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "core/formats/files.hpp"
-#include "core/formats/model_config.hpp"
+#include "base/files.hpp"
 #include "core/formats/rope_parameters.hpp"
+#include "core/model/model_config.hpp"
 #include "core/model/positional_keys.hpp"
 
 namespace poslab {

@@ -8,7 +8,7 @@
 
 #include "core/encodings/rope_scaling.hpp"
 #include "core/model/architecture.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

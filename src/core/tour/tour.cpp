@@ -9,7 +9,7 @@
 #include "core/attention/dog.hpp"
 #include "core/encodings/encodings.hpp"
 #include "core/attention/pipeline.hpp"
-#include "core/random.hpp"
+#include "base/random.hpp"
 #include "core/encodings/rope_image.hpp"
 #include "core/encodings/rope_plane.hpp"
 #include "core/encodings/rope_scaling.hpp"

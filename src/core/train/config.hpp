@@ -6,7 +6,7 @@
 
 #include "core/model/architecture.hpp"
 #include "core/model/transformer_config.hpp"
-#include "core/result.hpp"
+#include "base/result.hpp"
 
 namespace poslab {
 

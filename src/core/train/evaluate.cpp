@@ -8,8 +8,8 @@
 #include <omp.h>
 #endif
 
-#include "core/memory.hpp"
-#include "core/random.hpp"
+#include "base/memory.hpp"
+#include "base/random.hpp"
 #include "core/train/model.hpp"
 
 namespace poslab {

@@ -9,7 +9,7 @@
 
 #include "core/encodings/rope_scaling.hpp"
 #include "core/train/parameters.hpp"
-#include "core/train/tasks.hpp"
+#include "core/model/tasks.hpp"
 
 namespace poslab {
 
@@ -38,7 +38,7 @@ std::vector<int> extrapolation_lengths(int train_length);
 RopeScaling scaling_for_length(RopeScalingType kind, int tokens, int train_tokens);
 
 // The memory evaluating `length` takes (the batch, each core's activations), checked against the
-// budget (core/memory.hpp); evaluate_lengths refuses a length over it in its row.
+// budget (base/memory.hpp); evaluate_lengths refuses a length over it in its row.
 Status check_evaluation_memory(const TrainModelConfig& config, const Task& task, int length, const EvalSettings& settings);
 
 // One row per length. The sequences are shared between the cores; the sums run in sequence order.

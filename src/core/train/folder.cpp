@@ -5,7 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/model/transformer_config.hpp"
 

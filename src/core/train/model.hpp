@@ -15,7 +15,7 @@
 
 #include "core/encodings/rope_scaling.hpp"
 #include "core/train/parameters.hpp"
-#include "core/train/tasks.hpp"
+#include "core/model/tasks.hpp"
 
 namespace poslab {
 

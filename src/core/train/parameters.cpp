@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace poslab {
 

@@ -1,10 +1,10 @@
 #include "core/train/trainer.hpp"
 
-#include "core/memory.hpp"
+#include "base/memory.hpp"
 
 #include <chrono>
 
-#include "core/random.hpp"
+#include "base/random.hpp"
 
 namespace poslab {
 

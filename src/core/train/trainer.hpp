@@ -38,7 +38,7 @@ TrainModelConfig resolved_model(const TrainSettings& settings);
 Status validate(const TrainSettings& settings);
 
 // The memory a run takes (the parameters, their gradient per shard and AdamW's moments, a batch's
-// activations), checked against the budget (core/memory.hpp) before anything is allocated.
+// activations), checked against the budget (base/memory.hpp) before anything is allocated.
 double training_bytes(const TrainSettings& settings);
 Status check_training_memory(const TrainSettings& settings);
 

@@ -4,7 +4,7 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
-#include "core/formats/model_config.hpp"
+#include "core/model/model_config.hpp"
 #include "gui/flow.hpp"
 #include "gui/probe.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
 // The GUI part of the dog view (its figure: figures/dog.hpp).
-#include "core/newest_worker.hpp"
+#include "base/newest_worker.hpp"
 #include "figures/dog.hpp"
 #include "gui/figure_worker.hpp"
 #include "gui/show_figure.hpp"

@@ -5,7 +5,8 @@
 
 #include <imgui.h>
 
-#include "core/hub/resolve.hpp"
+#include "core/model_resolver.hpp"
+#include "hub/resolve.hpp"
 #include "gui/flow.hpp"
 #include "gui/probe.hpp"
 
@@ -16,10 +17,11 @@ std::string DownloadCounters::text() const {
          std::to_string(files_total.load()) + " files";
 }
 
-HubBox::HubBox() {
+void install_window_model_resolver() {
   hub::NameResolution cache_only;
   cache_only.allow_download = false;
-  hub::set_name_resolution(std::move(cache_only));
+  cache_only.not_cached_hint = "download it in the Model tab's model box";
+  install_model_resolver([cache_only](std::string_view text) { return hub::resolve_model_argument(text, cache_only); });
 }
 
 std::string HubBox::repo() const {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/hub/hub_client.hpp"
-#include "core/newest_worker.hpp"
+#include "hub/hub_client.hpp"
+#include "base/newest_worker.hpp"
 
 namespace poslab {
 
@@ -26,11 +26,13 @@ struct DownloadCounters {
   std::string text() const;  // "12 MB of 27 MB · 1/3 files"
 };
 
+// The window's model resolver (core/model_resolver.hpp), installed by run_gui before the window
+// opens: a name elsewhere (a session, the Embeddings box) resolves from the cache only; the
+// network is the model box's, on its worker, never the UI thread's.
+void install_window_model_resolver();
+
 class HubBox {
  public:
-  // With the window open, a name elsewhere (a session, the Embeddings box) resolves from the
-  // cache only: the network is this box's, on its worker, never the UI thread's.
-  HubBox();
   // `open` is set to the snapshot folder of a model fetched (or picked from the cache).
   void draw(std::string& open);
   bool busy() const { return worker_.running(); }

@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/formats/files.hpp"
+#include "base/files.hpp"
 #include "core/options.hpp"
 #include "figures/assets.hpp"
 #include "gui/flow.hpp"

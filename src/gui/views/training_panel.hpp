@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/hub/training_run.hpp"
-#include "core/newest_worker.hpp"
+#include "figures/training_run.hpp"
+#include "base/newest_worker.hpp"
 #include "gui/show_figure.hpp"
 #include "gui/views/hub_box.hpp"
 

@@ -1,0 +1,123 @@
+#include "figures/training_run.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "core/model/model_run.hpp"
+
+namespace poslab::hub {
+
+namespace {
+
+// A statistic as CSV text: shortest round-trip decimal; never "nan" or "inf" (empty instead).
+std::string number(double v) {
+  if (!std::isfinite(v)) return "";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
+ModelName at_revision(ModelName m, const std::string& revision) {
+  m.revision = revision;
+  return m;
+}
+
+}  // namespace
+
+std::optional<long long> training_step(std::string_view revision) {
+  if (revision.size() <= 4 || revision.substr(0, 4) != "step") return std::nullopt;
+  long long step = 0;
+  const auto digits = revision.substr(4);
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), step);
+  if (ec != std::errc{} || end != digits.data() + digits.size() || step < 0) return std::nullopt;
+  return step;
+}
+
+Result<std::vector<std::string>> parse_revisions(std::string_view list) {
+  std::vector<std::string> out;
+  std::stringstream in{std::string(list)};
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty()) continue;
+    if (auto checked = parse_model_name("a/b@" + item); !checked)
+      return Error{"--revisions: \"" + item + "\" is not a branch, tag or commit name"};
+    for (const auto& seen : out)
+      if (seen == item) return Error{"--revisions names " + item + " twice"};
+    out.push_back(item);
+  }
+  if (out.empty()) return Error{"--revisions names no revision (e.g. --revisions step1000,step2000)"};
+  return out;
+}
+
+Result<std::vector<FetchPlan>> plan_revisions(const TrainingRequest& request, const HubSettings& settings,
+                                              const TrainingControl& control) {
+  std::vector<FetchPlan> plans;
+  FetchControl fetch;
+  fetch.cancel = control.cancel;
+  for (const auto& revision : request.revisions) {
+    auto plan = plan_fetch(at_revision(request.model, revision), settings, fetch);
+    if (!plan) return Error{plan.error()};
+    plans.push_back(std::move(*plan));
+  }
+  return plans;
+}
+
+std::uint64_t bytes_to_download(const std::vector<FetchPlan>& plans) {
+  std::uint64_t total = 0;
+  for (const auto& p : plans) total += p.bytes_to_download();
+  return total;
+}
+
+Result<std::vector<RevisionStats>> run_revisions(const TrainingRequest& request, const std::vector<FetchPlan>& plans,
+                                                 const HubSettings& settings, const TrainingControl& control) {
+  std::vector<RevisionStats> rows;
+  FetchControl fetch;
+  fetch.cancel = control.cancel;
+  fetch.progress = control.download;
+  const int total = static_cast<int>(plans.size());
+  for (const auto& plan : plans) {
+    if (control.cancel && control.cancel->load()) return Error{"cancelled"};
+    auto folder = run_fetch(plan, settings, fetch);
+    if (!folder) return Error{folder.error()};
+    auto model = Checkpoint::open(*folder);
+    if (!model) return Error{plan.model.text() + ": " + model.error()};
+    const int layers = (*model)->config().layers;
+    if (request.layer < 0 || request.layer >= layers)
+      return Error{"--layer " + std::to_string(request.layer) + ": " + plan.model.text() + " has layers 0 to " + std::to_string(layers - 1)};
+    ModelRequest run_request;
+    run_request.sentence = request.sentence;
+    run_request.layer = request.layer;
+    run_request.top_k = 1;
+    RunControl run_control;
+    run_control.cancel = control.cancel;
+    auto run = run_model(**model, run_request, run_control);
+    if (!run) return Error{plan.model.text() + ": " + run.error()};
+    const LayerAttention* layer = run->unchanged.layer(request.layer);
+    if (!layer) return Error{plan.model.text() + ": layer " + std::to_string(request.layer) + " was not kept"};
+    if (run->unchanged.scored == 0) return Error{"the sentence is one token long: it gives no loss and no attention to compare"};
+    rows.push_back({plan.model.revision, training_step(plan.model.revision), plan.commit, run->unchanged.loss, layer->heads});
+    if (control.revision_done) control.revision_done(static_cast<int>(rows.size()), total, plan.model.revision);
+  }
+  return rows;
+}
+
+bool steps_known(const std::vector<RevisionStats>& rows) {
+  for (const auto& r : rows)
+    if (!r.step) return false;
+  return !rows.empty();
+}
+
+std::string training_csv(const std::vector<RevisionStats>& rows, int layer) {
+  std::string out = "revision,step,layer,head,previous,induction,sink,distance,loss\n";
+  for (const auto& r : rows)
+    for (std::size_t h = 0; h < r.heads.size(); ++h) {
+      const HeadSummary& s = r.heads[h];
+      out += r.revision + "," + (r.step ? std::to_string(*r.step) : "") + "," + std::to_string(layer) + "," + std::to_string(h) + "," +
+             number(s.previous_token) + "," + number(s.induction) + "," + number(s.sink) + "," + number(s.mean_distance) + "," +
+             number(r.loss) + "\n";
+    }
+  return out;
+}
+
+}  // namespace poslab::hub

@@ -1,0 +1,63 @@
+#pragma once
+// What every step of the tokenizer (bpe.hpp) needs of text: UTF-8 characters, and patterns to
+// find in it — a tokenizer.json "pattern" is either a literal String or a Regex written for
+// Oniguruma, which PCRE2 (UTF, Unicode properties) reads the same way for the patterns real
+// tokenizers use: \p{L}, (?i:…), lookahead such as \s+(?!\S).
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/result.hpp"
+
+namespace poslab {
+
+std::string utf8_encode(char32_t cp);
+// The length of the UTF-8 sequence a lead byte starts (1 for a stray continuation byte).
+std::size_t utf8_sequence_length(unsigned char lead);
+// The characters of `s`, each as a string (a byte that starts no valid sequence stands alone).
+std::vector<std::string> utf8_characters(std::string_view s);
+bool valid_utf8(std::string_view s);
+// The code point of one character (as utf8_characters gives them); a stray byte as itself.
+char32_t utf8_code_point(std::string_view character);
+// Unicode's White_Space property (Rust's char::is_whitespace).
+bool is_white_space(char32_t cp);
+// `bytes` as readable UTF-8: its valid characters as they are, every other byte as <0xNN>.
+std::string printable_utf8(std::string_view bytes);
+
+// A PCRE2 class of the characters with Unicode's White_Space property (Rust's char::is_whitespace,
+// which tokenizers' Strip and WhitespaceSplit use; PCRE2's own \s leaves out U+0085).
+inline constexpr const char* kWhiteSpaceClass =
+    R"([\t-\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}])";
+
+// A token id in tokenizer.json: a JSON integer from 0 to 2^24 − 1 (a float or a huge number is
+// an error, never converted; no real vocabulary comes near 16 million tokens).
+Result<int> json_token_id(const nlohmann::json& v, const std::string& name, const std::string& what);
+
+// A compiled PCRE2 pattern (opaque).
+struct CompiledRegex;
+
+// A pattern to find in text: a literal string or a regex.
+class TextPattern {
+ public:
+  // From tokenizer.json's {"String": …} or {"Regex": …}; `what` names the component in messages.
+  static Result<TextPattern> parse(const nlohmann::json& pattern, const std::string& what);
+  static Result<TextPattern> regex(const std::string& pattern, const std::string& what);
+  static TextPattern literal(std::string text);
+
+  // The non-overlapping matches, left to right, as [begin, end) byte offsets. An empty match
+  // moves the search on by one character, as Oniguruma's iteration does.
+  Status find_all(std::string_view text, std::vector<std::pair<std::size_t, std::size_t>>& matches) const;
+
+ private:
+  std::string literal_;
+  std::shared_ptr<CompiledRegex> regex_;
+  std::string what_;
+};
+
+// Replaces every match of `pattern` in `text` by `content`.
+Result<std::string> replace_all(const TextPattern& pattern, std::string_view text, const std::string& content);
+
+}  // namespace poslab

@@ -185,7 +185,7 @@ TEST(TokenizerPrecompiled, AHandBuiltTrieAndGraphemes) {
 
 TEST(TokenizerPrecompiled, SentencePiecesNmtNfkcCharsmap) {
   const auto path = std::filesystem::path(POSLAB_TEST_DATA) / "sentencepiece/t5_like.model";
-  auto proto = read_whole_file(path);
+  auto proto = read_whole_file(path, kMatrixFile);
   ASSERT_TRUE(proto.ok()) << proto.error();
   auto m = PrecompiledCharsmap::from_bytes(charsmap_of_model(*proto), "t5_like");
   ASSERT_TRUE(m.ok()) << m.error();

@@ -21,13 +21,13 @@ const json& member(const json& root, const char* key) {
 }  // namespace
 
 Result<BpeTokenizer> BpeTokenizer::load(const std::filesystem::path& path) {
-  auto text = read_whole_file(path);
+  auto text = read_whole_file(path, kTokenizerFile);
   if (!text) return Error{text.error()};
   std::string config;
   const auto config_path = path.parent_path() / "tokenizer_config.json";
   std::error_code ec;
   if (std::filesystem::exists(config_path, ec))
-    if (auto c = read_whole_file(config_path)) config = std::move(*c);
+    if (auto c = read_whole_file(config_path, kJsonConfigFile)) config = std::move(*c);
   return parse(*text, config, path.string());
 }
 

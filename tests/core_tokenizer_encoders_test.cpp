@@ -19,7 +19,7 @@ namespace {
 std::vector<int> ids_of(const TokenModel& model, std::string_view word) {
   std::vector<int> out;
   std::string missing;
-  model.tokenize(word, out, &missing);
+  if (!model.tokenize(word, out, &missing)) return {-2};  // refused, as tokenizers refuses it
   if (!missing.empty()) out.push_back(-1);  // marks text left out
   return out;
 }
@@ -100,7 +100,8 @@ TEST(TokenizerWordPiece, LongestPiecesFirstAndWholeWordsUnknown) {
                                {"continuing_subword_prefix", "@@"}});
   EXPECT_EQ(ids_of(at, "ab"), (std::vector<int>{1, 2}));
   const TokenModel no_unk = model({{"type", "WordPiece"}, {"vocab", {{"a", 0}}}});
-  EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{-1}));  // no [UNK]: left out and listed
+  EXPECT_EQ(ids_of(no_unk, "a"), (std::vector<int>{0}));
+  EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{-2}));  // no [UNK] to stand for it: refused
   EXPECT_FALSE(
       TokenModel::parse({{"type", "WordPiece"}, {"vocab", {{"a", 0}}}, {"max_input_chars_per_word", -1}}, "t").ok());
   EXPECT_FALSE(TokenModel::parse({{"type", "WordPiece"}, {"vocab", json::array()}}, "t").ok());
@@ -160,7 +161,8 @@ TEST(TokenizerUnigram, BestSegmentationTiesUnknownRunsAndByteFallback) {
   EXPECT_FALSE(TokenModel::parse({{"type", "Unigram"}, {"unk_id", 9}, {"vocab", vocab}}, "t").ok());
   EXPECT_FALSE(TokenModel::parse({{"type", "Unigram"}, {"vocab", json::array({json::array({"a"})})}}, "t").ok());
   const TokenModel no_unk = model({{"type", "Unigram"}, {"vocab", json::array({json::array({"a", -1.0})})}});
-  EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{0, -1}));
+  EXPECT_EQ(ids_of(no_unk, "aa"), (std::vector<int>{0, 0}));
+  EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{-2}));  // no unk_id to stand for b: refused, as tokenizers does
 }
 
 TEST(TokenizerPrecompiled, AHandBuiltTrieAndGraphemes) {

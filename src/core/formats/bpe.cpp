@@ -32,6 +32,16 @@ Result<BpeTokenizer> BpeTokenizer::load(const std::filesystem::path& path) {
 }
 
 Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::string_view config_json, const std::string& name) {
+  auto parsed = parse_json(tokenizer_json, config_json, name);
+  // A key or value from the file may hold a NUL byte: escaped, so that no message stops at it.
+  if (!parsed) return Error{escape_controls(parsed.error())};
+  return parsed;
+}
+
+Result<BpeTokenizer> BpeTokenizer::parse_json(std::string_view tokenizer_json, std::string_view config_json, const std::string& name) {
+  // nlohmann's parser takes a NUL byte for the end of the text: a file padded with zeros would pass.
+  if (const auto nul = tokenizer_json.find('\0'); nul != std::string_view::npos)
+    return Error{name + ": not valid JSON: a NUL byte at byte " + std::to_string(nul)};
   json root;
   try {
     root = json::parse(tokenizer_json);
@@ -103,9 +113,16 @@ void BpeTokenizer::find_mask_token(std::string_view config_json) {
       }
 }
 
-Status BpeTokenizer::encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const {
+Status BpeTokenizer::encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing,
+                                  std::size_t& room) const {
   auto normalized = normalizer_.apply(piece);
   if (!normalized) return Error{normalized.error()};
+  // Each piece between added tokens is normalized alone (a Prepend prepends to each): the bound on
+  // the text the normalizers make holds for the whole sentence, not only piece by piece.
+  if (normalized->size() > room)
+    return Error{name_ + ": the normalizer " + normalizer_.describe() + " would make more than " +
+                 std::to_string(Normalizer::kGrowthLimit) + " times the text (a normalizer that multiplies text?)"};
+  room -= normalized->size();
   for (const AddedTokens::Segment& segment : added_.split(*normalized, true)) {
     if (segment.id >= 0) {
       ids.push_back(segment.id);
@@ -113,18 +130,26 @@ Status BpeTokenizer::encode_piece(const std::string& piece, bool at_start, std::
     }
     std::vector<std::string> words;
     if (auto s = pre_tokenizer_.apply(segment.text, at_start && segment.begin == 0, words); !s) return s;
-    for (const std::string& word : words) model_.tokenize(word, ids, missing);
+    for (const std::string& word : words)
+      if (auto s = model_.tokenize(word, ids, missing); !s) return Error{name_ + ": " + s.error()};
   }
   return Ok{};
 }
 
 Result<std::vector<int>> BpeTokenizer::encode(std::string_view text, std::vector<std::string>* unknown) const {
+  auto ids = encode_text(text, unknown);
+  if (!ids) return Error{escape_controls(ids.error())};
+  return ids;
+}
+
+Result<std::vector<int>> BpeTokenizer::encode_text(std::string_view text, std::vector<std::string>* unknown) const {
   if (!valid_utf8(text)) return Error{name_ + ": the text is not valid UTF-8"};
   std::vector<int> ids = specials_.prefix;
   std::string missing;
+  std::size_t room = Normalizer::output_limit(text.size());
   for (const AddedTokens::Segment& segment : added_.split(text, false)) {
     if (segment.id >= 0) ids.push_back(segment.id);
-    else if (auto s = encode_piece(segment.text, segment.begin == 0, ids, &missing); !s) return Error{s.error()};
+    else if (auto s = encode_piece(segment.text, segment.begin == 0, ids, &missing, room); !s) return Error{s.error()};
   }
   ids.insert(ids.end(), specials_.suffix.begin(), specials_.suffix.end());
   if (unknown && !missing.empty())  // as the person wrote them (byte-level symbols back to text)

@@ -56,9 +56,14 @@ class BpeTokenizer {
 
  private:
   BpeTokenizer() = default;
+  // parse and encode, before their messages are made printable.
+  static Result<BpeTokenizer> parse_json(std::string_view tokenizer_json, std::string_view config_json, const std::string& name);
+  Result<std::vector<int>> encode_text(std::string_view text, std::vector<std::string>* unknown) const;
   Status read(const nlohmann::json& root, std::string_view config_json);
-  // Steps 2–4 for a piece of text between raw added tokens.
-  Status encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const;
+  // Steps 2–4 for a piece of text between raw added tokens; `room`: the bytes of normalized text
+  // the sentence may still make.
+  Status encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing,
+                      std::size_t& room) const;
 
   // The mask token's id, from tokenizer_config.json (may be empty) or the added tokens.
   void find_mask_token(std::string_view config_json);

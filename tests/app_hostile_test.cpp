@@ -51,7 +51,8 @@ Outcome run_in(const fs::path& dir, const std::string& args) {
   const char* sanitized = std::getenv("POSLAB_HOSTILE_SANITIZED");
   const std::string bound = sanitized && *sanitized ? "ASAN_OPTIONS=hard_rss_limit_mb=8192:max_allocation_size_mb=8192 "
                                                      : "ulimit -v 8388608 && ";
-  const std::string command = "cd '" + dir.string() + "' && " + bound + binary() + " " + args + " 2>&1 </dev/null";
+  // `timeout`: a poslab that waits on a pipe forever fails its case (exit 124) instead of hanging the table.
+  const std::string command = "cd '" + dir.string() + "' && " + bound + "timeout -k 10 120 " + binary() + " " + args + " 2>&1 </dev/null";
   return test_support::run_shell(command);
 }
 
@@ -62,8 +63,13 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> files;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     const std::string name = fs::relative(e.path(), dir).string();
-    // A pipe is never read (that would wait for a writer); its kind is what must not change.
-    files[name] = e.is_directory() ? "<dir>" : e.is_fifo() ? "<fifo>" : read_whole_file(e.path());
+    // A pipe is never read (that would wait for a writer), nor a link (it may lead to /dev/zero),
+    // nor a sparse file of gigabytes: their kind and size are what must not change.
+    files[name] = e.is_symlink()                   ? "<link to " + fs::read_symlink(e.path()).string() + ">"
+                  : e.is_directory()               ? "<dir>"
+                  : e.is_fifo()                    ? "<fifo>"
+                  : fs::file_size(e.path()) > 100'000'000u ? "<large " + std::to_string(fs::file_size(e.path())) + ">"
+                                                   : read_whole_file(e.path());
   }
   return files;
 }
@@ -163,6 +169,32 @@ const std::vector<Case> kFileCases = {
     {"tokens --tokenizer model/tokenizer.json --sentence \"$(printf 'ab\\377c')\"", 1, "not valid UTF-8"},
 };
 
+// Files that are no files or are too large for their kind (issue 36): each refused before it is
+// read, by the file's name and the kind's limit — never read whole into memory (exit 134 under
+// the table's 8 GB), never waited on (a pipe), never taken as valid when padded with NUL bytes.
+const std::vector<Case> kReadCases = {
+    {"export attention --session /dev/zero --csv s.csv", 1, "/dev/zero: is not a regular file"},
+    {"export attention --session pipe --csv s.csv", 1, "pipe: is not a regular file"},
+    {"export attention --session big-session.json --csv s.csv", 1,
+     "big-session.json: is 3 GB, more than the 64 MB a session may be"},
+    {"export attention --model-config /dev/zero --csv s.csv", 1, "/dev/zero: is not a regular file"},
+    {"tokens --tokenizer /dev/zero --sentence abc", 1, "/dev/zero: is not a regular file"},
+    {"tokens --tokenizer padded-6g.json --sentence abc", 1, "padded-6g.json: is 6 GB, more than the 512 MB a tokenizer.json may be"},
+    {"tokens --tokenizer padded.json --sentence abc", 1, "padded.json: not valid JSON: a NUL byte at byte"},
+    {"export attention --embeddings m.npy --vocab /dev/zero --csv s.csv", 1, "/dev/zero: is not a regular file"},
+    {"export attention --embeddings pipe --csv s.csv", 1, "pipe: is not a regular file"},
+    {"export attention --encoding learned --learned-file /dev/zero --csv s.csv", 1, "/dev/zero: is not a regular file"},
+    {"predict --model zero-tokenizer --sentence abc", 1, "tokenizer.json: is not a regular file"},
+    {"predict --model pipe-config --sentence abc", 1, "config.json: is not a regular file"},
+    {"predict --model sparse-config --sentence abc", 1, "config.json: is 20 GB, more than the 64 MB a JSON configuration file may be"},
+    // The tokenizer: a normalizer that multiplies text, a sentence too long for the memory
+    // tokenizing it takes (refused from its length, before the work), strictness as tokenizers'.
+    {"tokens --tokenizer blowup.json --sentence aaaa", 1, "normalizer Replace would make"},
+    {"export attention --session long-sentence.json --csv s.csv --memory-limit 16M", 1,
+     "tokenizing a sentence of 1.00 MB would need 64.0 MB, more than the memory limit"},
+    {"tokens --tokenizer two-char-delimiter.json --sentence abc", 1, "CharDelimiterSplit: the delimiter must be one character"},
+};
+
 // Flag sets: each value inside its own range, the run too big together; and interventions that
 // change nothing on this model.
 const std::vector<Case> kValueCases = {
@@ -247,6 +279,42 @@ class HostileCommandLines : public ::testing::Test {
     tokenizer["normalizer"] = nullptr;
     tokenizer["pre_tokenizer"] = {{"type", "UnicodeScripts"}};
     write_file(dir_ / "unknown-pre-tokenizer" / "tokenizer.json", tokenizer.dump());
+    make_unreadable_files();
+  }
+
+  // Files that are no files, or far larger than their kind (sparse: they take no disk).
+  static void make_unreadable_files() {
+    const auto sparse = [](const std::string& name, std::uintmax_t size, const std::string& start) {
+      write_file(dir_ / name, start);
+      fs::resize_file(dir_ / name, size);
+    };
+    const std::string tokenizer = read_whole_file(dir_ / "model" / "tokenizer.json");
+    sparse("big-session.json", 3'000'000'000, "{\"poslab_session\": 1, \"state\": {\"sentence\": \"");
+    sparse("padded-6g.json", 6'000'000'000, tokenizer);
+    write_file(dir_ / "padded.json", tokenizer + std::string(4096, '\0'));
+    fs::copy(dir_ / "model", dir_ / "zero-tokenizer", fs::copy_options::recursive);
+    fs::remove(dir_ / "zero-tokenizer" / "tokenizer.json");
+    fs::create_symlink("/dev/zero", dir_ / "zero-tokenizer" / "tokenizer.json");
+    fs::copy(dir_ / "model", dir_ / "pipe-config", fs::copy_options::recursive);
+    fs::remove(dir_ / "pipe-config" / "config.json");
+    ASSERT_EQ(::mkfifo((dir_ / "pipe-config" / "config.json").c_str(), 0644), 0);
+    fs::copy(dir_ / "model", dir_ / "sparse-config", fs::copy_options::recursive);
+    sparse("sparse-config/config.json", 20'000'000'000, "{");
+    // A 2 × 2 float32 matrix (NumPy format 1.0) to give --vocab to.
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }";
+    header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";  // the data starts at a multiple of 64
+    std::string npy = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size()) + '\0' + header;
+    npy += std::string(16, '\0');
+    write_file(dir_ / "m.npy", npy);
+    auto json = nlohmann::json::parse(tokenizer);
+    const nlohmann::json replace = {{"type", "Replace"}, {"pattern", {{"String", "a"}}}, {"content", std::string(1000, 'a')}};
+    json["normalizer"] = {{"type", "Sequence"}, {"normalizers", {replace, replace, replace}}};
+    write_file(dir_ / "blowup.json", json.dump());
+    json["normalizer"] = nullptr;
+    json["pre_tokenizer"] = {{"type", "CharDelimiterSplit"}, {"delimiter", "ab"}};
+    write_file(dir_ / "two-char-delimiter.json", json.dump());
+    write_file(dir_ / "long-sentence.json",
+               "{\"poslab_session\": 1, \"state\": {\"sentence\": \"" + std::string(1'000'000, 'a') + "\"}}");
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
 
@@ -270,7 +338,8 @@ class HostileCommandLines : public ::testing::Test {
         if (bytes == "<fifo>" && (!after.count(name) || after.at(name) != bytes)) {
           fs::remove(dir_ / name);
           ::mkfifo((dir_ / name).c_str(), 0644);
-        } else if (bytes != "<dir>" && bytes != "<fifo>" && (!after.count(name) || after.at(name) != bytes)) {
+        } else if (bytes != "<dir>" && bytes != "<fifo>" && !bytes.starts_with("<link to ") && !bytes.starts_with("<large ") &&
+                   (!after.count(name) || after.at(name) != bytes)) {
           write_file(dir_ / name, bytes);
         }
     }
@@ -288,6 +357,8 @@ TEST_F(HostileCommandLines, IndicesPastTheInputAreErrorsNamingTheRange) { check(
 TEST_F(HostileCommandLines, FilesThatLieAreClearErrorsNotAbortsOrNaN) { check(kFileCases); }
 
 TEST_F(HostileCommandLines, ValuesWithoutMeaningAndRunsTooBigAreRefusedFirst) { check(kValueCases); }
+
+TEST_F(HostileCommandLines, FilesThatAreNoFilesOrTooLargeAreRefusedBeforeReading) { check(kReadCases); }
 
 // The same checks hold when the command succeeds: the files arrive and nothing else does.
 TEST_F(HostileCommandLines, ASuccessfulExportLeavesOnlyItsFiles) {

@@ -147,7 +147,7 @@ TEST(TrainedFolderFiles, ConfigReadsBackAndWeightsAreTheSameBits) {
     ASSERT_EQ(back->params.values().size(), model.params.values().size());
     EXPECT_EQ(std::memcmp(back->params.values().data(), model.params.values().data(), model.params.values().size() * 4), 0);
 
-    const auto config = nlohmann::json::parse(*read_whole_file(dir.path() / "config.json"));
+    const auto config = nlohmann::json::parse(*read_whole_file(dir.path() / "config.json", kJsonConfigFile));
     EXPECT_EQ(config["poslab_task"], "copy");
     EXPECT_EQ(config["poslab_train_length"], 8);
     EXPECT_EQ(config["poslab_seed"], 11);
@@ -170,7 +170,7 @@ TEST(TrainedFolderFiles, ConfigReadsBackAndWeightsAreTheSameBits) {
     }
 
     // The safetensors file: u64 header length, a header padded to 8 bytes, tied (no lm_head).
-    const std::string bytes = *read_whole_file(dir.path() / "model.safetensors");
+    const std::string bytes = *read_whole_file(dir.path() / "model.safetensors", kMatrixFile);
     std::uint64_t header = 0;
     std::memcpy(&header, bytes.data(), 8);
     EXPECT_EQ(header % 8, 0u);

@@ -39,7 +39,7 @@ bool is_ink(Rgb c, bool dark) { return dark ? c.r < 110 && c.g < 110 && c.b < 11
 int main(int argc, char** argv) {
   if (argc < 3) return fail("usage: png_probe size|pixel|ink|crop-equal FILE …");
   const std::string what = argv[1];
-  auto bytes = poslab::read_whole_file(argv[2]);
+  auto bytes = poslab::read_whole_file(argv[2], poslab::kMatrixFile);
   if (!bytes) return fail(bytes.error());
   auto image = poslab::plot::decode_png(*bytes);
   if (!image) return fail(image.error());
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (what == "crop-equal" && argc == 8) {
-    auto other_bytes = poslab::read_whole_file(argv[3]);
+    auto other_bytes = poslab::read_whole_file(argv[3], poslab::kMatrixFile);
     if (!other_bytes) return fail(other_bytes.error());
     auto other = poslab::plot::decode_png(*other_bytes);
     if (!other) return fail(other.error());

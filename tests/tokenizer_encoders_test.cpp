@@ -25,7 +25,7 @@ namespace {
 std::vector<int> ids_of(const TokenModel& model, std::string_view word) {
   std::vector<int> out;
   std::string missing;
-  model.tokenize(word, out, &missing);
+  if (!model.tokenize(word, out, &missing)) return {-2};  // refused, as tokenizers refuses it
   if (!missing.empty()) out.push_back(-1);  // marks text left out
   return out;
 }
@@ -106,7 +106,8 @@ TEST(TokenizerWordPiece, LongestPiecesFirstAndWholeWordsUnknown) {
                                {"continuing_subword_prefix", "@@"}});
   EXPECT_EQ(ids_of(at, "ab"), (std::vector<int>{1, 2}));
   const TokenModel no_unk = model({{"type", "WordPiece"}, {"vocab", {{"a", 0}}}});
-  EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{-1}));  // no [UNK]: left out and listed
+  EXPECT_EQ(ids_of(no_unk, "a"), (std::vector<int>{0}));
+  EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{-2}));  // no [UNK] to stand for it: refused
   EXPECT_FALSE(
       TokenModel::parse({{"type", "WordPiece"}, {"vocab", {{"a", 0}}}, {"max_input_chars_per_word", -1}}, "t").ok());
   EXPECT_FALSE(TokenModel::parse({{"type", "WordPiece"}, {"vocab", json::array()}}, "t").ok());
@@ -166,7 +167,8 @@ TEST(TokenizerUnigram, BestSegmentationTiesUnknownRunsAndByteFallback) {
   EXPECT_FALSE(TokenModel::parse({{"type", "Unigram"}, {"unk_id", 9}, {"vocab", vocab}}, "t").ok());
   EXPECT_FALSE(TokenModel::parse({{"type", "Unigram"}, {"vocab", json::array({json::array({"a"})})}}, "t").ok());
   const TokenModel no_unk = model({{"type", "Unigram"}, {"vocab", json::array({json::array({"a", -1.0})})}});
-  EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{0, -1}));
+  EXPECT_EQ(ids_of(no_unk, "aa"), (std::vector<int>{0, 0}));
+  EXPECT_EQ(ids_of(no_unk, "ab"), (std::vector<int>{-2}));  // no unk_id to stand for b: refused, as tokenizers does
 }
 
 TEST(TokenizerPrecompiled, AHandBuiltTrieAndGraphemes) {
@@ -191,7 +193,7 @@ TEST(TokenizerPrecompiled, AHandBuiltTrieAndGraphemes) {
 
 TEST(TokenizerPrecompiled, SentencePiecesNmtNfkcCharsmap) {
   const auto path = std::filesystem::path(POSLAB_TEST_DATA) / "sentencepiece/t5_like.model";
-  auto proto = read_whole_file(path);
+  auto proto = read_whole_file(path, kMatrixFile);
   ASSERT_TRUE(proto.ok()) << proto.error();
   auto m = PrecompiledCharsmap::from_bytes(charsmap_of_model(*proto), "t5_like");
   ASSERT_TRUE(m.ok()) << m.error();

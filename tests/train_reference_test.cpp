@@ -147,7 +147,7 @@ TEST_P(TrainReference, GradientsAndFiftyLossesMatchPyTorch) {
   }
 
   // 50 AdamW steps from the same start on the same batches.
-  const Json losses = Json::parse(*read_whole_file(dir / "losses.json"))["losses"];
+  const Json losses = Json::parse(*read_whole_file(dir / "losses.json", kJsonConfigFile))["losses"];
   ASSERT_EQ(losses.size(), static_cast<std::size_t>(kSteps));
   Trainer<float> trainer(s, initial_params(s));
   for (int step = 0; step < kSteps; ++step) {

@@ -5,40 +5,15 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <fstream>
+#include <cmath>
+#include <cstdio>
 #include <system_error>
-#include <sstream>
 #include <unistd.h>
 #include <utility>
 
 #include "base/atomic_stream.hpp"
 
 namespace poslab {
-
-Result<std::string> read_whole_file(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Error{name + ": no such file"};
-  if (std::filesystem::is_directory(path, ec)) return Error{name + ": is a directory, not a file"};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{name + ": cannot be opened for reading"};
-  // One allocation of the file's size and one read into it: a stream buffer would grow and copy
-  // a 300 MB file several times.
-  const auto size = std::filesystem::file_size(path, ec);
-  std::string bytes;
-  if (!ec) {
-    bytes.resize(static_cast<std::size_t>(size));
-    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    bytes.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-    if (in.bad()) return Error{name + ": read error"};
-    if (in.gcount() == static_cast<std::streamsize>(size) && in.peek() == std::ifstream::traits_type::eof()) return bytes;
-    in.clear();  // the file grew while reading (or is special): read the rest as it comes
-  }
-  std::ostringstream rest;
-  rest << in.rdbuf();
-  if (in.bad()) return Error{name + ": read error"};
-  return bytes + rest.str();
-}
 
 std::string json_error_text(std::string_view what) {
   if (what.starts_with("[json.exception.")) {
@@ -63,7 +38,8 @@ long long mtime_ns(const struct stat& st) {
 
 // Opens a regular file for reading; its descriptor and status, or a message naming it.
 Result<std::pair<int, struct stat>> open_regular_file(const std::string& name) {
-  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a pipe for reading would otherwise wait until something writes to it.
+  const int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) return Error{name + ": no such file"};
@@ -86,7 +62,70 @@ Result<std::pair<int, struct stat>> open_regular_file(const std::string& name) {
   return std::pair<int, struct stat>{fd, st};
 }
 
+// Closes a descriptor when it goes.
+struct FdCloser {
+  int fd;
+  ~FdCloser() { ::close(fd); }
+};
+
+// Up to `length` bytes at `out`, fewer only at the end of the file; -1 on a read error.
+long long read_up_to(int fd, char* out, std::size_t length) {
+  std::size_t have = 0;
+  while (have < length) {
+    const ssize_t got = ::read(fd, out + have, length - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) break;
+    have += static_cast<std::size_t>(got);
+  }
+  return static_cast<long long>(have);
+}
+
 }  // namespace
+
+std::string file_size_text(std::uint64_t bytes) {
+  const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB"};
+  double value = static_cast<double>(bytes);
+  int u = 0;
+  while (value >= 1000.0 && u < 6) value /= 1000.0, ++u;
+  char out[48];
+  if (u == 0 || value == std::floor(value)) std::snprintf(out, sizeof out, "%.0f %s", value, units[u]);
+  else std::snprintf(out, sizeof out, value < 10.0 ? "%.2f %s" : value < 100.0 ? "%.1f %s" : "%.0f %s", value, units[u]);
+  return out;
+}
+
+Result<std::string> read_whole_file(const std::filesystem::path& path, const FileKind& kind) {
+  const std::string name = path.string();
+  auto opened = open_regular_file(name);
+  if (!opened) return Error{opened.error()};
+  const auto& [fd, st] = *opened;
+  const FdCloser closer{fd};
+  const std::string limit = "the " + file_size_text(kind.limit) + " " + std::string(kind.what) + " may be";
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > kind.limit)  // a sparse file too: nothing is read
+    return Error{name + ": is " + file_size_text(size) + ", more than " + limit};
+  // One allocation of the file's size and one read into it: a stream buffer would grow and copy
+  // a 300 MB file several times.
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  const long long got = read_up_to(fd, bytes.data(), bytes.size());
+  if (got < 0) return Error{name + ": read error: " + std::generic_category().message(errno)};
+  bytes.resize(static_cast<std::size_t>(got));
+  // A file that grew after it was measured: the rest in pieces, still within the limit.
+  char piece[1 << 16];
+  for (;;) {
+    const long long more = read_up_to(fd, piece, sizeof piece);
+    if (more < 0) return Error{name + ": read error: " + std::generic_category().message(errno)};
+    if (more == 0) break;
+    if (bytes.size() + static_cast<std::size_t>(more) > kind.limit) return Error{name + ": grew past " + limit + " while it was read"};
+    bytes.append(piece, static_cast<std::size_t>(more));
+  }
+  if (kind.content != FileKind::Content::Bytes)
+    if (const auto nul = bytes.find('\0'); nul != std::string::npos)
+      return Error{name + (kind.content == FileKind::Content::Json ? ": not valid JSON: " : ": not text: ") +
+                   "a NUL byte at byte " + std::to_string(nul) + " (a file padded with zeros, or not " +
+                   std::string(kind.what) + ")"};
+  return bytes;
+}
 
 Result<ReadOnlyFile> ReadOnlyFile::open(const std::filesystem::path& path) {
   auto opened = open_regular_file(path.string());

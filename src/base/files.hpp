@@ -1,6 +1,7 @@
 #pragma once
 // Whole-file reading and atomic writing, with messages that name the file.
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -9,8 +10,39 @@
 
 namespace poslab {
 
-// The bytes of a file; a missing file, a folder or a read error is a message naming the path.
-Result<std::string> read_whole_file(const std::filesystem::path& path);
+// What a file is read as: its name in messages and the most bytes it may hold. A file read whole
+// must be a regular file no larger than its kind's limit, both checked before a byte is read: a
+// pipe would wait forever for a writer, /dev/zero never ends, and a sparse or padded file of
+// gigabytes would be taken into memory whole before any parser could say it is wrong.
+struct FileKind {
+  enum class Content { Bytes, Text, Json };
+  std::string_view what;  // "a tokenizer.json", as in "… more than the 512 MB a tokenizer.json may be"
+  std::uint64_t limit;    // bytes
+  // Text and JSON never hold a NUL byte: one is refused when read (nlohmann's parser would take
+  // the first NUL for the end and accept a file padded with zeros).
+  Content content = Content::Bytes;
+};
+
+// The kinds PosLab reads whole. Each limit is far above the largest real file of its kind (Gemma 3's
+// tokenizer.json is 33 MB, a 400k-word vocabulary 6 MB, a Hub model's index 2 MB) and far below
+// what would exhaust a machine.
+inline constexpr FileKind kJsonConfigFile{"a JSON configuration file", 64'000'000, FileKind::Content::Json};
+inline constexpr FileKind kSessionFile{"a session", 64'000'000, FileKind::Content::Json};
+inline constexpr FileKind kTokenizerFile{"a tokenizer.json", 512'000'000, FileKind::Content::Json};
+inline constexpr FileKind kVocabularyFile{"a vocabulary", 1'000'000'000};
+// A training log or an extrapolation table that PosLab wrote beside a trained model.
+inline constexpr FileKind kTableFile{"a CSV table", 256'000'000, FileKind::Content::Text};
+// A cache's refs/main, a token file: a line of text.
+inline constexpr FileKind kSmallTextFile{"a one-line text file", 1'000'000, FileKind::Content::Text};
+// word2vec binary and NumPy matrices: 2^31 values (the readers' own limit) of float64, and a header.
+inline constexpr FileKind kMatrixFile{"a matrix file", 17'200'000'000};
+
+// The bytes of a file of `kind`; a missing file, a folder, anything but a regular file, a file over
+// the kind's limit or a read error is a message naming the path (and the limit).
+Result<std::string> read_whole_file(const std::filesystem::path& path, const FileKind& kind);
+
+// "512 MB", "20.0 GB": decimal units, as file sizes are usually shown.
+std::string file_size_text(std::uint64_t bytes);
 
 // A JSON library's error as a reader would say it: "[json.exception.parse_error.101] parse error at
 // line 3, column 5: syntax error …" becomes "line 3, column 5: syntax error …".

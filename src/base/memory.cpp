@@ -87,4 +87,14 @@ Status check_memory(double need, const std::string& what, const std::string& low
                " (" + budget.source + "); " + lower + ", or raise --memory-limit"};
 }
 
+// Per byte of text: a few copies of the text as it is normalized and split (byte-level BPE
+// doubles a non-ASCII byte), up to one 4-byte id per byte (byte fallback), and for each token its
+// text as a std::string (32 bytes and its characters) in the results.
+double tokenizing_bytes(std::size_t bytes) { return 64.0 * static_cast<double>(bytes); }
+
+Status check_tokenizing_memory(std::size_t bytes) {
+  return check_memory(tokenizing_bytes(bytes), "tokenizing a sentence of " + format_bytes(static_cast<double>(bytes)),
+                      "use a shorter sentence");
+}
+
 }  // namespace poslab

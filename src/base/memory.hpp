@@ -3,6 +3,7 @@
 // half of what the machine (or its cgroup) has, `--memory-limit` to change it. A run over budget is
 // refused with what it would need and the option that lowers it, so that no std::bad_alloc ever
 // reaches the user and no run drags the machine into swap.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -28,6 +29,12 @@ std::string format_bytes(double bytes);
 // Ok when `need` bytes fit the budget; else an error: "<what> would need <need>, more than the
 // memory limit of <budget> (<source>); <lower>, or raise --memory-limit".
 Status check_memory(double need, const std::string& what, const std::string& lower);
+
+// What tokenizing a text of `bytes` bytes may take at most, known before the work from the length
+// alone: the normalized copies, the pieces, the ids and each token's text for display.
+double tokenizing_bytes(std::size_t bytes);
+// check_memory for tokenizing a sentence of `bytes` bytes ("tokenizing a sentence of 1.00 GB").
+Status check_tokenizing_memory(std::size_t bytes);
 
 
 }  // namespace poslab

@@ -158,7 +158,7 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
 }
 
 Result<LoadedSession> load_session(const std::filesystem::path& path) {
-  auto bytes = read_whole_file(path);
+  auto bytes = read_whole_file(path, kSessionFile);
   if (!bytes) return Error{bytes.error()};
   return parse_session(*bytes, path.string());
 }

@@ -164,10 +164,8 @@ fs::path default_train_folder() {
 }
 
 std::string read_text_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  auto text = read_whole_file(path, kTableFile);  // a pipe or /dev/zero in the folder reads as nothing
+  return text ? std::move(*text) : std::string();
 }
 
 }  // namespace poslab

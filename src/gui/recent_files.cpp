@@ -15,7 +15,7 @@ std::filesystem::path recent_path() { return std::filesystem::path(last_session_
 
 void RecentFiles::load() {
   paths_.clear();
-  auto text = read_whole_file(recent_path());
+  auto text = read_whole_file(recent_path(), kJsonConfigFile);
   if (!text) return;
   std::istringstream in(*text);
   for (std::string line; std::getline(in, line) && paths_.size() < kMax;)

@@ -12,7 +12,7 @@ std::filesystem::path settings_path() { return config_dir() / "settings.json"; }
 Result<GuiSettings> load_settings(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return GuiSettings{};
-  auto text = read_whole_file(path);
+  auto text = read_whole_file(path, kJsonConfigFile);
   if (!text) return Error{text.error()};
   const auto json = nlohmann::json::parse(*text, nullptr, false);
   if (json.is_discarded() || !json.is_object()) return Error{path.string() + ": not a JSON object"};

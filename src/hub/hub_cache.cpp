@@ -57,7 +57,7 @@ std::vector<std::string> missing_model_files(const fs::path& snapshot) {
   std::vector<std::string> missing;
   if (!fs::exists(snapshot / "config.json", ec)) missing.emplace_back("config.json");
   if (fs::exists(snapshot / "model.safetensors", ec)) return missing;
-  const auto index = read_whole_file(snapshot / "model.safetensors.index.json");
+  const auto index = read_whole_file(snapshot / "model.safetensors.index.json", kJsonConfigFile);
   if (!index) {
     missing.emplace_back("model.safetensors");
     return missing;
@@ -89,7 +89,7 @@ fs::path HubCache::no_exist(const ModelName& m, const std::string& commit, const
 
 std::optional<std::string> HubCache::commit_of(const ModelName& m) const {
   if (is_commit_hash(m.revision)) return m.revision;
-  auto ref = read_whole_file(hf_cache::ref(repo(m), m.revision));
+  auto ref = read_whole_file(hf_cache::ref(repo(m), m.revision), kSmallTextFile);
   if (!ref) return std::nullopt;
   std::string commit = trimmed(*ref);
   if (!is_commit_hash(commit)) return std::nullopt;  // a ref that lies is no ref
@@ -102,7 +102,7 @@ Status HubCache::write_ref(const ModelName& m, const std::string& commit) const 
   std::error_code ec;
   fs::create_directories(ref.parent_path(), ec);
   if (ec) return Error{ref.parent_path().string() + ": " + ec.message()};
-  if (auto current = read_whole_file(ref); current && *current == commit) return Ok{};
+  if (auto current = read_whole_file(ref, kSmallTextFile); current && *current == commit) return Ok{};
   return write_file_atomic(ref, commit);
 }
 
@@ -147,7 +147,7 @@ std::vector<CachedModel> HubCache::models() const {
     const fs::path refs = hf_cache::refs(entry.path());
     for (auto it = fs::recursive_directory_iterator(refs, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       if (!it->is_regular_file(ec)) continue;
-      auto commit = read_whole_file(it->path());
+      auto commit = read_whole_file(it->path(), kSmallTextFile);
       if (commit && is_commit_hash(trimmed(*commit)))
         model.refs[it->path().lexically_relative(refs).generic_string()] = trimmed(*commit);
     }

@@ -160,7 +160,7 @@ HubSettings HubSettings::from_environment() {
   s.token = env_or("HF_TOKEN", env_or("HUGGING_FACE_HUB_TOKEN", ""));
   if (s.token.empty()) {
     const fs::path file = env_or("HF_TOKEN_PATH", (hf_home() / "token").string());
-    if (auto text = read_whole_file(file)) s.token = trimmed(*text);
+    if (auto text = read_whole_file(file, kSmallTextFile)) s.token = trimmed(*text);
   }
   s.offline = truthy(env_or("HF_HUB_OFFLINE", "0"));
   return s;

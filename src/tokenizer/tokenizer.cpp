@@ -28,8 +28,12 @@ const json& member(const json& root, const char* key) {
 
 struct BpeTokenizer::Parts {
   Status read(const nlohmann::json& root, std::string_view config_json);
-  // Steps 2–4 for a piece of text between raw added tokens.
-  Status encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const;
+  // The steps from tokenizer.json's text, before parse makes its messages printable.
+  static Result<std::shared_ptr<const Parts>> parse_json(std::string_view tokenizer_json, std::string_view config_json,
+                                                         const std::string& name);
+  // Steps 2–4 for a piece of text between raw added tokens; `room`: the bytes of normalized text
+  // the sentence may still make.
+  Status encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing, std::size_t& room) const;
   // The mask token's id, from tokenizer_config.json (may be empty) or the added tokens.
   void find_mask_token(std::string_view config_json);
   Result<std::vector<int>> encode(std::string_view text, std::vector<std::string>* unknown) const;
@@ -48,17 +52,29 @@ struct BpeTokenizer::Parts {
 };
 
 Result<BpeTokenizer> BpeTokenizer::load(const std::filesystem::path& path) {
-  auto text = read_whole_file(path);
+  auto text = read_whole_file(path, kTokenizerFile);
   if (!text) return Error{text.error()};
   std::string config;
   const auto config_path = path.parent_path() / "tokenizer_config.json";
   std::error_code ec;
   if (std::filesystem::exists(config_path, ec))
-    if (auto c = read_whole_file(config_path)) config = std::move(*c);
+    if (auto c = read_whole_file(config_path, kJsonConfigFile)) config = std::move(*c);
   return parse(*text, config, path.string());
 }
 
 Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::string_view config_json, const std::string& name) {
+  auto parsed = Parts::parse_json(tokenizer_json, config_json, name);
+  // A key or value from the file may hold a NUL byte: escaped, so that no message stops at it.
+  if (!parsed) return Error{escape_controls(parsed.error())};
+  return BpeTokenizer(std::move(*parsed));
+}
+
+Result<std::shared_ptr<const BpeTokenizer::Parts>> BpeTokenizer::Parts::parse_json(std::string_view tokenizer_json,
+                                                                                    std::string_view config_json,
+                                                                                    const std::string& name) {
+  // nlohmann's parser takes a NUL byte for the end of the text: a file padded with zeros would pass.
+  if (const auto nul = tokenizer_json.find('\0'); nul != std::string_view::npos)
+    return Error{name + ": not valid JSON: a NUL byte at byte " + std::to_string(nul)};
   json root;
   try {
     root = json::parse(tokenizer_json);
@@ -70,7 +86,7 @@ Result<BpeTokenizer> BpeTokenizer::parse(std::string_view tokenizer_json, std::s
     auto t = std::make_shared<Parts>();
     t->name_ = name;
     if (auto s = t->read(root, config_json); !s) return Error{s.error()};
-    return BpeTokenizer(std::move(t));
+    return std::shared_ptr<const Parts>(std::move(t));
   } catch (const json::exception& e) {
     return Error{name + ": unexpected structure: " + json_error_text(e.what())};
   }
@@ -130,9 +146,16 @@ void BpeTokenizer::Parts::find_mask_token(std::string_view config_json) {
       }
 }
 
-Status BpeTokenizer::Parts::encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing) const {
+Status BpeTokenizer::Parts::encode_piece(const std::string& piece, bool at_start, std::vector<int>& ids, std::string* missing,
+                                         std::size_t& room) const {
   auto normalized = normalizer_.apply(piece);
   if (!normalized) return Error{normalized.error()};
+  // Each piece between added tokens is normalized alone (a Prepend prepends to each): the bound on
+  // the text the normalizers make holds for the whole sentence, not only piece by piece.
+  if (normalized->size() > room)
+    return Error{name_ + ": the normalizer " + normalizer_.describe() + " would make more than " +
+                 std::to_string(Normalizer::kGrowthLimit) + " times the text (a normalizer that multiplies text?)"};
+  room -= normalized->size();
   for (const AddedTokens::Segment& segment : added_.split(*normalized, true)) {
     if (segment.id >= 0) {
       ids.push_back(segment.id);
@@ -140,22 +163,26 @@ Status BpeTokenizer::Parts::encode_piece(const std::string& piece, bool at_start
     }
     std::vector<std::string> words;
     if (auto s = pre_tokenizer_.apply(segment.text, at_start && segment.begin == 0, words); !s) return s;
-    for (const std::string& word : words) model_.tokenize(word, ids, missing);
+    for (const std::string& word : words)
+      if (auto s = model_.tokenize(word, ids, missing); !s) return Error{name_ + ": " + s.error()};
   }
   return Ok{};
 }
 
 Result<std::vector<int>> BpeTokenizer::encode(std::string_view text, std::vector<std::string>* unknown) const {
-  return parts_->encode(text, unknown);
+  auto ids = parts_->encode(text, unknown);
+  if (!ids) return Error{escape_controls(ids.error())};
+  return ids;
 }
 
 Result<std::vector<int>> BpeTokenizer::Parts::encode(std::string_view text, std::vector<std::string>* unknown) const {
   if (!valid_utf8(text)) return Error{name_ + ": the text is not valid UTF-8"};
   std::vector<int> ids = specials_.prefix;
   std::string missing;
+  std::size_t room = Normalizer::output_limit(text.size());
   for (const AddedTokens::Segment& segment : added_.split(text, false)) {
     if (segment.id >= 0) ids.push_back(segment.id);
-    else if (auto s = encode_piece(segment.text, segment.begin == 0, ids, &missing); !s) return Error{s.error()};
+    else if (auto s = encode_piece(segment.text, segment.begin == 0, ids, &missing, room); !s) return Error{s.error()};
   }
   ids.insert(ids.end(), specials_.suffix.begin(), specials_.suffix.end());
   if (unknown && !missing.empty())  // as the person wrote them (byte-level symbols back to text)

@@ -1,6 +1,7 @@
 #include "tokenizer/tokenizer_model.hpp"
 
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 namespace poslab {
 
@@ -33,8 +34,17 @@ Result<TokenModel> TokenModel::parse(const json& model, const std::string& name)
   return Error{name + ": model type " + type + " is not supported (BPE, WordPiece, Unigram)"};
 }
 
-void TokenModel::tokenize(std::string_view word, std::vector<int>& out, std::string* missing) const {
-  std::visit([&](const auto& m) { m.tokenize(word, out, missing); }, model_);
+Status TokenModel::tokenize(std::string_view word, std::vector<int>& out, std::string* missing) const {
+  return std::visit(
+      [&](const auto& m) -> Status {
+        if constexpr (std::is_void_v<decltype(m.tokenize(word, out, missing))>) {
+          m.tokenize(word, out, missing);  // BPE: text without a token is left out, as tokenizers leaves it
+          return Ok{};
+        } else {
+          return m.tokenize(word, out, missing);
+        }
+      },
+      model_);
 }
 
 int TokenModel::id_of(const std::string& token) const {

@@ -25,8 +25,9 @@ class TokenModel {
   // [piece, score]: Unigram; else WordPiece). Other kinds (WordLevel) are refused by name.
   static Result<TokenModel> parse(const nlohmann::json& model, const std::string& name);
 
-  // Appends the ids of one word (see each model for what happens to text it has no token for).
-  void tokenize(std::string_view word, std::vector<int>& out, std::string* missing) const;
+  // Appends the ids of one word (see each model for what happens to text it has no token for;
+  // an error where tokenizers refuses the text).
+  Status tokenize(std::string_view word, std::vector<int>& out, std::string* missing) const;
   // -1: neither a token of the model nor an added token.
   int id_of(const std::string& token) const;
   // Gives `id` the token `text` (an added token).

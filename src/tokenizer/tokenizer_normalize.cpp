@@ -209,15 +209,13 @@ Status Normalizer::add(const json& config, int depth) {
     step.kind = type == "Strip" ? Kind::Strip : Kind::StripAccents;
     step.left = config.value("strip_left", true);
     step.right = config.value("strip_right", true);
-    // Strip: runs of white space at either end; StripAccents: combining marks, wherever they are.
-    const std::string ws = kWhiteSpaceClass;
-    auto pattern = TextPattern::regex(type == "StripAccents" ? std::string(R"(\p{M})")
-                                      : step.left && step.right ? "\\A" + ws + "+|" + ws + "+\\z"
-                                      : step.left               ? "\\A" + ws + "+"
-                                                                : ws + "+\\z",
-                                      what);
-    if (!pattern) return Error{pattern.error()};
-    step.pattern = std::move(*pattern);
+    // Strip: runs of white space at either end (strip_white_space); StripAccents: combining marks,
+    // wherever they are.
+    if (type == "StripAccents") {
+      auto pattern = TextPattern::regex(R"(\p{M})", what);
+      if (!pattern) return Error{pattern.error()};
+      step.pattern = std::move(*pattern);
+    }
     if (!step.left && !step.right && type == "Strip") return Ok{};  // strips nothing
   } else if (type == "BertNormalizer") {
     return add_bert(config);
@@ -267,19 +265,66 @@ std::string Normalizer::describe() const {
   return s;
 }
 
+namespace {
+
+// The white space Strip removes from either end (Rust's char::is_whitespace), found by walking in
+// from the ends: a regex anchored at the end would try every start inside a long run of spaces.
+std::string_view strip_white_space(std::string_view s, bool left, bool right) {
+  if (left)
+    while (!s.empty()) {
+      const std::size_t n = std::min(utf8_sequence_length(static_cast<unsigned char>(s[0])), s.size());
+      if (!is_white_space(utf8_code_point(s.substr(0, n)))) break;
+      s.remove_prefix(n);
+    }
+  if (right)
+    while (!s.empty()) {
+      std::size_t at = s.size() - 1;
+      while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+      if (!is_white_space(utf8_code_point(s.substr(at)))) break;
+      s.remove_suffix(s.size() - at);
+    }
+  return s;
+}
+
+}  // namespace
+
+std::size_t Normalizer::output_limit(std::size_t input) {
+  return kGrowthLimit * input + kGrowthSlack;
+}
+
+Status Normalizer::check_size(const Step& step, double size, std::size_t input, std::size_t limit) const {
+  if (size <= static_cast<double>(limit)) return Ok{};
+  return Error{name_ + ": normalizer " + step.type + " would make " + std::to_string(static_cast<unsigned long long>(size)) +
+               " bytes of text from " + std::to_string(input) + ", more than " + std::to_string(kGrowthLimit) +
+               " times the text (no real normalizer grows text that much)"};
+}
+
 Result<std::string> Normalizer::apply(std::string_view text) const {
   std::string s(text);
+  const std::size_t limit = output_limit(text.size());
   for (const Step& step : steps_) {
     switch (step.kind) {
       case Kind::Prepend:
+        if (auto fits = check_size(step, static_cast<double>(s.size() + step.text.size()), text.size(), limit); !fits) return Error{fits.error()};
         if (!s.empty()) s = step.text + s;  // tokenizers prepends to non-empty text only
         break;
+      case Kind::Strip: {
+        const std::string_view kept = strip_white_space(s, step.left, step.right);
+        add_tokenizer_work(s.size() - kept.size() + 1);  // the white space walked over
+        s = std::string(kept);
+        break;
+      }
       case Kind::Replace:
-      case Kind::Strip:
       case Kind::StripAccents: {
-        auto replaced = replace_all(step.pattern, s, step.kind == Kind::Replace ? step.text : std::string());
-        if (!replaced) return Error{replaced.error()};
-        s = std::move(*replaced);
+        std::vector<std::pair<std::size_t, std::size_t>> matches;
+        if (auto found = step.pattern.find_all(s, matches); !found) return Error{found.error()};
+        // The result's size is known from the matches before it is built: a Replace that turns
+        // "a" into a thousand of them, three times over, is refused instead of taking gigabytes.
+        const std::string& content = step.kind == Kind::Replace ? step.text : std::string();
+        double size = static_cast<double>(s.size());
+        for (const auto& [begin, end] : matches) size += static_cast<double>(content.size()) - static_cast<double>(end - begin);
+        if (auto fits = check_size(step, size, text.size(), limit); !fits) return Error{fits.error()};
+        s = replace_matches(s, matches, content);
         break;
       }
       case Kind::Lowercase:
@@ -291,9 +336,12 @@ Result<std::string> Normalizer::apply(std::string_view text) const {
         s = std::move(*normalized);
         break;
       }
-      case Kind::Precompiled:
-        s = step.charsmap->normalize(s);
+      case Kind::Precompiled: {
+        auto normalized = step.charsmap->normalize(s, limit);
+        if (!normalized) return Error{check_size(step, static_cast<double>(limit) + 1, text.size(), limit).error()};
+        s = std::move(*normalized);
         break;
+      }
       default: {
         const NormalForm form = step.kind == Kind::Nfc ? NormalForm::Nfc : step.kind == Kind::Nfd ? NormalForm::Nfd
                                 : step.kind == Kind::Nfkc ? NormalForm::Nfkc : NormalForm::Nfkd;
@@ -302,6 +350,9 @@ Result<std::string> Normalizer::apply(std::string_view text) const {
         s = std::move(*normalized);
       }
     }
+    // The steps whose growth is a small constant (normal forms: at most 18 characters for one;
+    // Bert: two spaces around an ideograph) are checked after they ran.
+    if (auto fits = check_size(step, static_cast<double>(s.size()), text.size(), limit); !fits) return Error{fits.error()};
   }
   return s;
 }

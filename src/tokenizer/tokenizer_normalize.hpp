@@ -37,8 +37,12 @@ class Normalizer {
   // type is refused by name.
   static Result<Normalizer> parse(const nlohmann::json& config, const std::string& name);
 
-  // `text` must be valid UTF-8 (the result is too).
+  // `text` must be valid UTF-8 (the result is too). A result longer than output_limit(text) is
+  // refused before it is built, naming the step that would make it.
   Result<std::string> apply(std::string_view text) const;
+  // The most bytes normalizing `input` bytes may give: kGrowthLimit times them, and some room.
+  static std::size_t output_limit(std::size_t input);
+  static constexpr std::size_t kGrowthLimit = 32, kGrowthSlack = 4096;
   bool empty() const { return steps_.empty(); }
   // The steps' types in order ("Prepend, Replace"), "" for none.
   std::string describe() const;
@@ -55,6 +59,8 @@ class Normalizer {
     std::string type;                // as tokenizer.json names it
   };
   Status add(const nlohmann::json& config, int depth);
+  // Ok when a step's result of `size` bytes (from `input` bytes of text) fits `limit`.
+  Status check_size(const Step& step, double size, std::size_t input, std::size_t limit) const;
   Status add_bert(const nlohmann::json& config);
   Status add_precompiled(const nlohmann::json& config, const std::string& what);
 

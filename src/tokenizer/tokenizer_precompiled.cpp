@@ -107,10 +107,11 @@ std::optional<std::string_view> PrecompiledCharsmap::transform(std::string_view 
   return std::nullopt;
 }
 
-std::string PrecompiledCharsmap::normalize(std::string_view text) const {
+std::optional<std::string> PrecompiledCharsmap::normalize(std::string_view text, std::size_t limit) const {
   std::string out;
   out.reserve(text.size());
   for (const auto& [begin, end] : grapheme_clusters(text)) {
+    if (out.size() > limit) return std::nullopt;
     const std::string_view grapheme = text.substr(begin, end - begin);
     if (grapheme.size() < 6)
       if (const auto replaced = transform(grapheme)) {
@@ -123,9 +124,11 @@ std::string PrecompiledCharsmap::normalize(std::string_view text) const {
       const std::string_view character = grapheme.substr(i, n);
       const auto replaced = transform(character);
       out += replaced ? *replaced : character;
+      if (out.size() > limit) return std::nullopt;
       i += n;
     }
   }
+  if (out.size() > limit) return std::nullopt;
   return out;
 }
 

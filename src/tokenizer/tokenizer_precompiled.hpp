@@ -30,8 +30,10 @@ class PrecompiledCharsmap {
   // From the decoded bytes.
   static Result<PrecompiledCharsmap> from_bytes(std::string_view bytes, const std::string& what);
 
-  // `text` must be valid UTF-8; so is the result.
-  std::string normalize(std::string_view text) const;
+  // `text` must be valid UTF-8; so is the result. Nothing when the result would pass `limit` bytes
+  // (a charsmap may map one character to a long string): it stops there, never builds more.
+  std::optional<std::string> normalize(std::string_view text, std::size_t limit) const;
+  std::string normalize(std::string_view text) const { return *normalize(text, SIZE_MAX); }
   // The replacement the trie gives `chunk` (its shortest prefix with an entry), if any.
   std::optional<std::string_view> transform(std::string_view chunk) const;
   bool empty() const { return units_.empty(); }

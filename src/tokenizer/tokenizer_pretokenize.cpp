@@ -161,8 +161,12 @@ Status PreTokenizer::add(const json& config, int depth) {
     return add_pattern(kPunctuation, SplitBehavior::Isolated, false, what);
   }
   if (type == "CharDelimiterSplit") {
+    // tokenizers reads the delimiter as one Rust char: anything else does not load there.
+    const std::string delimiter = config.at("delimiter").get<std::string>();
+    if (!valid_utf8(delimiter) || utf8_characters(delimiter).size() != 1)
+      return Error{what + ": the delimiter must be one character, found \"" + printable_utf8(delimiter) + "\""};
     Step step;
-    step.pattern = TextPattern::literal(config.at("delimiter").get<std::string>());
+    step.pattern = TextPattern::literal(delimiter);
     step.behavior = SplitBehavior::Removed;
     steps_.push_back(std::move(step));
     return Ok{};
@@ -228,7 +232,12 @@ Status PreTokenizer::run(const Step& step, Piece piece, std::vector<Piece>& out)
     split = step.use_regex;
   } else if (step.kind == Kind::Metaspace) {
     std::string replaced;
-    for (char c : piece.text) replaced += c == ' ' ? step.replacement : std::string(1, c);
+    replaced.reserve(piece.text.size());
+    for (char c : piece.text)
+      if (c == ' ')
+        replaced += step.replacement;
+      else
+        replaced += c;
     const bool prepend = step.prepend == Prepend::Always || (step.prepend == Prepend::First && piece.at_start);
     if (prepend && !replaced.starts_with(step.replacement)) replaced = step.replacement + replaced;
     piece.text = std::move(replaced);

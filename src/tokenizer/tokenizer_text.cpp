@@ -108,6 +108,29 @@ std::string printable_utf8(std::string_view bytes) {
   return out;
 }
 
+std::string escape_controls(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 || c == '\n' || c == '\t') {
+      out += c;
+      continue;
+    }
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\u%04X", static_cast<unsigned>(u));
+    out += escaped;
+  }
+  return out;
+}
+
+namespace {
+thread_local std::uint64_t t_work = 0;
+}  // namespace
+
+std::uint64_t tokenizer_work() { return t_work; }
+void add_tokenizer_work(std::size_t bytes) { t_work += bytes; }
+
 Result<int> json_token_id(const nlohmann::json& v, const std::string& name, const std::string& what) {
   constexpr long long kLimit = (1 << 24) - 1;
   if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > kLimit)
@@ -149,15 +172,23 @@ Result<TextPattern> TextPattern::parse(const nlohmann::json& pattern, const std:
 Status TextPattern::find_all(std::string_view text, std::vector<std::pair<std::size_t, std::size_t>>& matches) const {
   if (!regex_) {
     if (literal_.empty()) return Ok{};  // an empty string matches nowhere
+    add_tokenizer_work(text.size());
     for (std::size_t at = text.find(literal_); at != std::string_view::npos; at = text.find(literal_, at + literal_.size()))
       matches.emplace_back(at, at + literal_.size());
     return Ok{};
   }
+  // Validated once here: without PCRE2_NO_UTF_CHECK every pcre2_match call validates the whole
+  // rest of the text again, which made matching quadratic in the text's length.
+  if (!valid_utf8(text)) return Error{what_ + ": the text is not valid UTF-8"};
+  add_tokenizer_work(text.size());
+  constexpr std::uint32_t options = PCRE2_NO_UTF_CHECK;
   pcre2_match_data* match = pcre2_match_data_create_from_pattern(regex_->code, nullptr);
   Status status = Ok{};
   PCRE2_SIZE start = 0;
   while (start <= text.size()) {
-    const int rc = pcre2_match(regex_->code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), start, 0, match, nullptr);
+    if ((options & PCRE2_NO_UTF_CHECK) == 0) add_tokenizer_work(text.size() - start);  // what PCRE2 would validate
+    const int rc =
+        pcre2_match(regex_->code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), start, options, match, nullptr);
     if (rc == PCRE2_ERROR_NOMATCH) break;
     if (rc < 0) {
       PCRE2_UCHAR message[256];
@@ -168,6 +199,7 @@ Status TextPattern::find_all(std::string_view text, std::vector<std::pair<std::s
     const PCRE2_SIZE* v = pcre2_get_ovector_pointer(match);
     if (v[1] < v[0]) break;  // \K in a lookahead can report such a match; nothing sensible follows
     matches.emplace_back(v[0], v[1]);
+    add_tokenizer_work(v[1] > start ? v[1] - start : 0);  // the bytes this match stepped over
     if (v[1] > v[0]) {
       start = v[1];
       continue;
@@ -182,6 +214,11 @@ Status TextPattern::find_all(std::string_view text, std::vector<std::pair<std::s
 Result<std::string> replace_all(const TextPattern& pattern, std::string_view text, const std::string& content) {
   std::vector<std::pair<std::size_t, std::size_t>> matches;
   if (auto s = pattern.find_all(text, matches); !s) return Error{s.error()};
+  return replace_matches(text, matches, content);
+}
+
+std::string replace_matches(std::string_view text, const std::vector<std::pair<std::size_t, std::size_t>>& matches,
+                            const std::string& content) {
   std::string out;
   std::size_t from = 0;
   for (const auto& [begin, end] : matches) {

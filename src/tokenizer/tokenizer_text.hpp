@@ -3,6 +3,7 @@
 // find in it — a tokenizer.json "pattern" is either a literal String or a Regex written for
 // Oniguruma, which PCRE2 (UTF, Unicode properties) reads the same way for the patterns real
 // tokenizers use: \p{L}, (?i:…), lookahead such as \s+(?!\S).
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -26,6 +27,17 @@ char32_t utf8_code_point(std::string_view character);
 bool is_white_space(char32_t cp);
 // `bytes` as readable UTF-8: its valid characters as they are, every other byte as <0xNN>.
 std::string printable_utf8(std::string_view bytes);
+
+// A message's text with every NUL and other C0 control byte but tab and newline written as \u00XX,
+// so that a key or value from a file shows whole where a message is printed as a C string.
+std::string escape_controls(std::string_view text);
+
+// The bytes the tokenizer's steps have examined on this thread: text validated, searched for a
+// pattern (with what PCRE2 itself validates), looked up in a vocabulary, copied into pieces and
+// results. Tests compare it across text lengths to see that the work grows linearly in the text,
+// whatever the machine's speed.
+std::uint64_t tokenizer_work();
+void add_tokenizer_work(std::size_t bytes);
 
 // A PCRE2 class of the characters with Unicode's White_Space property (Rust's char::is_whitespace,
 // which tokenizers' Strip and WhitespaceSplit use; PCRE2's own \s leaves out U+0085).
@@ -59,5 +71,8 @@ class TextPattern {
 
 // Replaces every match of `pattern` in `text` by `content`.
 Result<std::string> replace_all(const TextPattern& pattern, std::string_view text, const std::string& content);
+// The same with the matches already found (as find_all gives them).
+std::string replace_matches(std::string_view text, const std::vector<std::pair<std::size_t, std::size_t>>& matches,
+                            const std::string& content);
 
 }  // namespace poslab

@@ -2,12 +2,19 @@
 // A model's vocabulary both ways: token → id for lookups and id → token for reading ids back.
 // Added tokens join it (so that post-processors and the display find them) without becoming
 // pieces the model itself may produce.
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace poslab {
+
+// A hash that looks a std::string key up by a std::string_view, without a copy of the text.
+struct TextHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+};
 
 class Vocabulary {
  public:

@@ -37,8 +37,13 @@ Matrix share_key_value_heads(const Matrix& W, int heads, int kv_heads) {
 
 namespace {
 
-std::vector<Token> tokens_of(const std::string& sentence, const EmbeddingTable& table) {
-  return tokenize(sentence, table);
+// The sentence's tokens; the memory tokenizing takes is checked from its length first.
+Result<std::vector<Token>> tokens_of(const std::string& sentence, const EmbeddingTable& table, const std::string& what) {
+  if (auto fits = check_tokenizing_memory(sentence.size()); !fits) return Error{fits.error()};
+  std::vector<std::string> unknown;
+  std::vector<Token> tokens = tokenize(sentence, table, &unknown);
+  if (tokens.empty()) return Error{no_tokens_message(what, unknown, "type a few words")};
+  return tokens;
 }
 
 // T × d rows of the table (or derived vectors for unknown words; zeros for padding).
@@ -186,13 +191,19 @@ Result<PipelineInput> prepare_input(const ModelSettings& s, const EmbeddingTable
   if (cross && s.causal) return Error{"cross-attention takes no causal mask: keys come from another sentence"};
 
   PipelineInput in;
-  in.tokens = tokens_of(s.sentence, table);
-  if (in.tokens.empty()) return Error{"the sentence has no tokens: type a few words"};
+  auto tokens = tokens_of(s.sentence, table, "sentence");
+  if (!tokens) return Error{tokens.error()};
+  in.tokens = std::move(*tokens);
   const int real = static_cast<int>(in.tokens.size());
   const int T = std::max(real, s.pad_to);
   for (int t = real; t < T; ++t) in.tokens.push_back(Token{"<pad>", -1, false, true});
-  in.key_tokens = cross ? tokens_of(s.cross_sentence, table) : in.tokens;
-  if (in.key_tokens.empty()) return Error{"the cross-attention sentence has no tokens"};
+  if (cross) {
+    auto keys = tokens_of(s.cross_sentence, table, "cross-attention sentence");
+    if (!keys) return Error{keys.error()};
+    in.key_tokens = std::move(*keys);
+  } else {
+    in.key_tokens = in.tokens;
+  }
   const int Tk = static_cast<int>(in.key_tokens.size());
   if (auto fits = check_pipeline_memory(s, d, T, Tk); !fits) return Error{fits.error()};
 

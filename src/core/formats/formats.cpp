@@ -7,7 +7,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <vector>
 
@@ -130,7 +129,7 @@ Result<EmbeddingTable> parse_word2vec_binary(std::string_view bytes, const std::
 }
 
 Result<EmbeddingTable> load_word2vec_binary(const std::filesystem::path& path) {
-  auto bytes = read_whole_file(path);
+  auto bytes = read_whole_file(path, kMatrixFile);
   if (!bytes) return Error{bytes.error()};
   return parse_word2vec_binary(*bytes, path.string());
 }
@@ -150,7 +149,7 @@ std::filesystem::path vocabulary_beside(const std::filesystem::path& file, std::
 // One token per line, line k naming row k; exactly `rows` lines.
 Result<std::vector<std::string>> read_vocabulary(const std::filesystem::path& vocab_path, std::size_t rows,
                                                  const std::string& matrix_name) {
-  auto text = read_whole_file(vocab_path);
+  auto text = read_whole_file(vocab_path, kVocabularyFile);
   if (!text) return Error{text.error()};
   std::vector<std::string> words;
   words.reserve(rows);
@@ -259,7 +258,7 @@ Result<std::filesystem::path> resolve_model_folder(const std::filesystem::path& 
   const std::filesystem::path snapshots = hf_cache::snapshots(dir);
   if (!std::filesystem::is_directory(snapshots, ec)) return dir;
   // A Hugging Face cache folder: refs/main names the snapshot; else the only or newest one.
-  if (auto ref = read_whole_file(hf_cache::ref(dir, "main"))) {
+  if (auto ref = read_whole_file(hf_cache::ref(dir, "main"), kSmallTextFile)) {
     std::string rev = *ref;
     while (!rev.empty() && std::isspace(static_cast<unsigned char>(rev.back()))) rev.pop_back();
     if (!rev.empty() && rev.find('/') == std::string::npos && std::filesystem::is_directory(hf_cache::snapshot(dir, rev), ec))
@@ -288,7 +287,7 @@ Result<EmbeddingTable> load_model_folder(const std::filesystem::path& path, cons
   if (!std::filesystem::exists(weights, ec)) {
     // Sharded checkpoints: the index names the shard that holds each tensor.
     const auto index_path = dir / "model.safetensors.index.json";
-    auto index = read_whole_file(index_path);
+    auto index = read_whole_file(index_path, kJsonConfigFile);
     if (!index) return Error{dir.string() + ": a model folder needs model.safetensors or model.safetensors.index.json"};
     const auto json = nlohmann::json::parse(*index, nullptr, false);
     if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
@@ -364,12 +363,11 @@ Result<EmbeddingTable> load_embeddings_file(const std::filesystem::path& path, c
                                             const std::string& tensor, const LoadControl* control) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) return load_model_folder(path, tensor);
-  std::string head(64, '\0');
-  {
-    std::ifstream in(path, std::ios::binary);
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  }
+  // The first bytes tell the reader; a pipe or a device is refused here, before any reader waits on it.
+  auto file = ReadOnlyFile::open(path);
+  if (!file) return Error{file.error()};
+  std::string head(std::min<std::size_t>(64, file->size()), '\0');
+  if (auto s = file->read_at(0, head.data(), head.size()); !s) return Error{s.error()};
   switch (detect_format(path, head)) {
     case EmbeddingFormat::Word2vecBinary: return load_word2vec_binary(path);
     case EmbeddingFormat::Npy: return load_npy_embeddings(path, vocab);

@@ -299,7 +299,7 @@ Result<Matrix> parse_npy_matrix(std::string_view bytes, const std::string& name,
 }
 
 Result<Matrix> load_npy_matrix(const std::filesystem::path& path, std::string* dtype) {
-  auto bytes = read_whole_file(path);
+  auto bytes = read_whole_file(path, kMatrixFile);
   if (!bytes) return Error{bytes.error()};
   return parse_npy_matrix(*bytes, path.string(), dtype);
 }

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "base/random.hpp"
+#include "tokenizer/tokenizer_text.hpp"
 
 namespace poslab {
 
@@ -33,12 +34,22 @@ std::vector<std::string> split_words(std::string_view sentence) {
   return words;
 }
 
-std::vector<Token> tokenize(std::string_view sentence, const EmbeddingTable& table) {
+std::string no_tokens_message(const std::string& what, const std::vector<std::string>& unknown, const std::string& advice) {
+  const std::string none = "the " + what + " has no tokens";
+  if (unknown.empty()) return none + (advice.empty() ? std::string() : ": " + advice);
+  std::string listed;
+  for (std::size_t k = 0; k < unknown.size() && k < 20; ++k)
+    listed += (k ? ", \"" : "\"") + escape_controls(printable_utf8(unknown[k])) + "\"";
+  if (unknown.size() > 20) listed += " and " + std::to_string(unknown.size() - 20) + " more";
+  return none + ": the vocabulary has no token for " + listed;
+}
+
+std::vector<Token> tokenize(std::string_view sentence, const EmbeddingTable& table, std::vector<std::string>* unknown) {
   std::vector<Token> tokens;
   // A real model's table: its own tokenizer, rows by token id (text that cannot be encoded,
   // such as invalid UTF-8, falls back to words and derived vectors).
   if (const BpeTokenizer* bpe = table.tokenizer())
-    if (auto ids = bpe->encode(sentence)) {
+    if (auto ids = bpe->encode(sentence, unknown)) {
       const std::vector<std::string> texts = bpe->token_texts(*ids);
       for (std::size_t k = 0; k < ids->size(); ++k) {
         const int id = (*ids)[k];

@@ -19,8 +19,13 @@ struct Token {
 // visible ASCII character is a token of its own.
 std::vector<std::string> split_words(std::string_view sentence);
 
-// Looks each word up exactly, then lower-cased.
-std::vector<Token> tokenize(std::string_view sentence, const EmbeddingTable& table);
+// Looks each word up exactly, then lower-cased. With the table's tokenizer, the characters it has
+// no token for go to `unknown` (each once), when given.
+std::vector<Token> tokenize(std::string_view sentence, const EmbeddingTable& table, std::vector<std::string>* unknown = nullptr);
+
+// "the sentence has no tokens: the vocabulary has no token for "☃", "ǂ"" — or, with nothing
+// unknown, "the sentence has no tokens" and `advice`. `what`: "sentence" (or which one).
+std::string no_tokens_message(const std::string& what, const std::vector<std::string>& unknown, const std::string& advice);
 
 // The vector of an unknown token: Gaussian with the table's component scale, seeded by the text,
 // so the same word always gets the same vector.

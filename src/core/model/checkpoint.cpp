@@ -93,7 +93,7 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(const fs::path& path)
   std::shared_ptr<Checkpoint> c(new Checkpoint());
   c->folder_ = *folder;
   const fs::path config_path = c->folder_ / "config.json";
-  auto config_text = read_whole_file(config_path);
+  auto config_text = read_whole_file(config_path, kJsonConfigFile);
   if (!config_text) return Error{c->folder_.string() + ": a model folder needs config.json (" + config_text.error() + ")"};
   auto config = parse_transformer_config(*config_text, config_path.string());
   if (!config) return Error{config.error()};
@@ -112,7 +112,7 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(const fs::path& path)
     files.push_back(c->folder_ / "model.safetensors");
   } else {
     const fs::path index_path = c->folder_ / "model.safetensors.index.json";
-    auto index = read_whole_file(index_path);
+    auto index = read_whole_file(index_path, kJsonConfigFile);
     if (!index) return Error{c->folder_.string() + ": a model folder needs model.safetensors or model.safetensors.index.json"};
     const auto json = nlohmann::json::parse(*index, nullptr, false);
     if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())

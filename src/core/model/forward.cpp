@@ -10,6 +10,7 @@
 
 #include "core/attention/dog.hpp"
 #include "base/memory.hpp"
+#include "core/formats/tokenizer.hpp"
 #include "core/model/forward_parts.hpp"
 #include "core/model/head_stats.hpp"
 #include "core/model/layer_ops.hpp"
@@ -60,9 +61,12 @@ int layer_window(const TransformerConfig& c, const PositionIntervention& v, int 
 
 Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence, std::vector<std::string>* unknown) {
   if (!model.tokenizer()) return Error{model.folder().string() + ": no tokenizer.json, so sentences cannot be split"};
-  auto ids = model.tokenizer()->encode(sentence, unknown);
+  // What tokenizing takes follows from the length alone: a sentence too long is refused before the work.
+  if (auto fits = check_tokenizing_memory(sentence.size()); !fits) return Error{fits.error()};
+  std::vector<std::string> missing;
+  auto ids = model.tokenizer()->encode(sentence, unknown ? unknown : &missing);
   if (!ids) return Error{ids.error()};
-  if (ids->empty()) return Error{"the sentence has no tokens"};
+  if (ids->empty()) return Error{no_tokens_message("sentence", unknown ? *unknown : missing, "")};
   return *ids;
 }
 

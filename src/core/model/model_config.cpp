@@ -120,14 +120,14 @@ Status apply_model_config(ModelSettings& settings, std::string_view text, const 
 }
 
 Status load_model_config(ModelSettings& settings, const std::filesystem::path& path) {
-  auto bytes = read_whole_file(path);
+  auto bytes = read_whole_file(path, kJsonConfigFile);
   if (!bytes) return Error{bytes.error()};
   return apply_model_config(settings, *bytes, path.string());
 }
 
 Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::path& path) {
   ModelSettings next = settings;
-  auto text = read_whole_file(path);
+  auto text = read_whole_file(path, kJsonConfigFile);
   if (!text) return Error{text.error()};
   if (auto s = apply_config(next, *text, path.string(), false); !s) return s;
   next.rope_style = RopeStyle::Half;

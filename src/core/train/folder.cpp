@@ -125,7 +125,7 @@ Status save_model_folder(const TrainedModel& m, const fs::path& dir) {
 
 Result<TrainedModel> load_model_folder(const fs::path& dir) {
   const fs::path config_path = dir / "config.json";
-  auto text = read_whole_file(config_path);
+  auto text = read_whole_file(config_path, kJsonConfigFile);
   if (!text) return Error{text.error()};
   auto parsed = parse_transformer_config(*text, config_path.string());
   if (!parsed) return Error{parsed.error()};

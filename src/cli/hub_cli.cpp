@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 
 #include "core/hub/resolve.hpp"
 #include "core/options.hpp"
@@ -48,6 +49,13 @@ struct StderrProgress {
   }
 };
 
+// What a fetch waits for, on its own line (after a bar drawn in place, a new line first).
+void say_waiting(const std::string& what) {
+  static std::mutex m;  // two downloads may wait at once
+  std::lock_guard lock(m);
+  std::fprintf(stderr, "%sposlab: waiting: %s\n", ::isatty(2) ? "\n" : "", what.c_str());
+}
+
 void say_plan(const hub::FetchPlan& plan) {
   int downloads = 0;
   for (const auto& f : plan.files) downloads += !f.have_blob;
@@ -65,6 +73,7 @@ void report_downloads_on_stderr() {
   r.progress = [progress](const hub::DownloadProgress& p) { (*progress)(p); };
   r.finished = [progress] { progress->finished(); };
   r.note = [](const std::string& note) { std::fprintf(stderr, "poslab: note: %s\n", note.c_str()); };
+  r.waiting = say_waiting;
   hub::set_name_resolution(std::move(r));
 }
 
@@ -106,19 +115,22 @@ int run_export_training(ArgParser& p) {
   if (const int code = prepare_outputs(plan)) return code;
   const hub::HubSettings settings = hub::HubSettings::from_environment();
   const hub::TrainingRequest training{*name, *revisions, layer, sentence};
-  auto plans = hub::plan_revisions(training, settings);
+  hub::TrainingControl planning;
+  planning.waiting = say_waiting;
+  auto plans = hub::plan_revisions(training, settings, planning);
   if (!plans) return runtime_error(plans.error());
   std::fprintf(stderr, "poslab: %zu revisions of %s; to download: %s\n", plans->size(), name->repo_id().c_str(),
                hub::format_bytes(hub::bytes_to_download(*plans)).c_str());
   StderrProgress progress;
   hub::TrainingControl control;
+  control.waiting = say_waiting;
   control.download = [&progress](const hub::DownloadProgress& d) { progress(d); };
   control.revision_done = [&progress](int done, int total, const std::string& revision) {
     progress.finished();
     std::fprintf(stderr, "poslab: ran %s (%d/%d)\n", revision.c_str(), done, total);
   };
   auto rows = hub::run_revisions(training, *plans, settings, control);
-  if (!rows) return runtime_error(rows.error());
+  if (!rows) return rows.error().starts_with(hub::kLayerOutOfRange) ? usage_error(rows.error()) : runtime_error(rows.error());
   for (const auto& r : *rows) std::printf("%-24s loss %.5f\n", r.revision.c_str(), r.loss);
 
   request.scale = static_cast<float>(scale);

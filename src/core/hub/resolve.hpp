@@ -20,6 +20,7 @@ struct NameResolution {
   std::function<void(const DownloadProgress&)> progress;
   std::function<void(const std::string&)> note;            // e.g. the cache used because the Hub is out of reach
   std::function<void()> finished;                          // after a download, whatever its outcome
+  std::function<void(const std::string&)> waiting;         // FetchControl::waiting: what it waits for
 };
 
 void set_name_resolution(NameResolution resolution);

@@ -4,6 +4,7 @@
 // the announced one, and every wait (another process's lock, a Retry-After, a silent body) said
 // while it lasts. Each test waits for a condition, never for a fixed time.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 

@@ -100,8 +100,11 @@ TEST(HubHostile, AStreamLongerThanAnnouncedStopsAtTheAnnouncedSize) {
   ASSERT_FALSE(fetched);
   EXPECT_NE(fetched.error().find("more than the 70000 bytes announced"), std::string::npos) << fetched.error();
   EXPECT_LE(most, total) << "bytes past the announced size were written";
-  for (const auto& e : fs::recursive_directory_iterator(h.settings.cache.root()))
-    if (e.is_regular_file()) EXPECT_LE(e.file_size(), 70000u) << e.path();
+  for (const auto& e : fs::recursive_directory_iterator(h.settings.cache.root())) {
+    if (e.is_regular_file()) {
+      EXPECT_LE(e.file_size(), 70000u) << e.path();
+    }
+  }
 }
 
 // $HF_TOKEN holding CR LF would end the Authorization header and start one of its own: refused

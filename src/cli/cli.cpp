@@ -41,8 +41,10 @@ namespace {
 
 // The whole help: usage, one block per command, then the state options.
 std::string help_text() {
-  char text[16384];
-  std::snprintf(text, sizeof text,
+  const std::string views = view_names(), animation = animation_help();
+  // Written twice: once to learn its length, once into a buffer of that length.
+  const auto fill = [&](char* out, std::size_t size) {
+    return std::snprintf(out, size,
       "PosLab %s — a lab for transformer positional encodings and attention\n\n"
       "usage:\n"
       "  poslab [state options] [--view VIEW] [--step N] [--lang en|ja] [--screenshot FILE.png]\n"
@@ -115,9 +117,12 @@ std::string help_text() {
       "          the Hugging Face Hub from its cache ($HF_HUB_CACHE, $HF_HOME/hub or\n"
       "          ~/.cache/huggingface/hub), downloading what is missing from $HF_ENDPOINT\n"
       "          ($HF_TOKEN for gated models; HF_HUB_OFFLINE=1: the cache only)\n\n"
-      "state options:\n%s",
-      POSLAB_VERSION, view_names().c_str(), animation_help().c_str(), "");
-  return std::string(text) + state_options_help();
+      "state options:\n",
+      POSLAB_VERSION, views.c_str(), animation.c_str());
+  };
+  std::string text(static_cast<std::size_t>(std::max(0, fill(nullptr, 0))), '\0');
+  fill(text.data(), text.size() + 1);
+  return text + state_options_help();
 }
 
 void print_help() { std::fputs(help_text().c_str(), stdout); }

@@ -22,7 +22,7 @@ packages=(
   libgl1-mesa-dri libegl-mesa0 libglx-mesa0 fonts-dejavu-core fonts-noto-cjk librsvg2-bin
   libgtest-dev googletest xvfb xauth xdotool
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev zlib1g-dev
-  libcurl4-openssl-dev
+  libcurl4-openssl-dev libssl-dev
 )
 
 install_missing() {

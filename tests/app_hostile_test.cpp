@@ -214,6 +214,41 @@ const std::vector<Case> kValueCases = {
     {"predict --model model --sentence abc --bias alibi", 2, "--bias cannot give a checkpoint another kind of positions"},
 };
 
+// Issue 36 §5: every flag acts or is refused, the same way in every command. Options that act on
+// a model folder only, without one; --no-positions beside what it turns off; values past what
+// the model holds, named; each command's own --help; the views an unknown view's message lists.
+const std::vector<Case> kFlagCases = {
+    {"export attention --window 4 --csv f.csv", 2, "--window changes a model folder's own positions and needs one"},
+    {"export attention --local-base 1000 --csv f.csv", 2, "--local-base changes a model folder's own positions"},
+    {"export attention --rope-factors short --csv f.csv", 2, "--rope-factors changes a model folder's own positions"},
+    {"export attention --alibi-scale 2 --csv f.csv", 2, "--alibi-scale changes a model folder's own positions"},
+    {"export patterns --position-shift 3 --csv f.csv", 2, "--position-shift changes a model folder's own positions"},
+    {"export attention --stack cross --csv f.csv", 2, "--stack changes a model folder's own positions and needs one"},
+    {"export attention --target 'a b' --csv f.csv", 2, "--target changes a model folder's own positions"},
+    {"export attention --position-shift 3 --animate base --from 100 --to 1000 --frames 2 --gif f.gif", 2,
+     "--position-shift changes a model folder's own positions"},
+    {"info --window 4", 2, "--window changes a model folder's own positions"},
+    {"--window 4 --screenshot f.png", 2, "--window changes a model folder's own positions"},
+    {"export attention --no-positions --base 500 --csv f.csv", 2, "--no-positions turns every position off, and --base"},
+    {"export attention --base 500 --no-positions --csv f.csv", 2, "--no-positions turns every position off, and --base"},
+    {"export attention --no-positions --encoding rope --csv f.csv", 2, "and --encoding rope gives some"},
+    {"predict --model model --sentence abc --no-positions --rope-scaling linear", 2, "--no-positions turns every position off"},
+    {"predict --model model --sentence abc --rotary-dim 1000", 2, "--rotary-dim 1000 is out of range"},
+    {"export heads --model model --layer 0 --rotary-dim 3 --csv f.csv", 2, "--rotary-dim 3 is out of range"},
+    {"export frobnicate --csv f.csv", 2, "extrapolation, training, all"},
+    {"export attention --help", 0, "poslab export attention --model DIR --layer L"},
+    {"export attention --help", 0, "--window none|N|model"},
+    {"export training --help", 0, "poslab export training --model ORG/NAME"},
+    {"export all --help", 0, "poslab export all --dir DIR"},
+    {"export extrapolation --help", 0, "poslab export extrapolation --models"},
+    {"predict --help", 0, "poslab predict --model DIR"},
+    {"train --help", 0, "poslab train [--task copy|recall]"},
+    {"eval --help", 0, "poslab eval --model DIR"},
+    {"info --help", 0, "poslab info [--embeddings F"},
+    {"tokens --help", 0, "poslab tokens --tokenizer"},
+    {"tour --help", 0, "poslab tour --list"},
+};
+
 class HostileCommandLines : public ::testing::Test {
  protected:
   // A scratch folder with files to protect, a folder, an input file and a tiny trained model.
@@ -359,6 +394,52 @@ TEST_F(HostileCommandLines, FilesThatLieAreClearErrorsNotAbortsOrNaN) { check(kF
 TEST_F(HostileCommandLines, ValuesWithoutMeaningAndRunsTooBigAreRefusedFirst) { check(kValueCases); }
 
 TEST_F(HostileCommandLines, FilesThatAreNoFilesOrTooLargeAreRefusedBeforeReading) { check(kReadCases); }
+
+TEST_F(HostileCommandLines, EveryFlagActsOrIsRefusedTheSameWayEverywhere) { check(kFlagCases); }
+
+// A command's --help is that command's usage, not the whole manual.
+TEST_F(HostileCommandLines, ACommandsHelpIsItsOwn) {
+  const Outcome predict = run_in(dir_, "predict --help");
+  ASSERT_EQ(predict.exit_code, 0) << predict.output;
+  EXPECT_EQ(predict.output.find("poslab train"), std::string::npos) << predict.output;
+  EXPECT_NE(predict.output.find("state options:"), std::string::npos) << predict.output;
+  const Outcome training = run_in(dir_, "export training --layer 3 --help");
+  ASSERT_EQ(training.exit_code, 0) << training.output;
+  EXPECT_EQ(training.output.find("poslab predict"), std::string::npos) << training.output;
+}
+
+// A session saved with --model DIR stores the folder relative to the session file: opened from
+// another working folder, it finds the model; a folder that is gone is named.
+TEST_F(HostileCommandLines, ASessionFindsItsModelFromAnyFolder) {
+  const fs::path elsewhere = dir_.parent_path() / ("poslab-hostile-elsewhere-" + std::to_string(::getpid()));
+  fs::create_directories(elsewhere);
+  const Outcome saved = run_in(dir_, "export attention --model model --layer 0 --backend cpu --csv " + (elsewhere / "a.csv").string() +
+                                         " --save-session " + (elsewhere / "s.json").string());
+  ASSERT_EQ(saved.exit_code, 0) << saved.output;
+  const auto session = nlohmann::json::parse(read_whole_file(elsewhere / "s.json"));
+  EXPECT_EQ(session["state"]["embeddings"], "../" + dir_.filename().string() + "/model") << session.dump(2);
+  const Outcome reopened = run_in(elsewhere, "export attention --session s.json --csv b.csv");
+  ASSERT_EQ(reopened.exit_code, 0) << reopened.output;
+  EXPECT_EQ(read_whole_file(elsewhere / "b.csv"), read_whole_file(elsewhere / "a.csv"));
+  // The model moved away: the message names the folder it looked for.
+  fs::create_directories(elsewhere / "sub");
+  fs::copy_file(elsewhere / "s.json", elsewhere / "sub" / "s.json");
+  const Outcome gone = run_in(elsewhere / "sub", "export attention --session s.json --csv b.csv");
+  EXPECT_EQ(gone.exit_code, 1) << gone.output;
+  EXPECT_NE(gone.output.find((elsewhere / dir_.filename() / "model").string()), std::string::npos) << gone.output;
+  fs::remove_all(elsewhere);
+}
+
+// The window says what the command line refuses, instead of running without it in silence.
+TEST_F(HostileCommandLines, TheWindowSaysWhatTheCommandLineRefuses) {
+  const fs::path shot = dir_.parent_path() / ("poslab-hostile-shot-" + std::to_string(::getpid()) + ".png");
+  const Outcome r = test_support::run_shell("cd '" + dir_.string() + "' && xvfb-run -a -s '-screen 0 1280x900x24' " + binary() +
+                                            " --model model --layer 0 --window 4 --view model --size 900x700 --frames 3 --screenshot " +
+                                            shot.string() + " 2>&1 </dev/null");
+  fs::remove(shot);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--window changes sliding windows"), std::string::npos) << r.output;
+}
 
 // The same checks hold when the command succeeds: the files arrive and nothing else does.
 TEST_F(HostileCommandLines, ASuccessfulExportLeavesOnlyItsFiles) {

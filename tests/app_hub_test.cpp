@@ -215,5 +215,70 @@ TEST(AppHub, ExportTrainingRefusesBadArgumentsBeforeAnyRequest) {
   EXPECT_NE(no_layer.output.find("--layer"), std::string::npos) << no_layer.output;
 }
 
+// Issue 36: an export that cannot write its files downloads nothing; a token with a line break
+// is refused before any request; a wait is said on stderr; a session saved from a model by name
+// reopens it by name, from any folder; `export training --layer` past the model is a usage error.
+TEST(AppHub, AnUnwritableExportDownloadsNothing) {
+  const fs::path dir = fresh("unwritable");
+  FakeHub hub(dir / "hub");
+  hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
+  const auto r = run("export attention --model tiny-org/tiny-llama --layer 0 --csv '" + (dir / "missing" / "x.csv").string() + "'",
+                     hub_env(hub, dir / "cache"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("x.csv"), std::string::npos) << r.output;
+  EXPECT_EQ(hub.request_count(), 0u) << read_file(hub.log_path());
+  EXPECT_FALSE(fs::exists(dir / "cache" / "models--tiny-org--tiny-llama"));
+}
+
+TEST(AppHub, ATokenWithALineBreakIsRefused) {
+  const fs::path dir = fresh("crlf");
+  FakeHub hub(dir / "hub");
+  hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
+  const auto r = run("predict --model tiny-org/tiny-llama --sentence hi", hub_env(hub, dir / "cache", "HF_TOKEN=\"$(printf 'hf_x\\r\\nX-Evil: 1')\""));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("$HF_TOKEN holds a line break"), std::string::npos) << r.output;
+  EXPECT_EQ(hub.request_count(), 0u);
+}
+
+TEST(AppHub, ARetryAfterIsSaidOnStderr) {
+  const fs::path dir = fresh("retry");
+  FakeHub hub(dir / "hub", {"--unavailable", "1", "--retry-after", "1"});
+  hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
+  const auto r = run("predict --model tiny-org/tiny-llama --sentence hi --backend cpu", hub_env(hub, dir / "cache"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("poslab: waiting: " + hub.endpoint() + " answered HTTP 503"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("asking again in 1 s"), std::string::npos) << r.output;
+}
+
+TEST(AppHub, ASessionOfAModelByNameReopensByNameFromAnotherFolder) {
+  const fs::path dir = fresh("session");
+  FakeHub hub(dir / "hub");
+  const std::string commit = hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
+  const auto saved = run("export attention --model tiny-org/tiny-llama --layer 0 --backend cpu --csv '" + (dir / "a.csv").string() +
+                             "' --save-session '" + (dir / "s.json").string() + "'",
+                         hub_env(hub, dir / "cache"));
+  ASSERT_EQ(saved.exit_code, 0) << saved.output;
+  const auto session = nlohmann::json::parse(read_file(dir / "s.json"));
+  EXPECT_EQ(session["state"]["model"], "tiny-org/tiny-llama@" + commit) << session.dump(2);
+  EXPECT_FALSE(session["state"].contains("embeddings")) << session.dump(2);
+  // Another cache (another machine): the name downloads it again; the same figure's numbers.
+  fs::remove_all(dir / "cache");
+  fs::create_directories(dir / "elsewhere");
+  const auto reopened = test_support::run_shell("cd '" + (dir / "elsewhere").string() + "' && " + hub_env(hub, dir / "cache2") + " " +
+                                                POSLAB_BINARY + " export attention --session ../s.json --csv b.csv 2>&1");
+  ASSERT_EQ(reopened.exit_code, 0) << reopened.output;
+  EXPECT_EQ(read_file(dir / "elsewhere" / "b.csv"), read_file(dir / "a.csv"));
+}
+
+TEST(AppHub, ExportTrainingALayerPastTheModelIsAUsageError) {
+  const fs::path dir = fresh("training-layer");
+  FakeHub hub(dir / "hub");
+  hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama", "--tag step1");
+  const auto r = run("export training --model tiny-org/tiny-llama --revisions step1 --layer 99 --csv '" + (dir / "t.csv").string() + "'",
+                     hub_env(hub, dir / "cache"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--layer 99 is out of range"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace poslab::app_test

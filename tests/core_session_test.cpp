@@ -8,6 +8,8 @@
 #include "core/options.hpp"
 #include "core/session.hpp"
 
+#include <nlohmann/json.hpp>
+
 using namespace poslab;
 
 TEST(Session, EveryStateOptionIsSaved) {
@@ -97,4 +99,39 @@ TEST(Session, ABrokenFileSaysWhereWithoutTheLibrarysJargon) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().find("[json.exception"), std::string::npos) << s.error();
   EXPECT_NE(s.error().find("broken.json: not valid JSON: line 4"), std::string::npos) << s.error();
+}
+
+// Issue 36 §6: sessions travel. The files a session reads are stored relative to the session
+// file, so that the session and its files can move together; a model in Hugging Face's cache is
+// stored by its Hub name and commit, which reopens it on any machine.
+TEST(Session, PathsAreStoredRelativeToTheSessionFileAndReadBackFromIt) {
+  State s;
+  s.embeddings_path = "/data/lab/models/tiny";
+  s.vocab_path = "/data/lab/vocab.txt";
+  const std::string json = session_json(s, "/data/lab/sessions/s.json");
+  const auto doc = nlohmann::json::parse(json);
+  EXPECT_EQ(doc["state"]["embeddings"], "../models/tiny");
+  EXPECT_EQ(doc["state"]["vocab"], "../vocab.txt");
+  // Read from the session's folder, wherever the working folder is.
+  auto loaded = parse_session(json, "s.json", "/data/lab/sessions");
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  EXPECT_EQ(loaded->state.embeddings_path, "/data/lab/models/tiny");
+  EXPECT_EQ(loaded->state.vocab_path, "/data/lab/vocab.txt");
+  // Without a session file (what the window shows in its probe), paths stay as they are.
+  EXPECT_EQ(nlohmann::json::parse(session_json(s))["state"]["embeddings"], "/data/lab/models/tiny");
+}
+
+TEST(Session, AModelFromTheHubCacheIsStoredByItsName) {
+  const std::string commit = "0123456789abcdef0123456789abcdef01234567";
+  EXPECT_EQ(hub_name_of_snapshot("/home/u/.cache/huggingface/hub/models--EleutherAI--pythia-70m/snapshots/" + commit),
+            "EleutherAI/pythia-70m@" + commit);
+  EXPECT_EQ(hub_name_of_snapshot("/home/u/.cache/huggingface/hub/models--EleutherAI--pythia-70m/snapshots/" + commit + "/"),
+            "EleutherAI/pythia-70m@" + commit);
+  EXPECT_EQ(hub_name_of_snapshot("/data/models/pythia"), "");
+  EXPECT_EQ(hub_name_of_snapshot("/x/models--a--b/snapshots/main"), "");
+  State s;
+  s.embeddings_path = "/home/u/.cache/huggingface/hub/models--org--tiny/snapshots/" + commit;
+  const auto doc = nlohmann::json::parse(session_json(s, "/tmp/s.json"));
+  EXPECT_EQ(doc["state"]["model"], "org/tiny@" + commit);
+  EXPECT_FALSE(doc["state"].contains("embeddings"));
 }

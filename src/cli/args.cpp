@@ -128,6 +128,10 @@ Status ArgParser::parse(const std::vector<Flag>& flags, State* state, const Unkn
       if (auto s = flag->apply(value); !s) return s;
     given.emplace_back(flag, value);
   }
+  // The state options together, whatever their order: one that needs a model folder, or that
+  // --no-positions contradicts, is refused by every command alike.
+  if (state)
+    if (auto s = check_given_state_options([this](std::string_view name) { return flag_given(*this, name); }, *state); !s) return s;
   std::vector<const Flag*> seen;
   for (const auto& g : given) seen.push_back(g.first);
   if (order == ParseOrder::AsGiven) return check_required(flags, seen);
@@ -150,6 +154,25 @@ Status ArgParser::parse(const std::vector<Flag>& flags, State* state, const Unkn
       if (auto s = f.apply(v); !s) return s;
   }
   return Ok{};
+}
+
+void ArgParser::peek(const std::vector<Flag>& flags) const {
+  ArgParser copy = *this;
+  while (!copy.done()) {
+    const ParsedOption opt = split_option(copy.next());
+    const StateOption* so = find_state_option(opt.name);
+    const Flag* flag = find_flag(flags, opt.name);
+    const bool takes_value = opt.name == "--session" || opt.name == "--memory-limit" || (so && !so->value.empty()) ||
+                             (!so && flag && flag->takes_value);
+    std::string_view value;
+    if (takes_value && !opt.has_inline) {
+      if (copy.done()) return;
+      value = copy.next();
+    } else {
+      value = opt.inline_value;
+    }
+    if (!so && flag && flag->apply) (void)flag->apply(value);
+  }
 }
 
 Flag checkpoint(std::function<Status()> check) {

@@ -61,6 +61,12 @@ struct ArgParser {
   Status parse(const std::vector<Flag>& flags, State* state, const UnknownOption& unknown,
                ParseOrder order = ParseOrder::AsGiven);
 
+  // The declared flags' values alone, on a copy of the walk: state options, --session and
+  // unknown arguments are stepped over, errors ignored, nothing downloaded. For checks that must
+  // come before parse() does anything slow (a command's outputs before a --model ORG/NAME is
+  // fetched).
+  void peek(const std::vector<Flag>& flags) const;
+
   // parse()'s error as the command ends with it: a file an option reads (--session, --model's
   // config.json, --model-config) that is broken or lies is a bad file (exit 1); anything else is
   // a bad flag or value (exit 2).

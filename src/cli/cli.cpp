@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -37,8 +39,12 @@ namespace poslab {
 
 namespace {
 
-void print_help() {
-  std::printf(
+// The whole help: usage, one block per command, then the state options.
+std::string help_text() {
+  const std::string views = view_names(), animation = animation_help();
+  // Written twice: once to learn its length, once into a buffer of that length.
+  const auto fill = [&](char* out, std::size_t size) {
+    return std::snprintf(out, size,
       "PosLab %s — a lab for transformer positional encodings and attention\n\n"
       "usage:\n"
       "  poslab [state options] [--view VIEW] [--step N] [--lang en|ja] [--screenshot FILE.png]\n"
@@ -111,8 +117,63 @@ void print_help() {
       "          the Hugging Face Hub from its cache ($HF_HUB_CACHE, $HF_HOME/hub or\n"
       "          ~/.cache/huggingface/hub), downloading what is missing from $HF_ENDPOINT\n"
       "          ($HF_TOKEN for gated models; HF_HUB_OFFLINE=1: the cache only)\n\n"
-      "state options:\n%s",
-      POSLAB_VERSION, view_names().c_str(), animation_help().c_str(), state_options_help().c_str());
+      "state options:\n",
+      POSLAB_VERSION, views.c_str(), animation.c_str());
+  };
+  std::string text(static_cast<std::size_t>(std::max(0, fill(nullptr, 0))), '\0');
+  fill(text.data(), text.size() + 1);
+  return text + state_options_help();
+}
+
+void print_help() { std::fputs(help_text().c_str(), stdout); }
+
+// Whether a usage block of the help ("  poslab export VIEW …" and the lines under it) is about
+// the command `words` names: `export attention` is an `export VIEW` and has blocks of its own.
+bool block_is_for(std::string_view usage, const std::vector<std::string>& words) {
+  std::string named = "  poslab";
+  for (const auto& w : words) named += " " + w;
+  const auto is = [&](const std::string& prefix) {
+    return usage.starts_with(prefix) && (usage.size() == prefix.size() || usage[prefix.size()] == ' ' || usage[prefix.size()] == '\n');
+  };
+  if (is(named)) return true;
+  const bool a_view = words.size() == 2 && words[0] == "export" && view_named(words[1]) && words[1] != "extrapolation";
+  return a_view && is("  poslab export VIEW");
+}
+
+// `poslab COMMAND … --help`: that command's blocks of the help, with the state options when it
+// takes them; the whole help when no block names it.
+void print_command_help(const std::vector<std::string>& words) {
+  const std::string all = help_text();
+  const auto usage_start = all.find("usage:\n");
+  const auto usage_end = all.find("\n\n", usage_start);
+  std::string blocks, block;
+  std::istringstream in(all.substr(usage_start + 7, usage_end - usage_start - 7));
+  const auto flush = [&] {
+    if (!block.empty() && block_is_for(block, words)) blocks += block;
+    block.clear();
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("  poslab ")) flush();
+    block += line + "\n";
+  }
+  flush();
+  if (blocks.empty()) return print_help();
+  const bool state_options = words[0] == "export" || words[0] == "predict" || words[0] == "info";
+  std::printf("usage:\n%s%s", blocks.c_str(), state_options ? ("\nstate options:\n" + state_options_help()).c_str() : "");
+}
+
+// The command's words before its first option (`export training`, `predict`) when its arguments
+// ask for --help (or -h); none otherwise.
+std::optional<std::vector<std::string>> command_asking_help(const ArgParser& p) {
+  static const std::set<std::string_view> commands = {"export", "predict", "train", "eval", "info", "tokens", "tour"};
+  if (p.done() || !commands.contains(p.args[0])) return std::nullopt;
+  if (std::none_of(p.args.begin() + 1, p.args.end(), [](std::string_view a) { return a == "--help" || a == "-h"; })) return std::nullopt;
+  std::vector<std::string> words;
+  for (std::string_view a : p.args) {
+    if (a.starts_with("-") || words.size() == 2) break;
+    words.emplace_back(a);
+  }
+  return words;
 }
 
 // A flag of the GUI whose value is checked by `parse` into the options.
@@ -204,6 +265,10 @@ int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
   for (int k = 1; k < argc; ++k) p.args.emplace_back(argv[k]);
   if (!p.done() && (p.args[0] == "--help" || p.args[0] == "-h")) {
     print_help();
+    return 0;
+  }
+  if (auto words = command_asking_help(p)) {
+    print_command_help(*words);
     return 0;
   }
   if (!p.done() && p.args[0] == "--version") {

@@ -103,6 +103,21 @@ int prepare_export_outputs(ExportArgs& e) {
   return prepare_outputs(e.plan);
 }
 
+// The outputs alone, before the options are read: reading --model ORG/NAME may download a whole
+// model, which must not happen for an export that cannot write its files. (Checked again with
+// the inputs once everything is read.)
+int check_outputs_first(const ArgParser& p, const ExportArgs& e) {
+  ExportArgs first;
+  first.view = e.view;
+  first.all = e.all;
+  p.peek(export_flags(first));
+  OutputPlan plan;
+  plan_request(first.request, plan);
+  plan.add("--save-session", first.save_session);
+  plan.add_checked("--dir", first.folder, true);
+  return prepare_outputs(plan);
+}
+
 // The views of the embeddings: the pipeline runs once, then the view (or every view) is written.
 int export_embeddings_views(const ArgParser& p, ExportArgs& e) {
   State& state = e.state;
@@ -131,7 +146,7 @@ int export_embeddings_views(const ArgParser& p, ExportArgs& e) {
   if (auto s = check_given_indices(given, state, results); !s) return usage_error(s.error());
   for (const auto& note : results.notes) std::fprintf(stderr, "poslab: %s\n", note.c_str());
   if (!e.save_session.empty())
-    if (auto s = e.plan.write(e.save_session, session_json(state)); !s) return runtime_error(s.error());
+    if (auto s = e.plan.write(e.save_session, session_json(state, e.save_session)); !s) return runtime_error(s.error());
   std::vector<std::string> written;
   if (e.all) {
     if (auto s = export_all_views(state, results, workspace.embeddings(), e.folder, request.scale, written); !s)
@@ -196,8 +211,9 @@ int run_export(ArgParser& p) {
   const auto view = e.all ? std::optional<ViewId>(ViewId::Attention) : view_named(view_name);
   if (!view || (view_info(*view).is_tab() && !view_info(*view).figure))
     return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() +
-                       ", tour, heads, frequency-usage, extrapolation, all)");
+                       ", tour, heads, frequency-usage, extrapolation, training, all)");
   e.view = *view;
+  if (const int code = check_outputs_first(p, e)) return code;
   if (auto s = parse_export_options(p, e); !s) return p.fail(s);
   if (!e.all && view_needs_model(e.view, e.state)) return run_model_export(e.view, e.state, e.request, e.save_session);
   if (const int code = prepare_export_outputs(e)) return code;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 
 #include "hub/resolve.hpp"
 #include "core/model_resolver.hpp"
@@ -49,6 +50,13 @@ struct StderrProgress {
   }
 };
 
+// What a fetch waits for, on its own line (after a bar drawn in place, a new line first).
+void say_waiting(const std::string& what) {
+  static std::mutex m;  // two downloads may wait at once
+  std::lock_guard lock(m);
+  std::fprintf(stderr, "%sposlab: waiting: %s\n", ::isatty(2) ? "\n" : "", what.c_str());
+}
+
 void say_plan(const hub::FetchPlan& plan) {
   int downloads = 0;
   for (const auto& f : plan.files) downloads += !f.have_blob;
@@ -66,6 +74,7 @@ void install_command_line_resolver() {
   r.progress = [progress](const hub::DownloadProgress& p) { (*progress)(p); };
   r.finished = [progress] { progress->finished(); };
   r.note = [](const std::string& note) { std::fprintf(stderr, "poslab: note: %s\n", note.c_str()); };
+  r.waiting = say_waiting;
   install_model_resolver([r](std::string_view text) { return hub::resolve_model_argument(text, r); });
 }
 
@@ -107,19 +116,22 @@ int run_export_training(ArgParser& p) {
   if (const int code = prepare_outputs(plan)) return code;
   const hub::HubSettings settings = hub::HubSettings::from_environment();
   const hub::TrainingRequest training{*name, *revisions, layer, sentence};
-  auto plans = hub::plan_revisions(training, settings);
+  hub::TrainingControl planning;
+  planning.waiting = say_waiting;
+  auto plans = hub::plan_revisions(training, settings, planning);
   if (!plans) return runtime_error(plans.error());
   std::fprintf(stderr, "poslab: %zu revisions of %s; to download: %s\n", plans->size(), name->repo_id().c_str(),
                hub::format_bytes(hub::bytes_to_download(*plans)).c_str());
   StderrProgress progress;
   hub::TrainingControl control;
+  control.waiting = say_waiting;
   control.download = [&progress](const hub::DownloadProgress& d) { progress(d); };
   control.revision_done = [&progress](int done, int total, const std::string& revision) {
     progress.finished();
     std::fprintf(stderr, "poslab: ran %s (%d/%d)\n", revision.c_str(), done, total);
   };
   auto rows = hub::run_revisions(training, *plans, settings, control);
-  if (!rows) return runtime_error(rows.error());
+  if (!rows) return rows.error().starts_with(hub::kLayerOutOfRange) ? usage_error(rows.error()) : runtime_error(rows.error());
   for (const auto& r : *rows) std::printf("%-24s loss %.5f\n", r.revision.c_str(), r.loss);
 
   request.scale = static_cast<float>(scale);

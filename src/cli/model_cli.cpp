@@ -39,9 +39,13 @@ namespace {
 // The state's model folder, opened; the error says what to give when there is none.
 Result<std::shared_ptr<const Checkpoint>> state_model(const State& state, std::string_view command) {
   std::error_code ec;
-  if (state.embeddings_path.empty() || !std::filesystem::is_directory(state.embeddings_path, ec))
-    return Error{std::string(command) + " needs a model folder: --model DIR"};
-  return Checkpoint::open(state.embeddings_path);
+  const std::string& path = state.embeddings_path;
+  if (path.empty()) return Error{std::string(command) + " needs a model folder: --model DIR (or ORG/NAME)"};
+  // Which path could not be opened (a session's, perhaps written elsewhere), not only that one is needed.
+  if (!std::filesystem::exists(path, ec)) return Error{std::string(command) + ": cannot open the model folder " + path + ": it does not exist"};
+  if (!std::filesystem::is_directory(path, ec))
+    return Error{std::string(command) + " needs a model folder: " + path + " is a file (--model DIR, or ORG/NAME)"};
+  return Checkpoint::open(path);
 }
 
 // A model folder's run for the state: its layer, with the state's changes to the positions.
@@ -68,9 +72,7 @@ void print_run_notes(const ModelRun& run, const HeadlessGpu& g) {
 
 // --layer and --head against the model's own sizes: past the end is an error naming the range.
 Status check_model_indices(const State& state, const TransformerConfig& c) {
-  if (!c.encoder_decoder() && (state.model.stack != ModelStack::Encoder || !state.model.target.empty()))
-    return Error{std::string(state.model.target.empty() ? "--stack " + std::string(to_string(state.model.stack)) : "--target") +
-                 " is for an encoder–decoder model (T5); this one has one stack of layers"};
+  if (auto s = check_model_stack(state, c); !s) return s;
   const bool decoder = c.encoder_decoder() && state.model.stack != ModelStack::Encoder;
   if (state.view.layer >= 0)
     if (auto s = check_index("--layer", state.view.layer, decoder ? c.decoder_layers : c.layers,
@@ -79,75 +81,6 @@ Status check_model_indices(const State& state, const TransformerConfig& c) {
       return s;
   if (!state.view.mean_heads)
     if (auto s = check_index("--head", state.view.head, c.heads, "heads in the model"); !s) return s;
-  return Ok{};
-}
-
-namespace {
-
-std::string positions_name(PositionKind p) {
-  switch (p) {
-    case PositionKind::Rope: return "RoPE";
-    case PositionKind::Learned: return "a learned position table";
-    case PositionKind::Sinusoidal: return "the sinusoid added to the embeddings";
-    case PositionKind::None: return "none (NoPE)";
-    case PositionKind::Alibi: return "ALiBi's slopes";
-    case PositionKind::T5: return "T5's relative buckets";
-  }
-  return "";
-}
-
-}  // namespace
-
-// The options that change this model's positions, for messages about one that does not.
-std::string applicable_options(const TransformerConfig& c) {
-  std::vector<std::string> o;
-  if (c.positions != PositionKind::None) o.push_back("--no-positions");
-  if (c.positions == PositionKind::Rope) {
-    o.insert(o.end(), {"--base", "--rope-scaling", "--rope-style", "--rotary-dim"});
-    if (c.rope_local_theta) o.push_back("--local-base");
-    if (c.scaling.type == RopeScalingType::LongRope) o.push_back("--rope-factors");
-  }
-  if (c.positions == PositionKind::Alibi) o.push_back("--alibi-scale");
-  if (c.has_local_layers()) o.push_back("--window");
-  if (c.positions == PositionKind::Rope || c.positions == PositionKind::Learned || c.positions == PositionKind::Sinusoidal)
-    o.push_back("--position-shift");
-  o.push_back("--permute");
-  std::string s;
-  for (std::size_t i = 0; i < o.size(); ++i) s += (i == 0 ? "" : i + 1 == o.size() ? " and " : ", ") + o[i];
-  return s;
-}
-
-// An option that changes nothing on this model is refused, naming what does apply: RoPE's options
-// on a model without RoPE, a shift on positions that are only relative, a window on a model
-// without local layers, LongRoPE's factors without LongRoPE.
-Status check_interventions_apply(const State& state, const TransformerConfig& c) {
-  const ModelSettings defaults;
-  const ModelSettings& m = state.model;
-  const bool relative_only = c.positions == PositionKind::Alibi || c.positions == PositionKind::T5 || c.positions == PositionKind::None;
-  const std::string why = "; this model's positions are " + positions_name(c.positions) + ": what applies is " + applicable_options(c);
-  if (c.positions != PositionKind::Rope) {
-    if (m.base != defaults.base) return Error{"--base changes RoPE's base" + why};
-    if (m.scaling.type != RopeScalingType::None) return Error{"--rope-scaling scales RoPE's frequencies" + why};
-    if (m.rope_style != c.rope_style) return Error{"--rope-style pairs RoPE's dimensions" + why};
-    if (m.rotary_dim != 0) return Error{"--rotary-dim sets how many dimensions RoPE rotates" + why};
-  }
-  if (m.local_base > 0.0 && !c.rope_local_theta) return Error{"--local-base sets the base of Gemma 3's local layers, which this model does not have" + why};
-  if (m.rope_factors != LongRopeSet::ByLength && c.scaling.type != RopeScalingType::LongRope)
-    return Error{"--rope-factors chooses LongRoPE's factors, which this model does not use" + why};
-  if (m.alibi_scale != 1.0 && c.positions != PositionKind::Alibi) return Error{"--alibi-scale scales ALiBi's slopes" + why};
-  if (m.window >= 0 && !c.has_local_layers()) return Error{"--window changes sliding windows, and no layer of this model has one" + why};
-  if (relative_only && m.position_shift != 0)
-    return Error{"--position-shift moves every position alike, which a relative bias cannot see" + why};
-  // --encoding and --bias turn the model's own positions off (none) or keep them; another kind
-  // would be a different model, which a checkpoint cannot become.
-  const EncodingKind own_encoding = c.positions == PositionKind::Rope       ? EncodingKind::Rope
-                                    : c.positions == PositionKind::Learned    ? EncodingKind::Learned
-                                    : c.positions == PositionKind::Sinusoidal ? EncodingKind::Sinusoidal
-                                                                              : EncodingKind::None;
-  const BiasKind own_bias = c.positions == PositionKind::Alibi ? BiasKind::Alibi : c.positions == PositionKind::T5 ? BiasKind::T5 : BiasKind::None;
-  if (m.encoding != EncodingKind::None && m.encoding != own_encoding && m.encoding != defaults.encoding)
-    return Error{"--encoding cannot give a checkpoint another kind of positions" + why};
-  if (m.bias != BiasKind::None && m.bias != own_bias) return Error{"--bias cannot give a checkpoint another kind of positions" + why};
   return Ok{};
 }
 
@@ -185,7 +118,7 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   std::vector<std::string> written;
   if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
   if (!save_session.empty())
-    if (auto s = plan.write(save_session, session_json(state)); !s) return runtime_error(s.error());
+    if (auto s = plan.write(save_session, session_json(state, save_session)); !s) return runtime_error(s.error());
   if (auto s = plan.commit(); !s) return runtime_error(s.error());
   for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
   if (!save_session.empty()) std::printf("wrote %s (session)\n", save_session.c_str());

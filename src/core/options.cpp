@@ -339,6 +339,42 @@ const StateOption* find_state_option(std::string_view name) {
   return nullptr;
 }
 
+bool has_model_folder(const State& state) {
+  std::error_code ec;
+  return !state.embeddings_path.empty() && std::filesystem::is_directory(state.embeddings_path, ec);
+}
+
+Status check_given_state_options(const std::function<bool(std::string_view)>& given, const State& state) {
+  // A model folder's own design, changed: nothing else has windows, LongRoPE factors, ALiBi
+  // slopes to scale, a learned table to shift, or a second stack.
+  static constexpr std::string_view model_only[] = {"--window", "--local-base", "--rope-factors", "--alibi-scale",
+                                                    "--position-shift", "--stack", "--target"};
+  if (!has_model_folder(state))
+    for (std::string_view name : model_only)
+      if (given(name))
+        return Error{std::string(name) + " changes a model folder's own positions and needs one: give --model DIR (or ORG/NAME)" +
+                     (name == "--stack" || name == "--target" ? " of an encoder–decoder (T5)" : "")};
+  // What --no-positions turns off cannot also be tuned: one of the two would be ignored.
+  static constexpr std::string_view tuning[] = {
+      "--base", "--rope-style", "--rotary-dim", "--rope-fraction", "--rope-scaling", "--factor", "--original-max-position",
+      "--low-freq-factor", "--high-freq-factor", "--beta-fast", "--beta-slow", "--grid", "--rope-2d", "--cls", "--local-base",
+      "--rope-factors", "--alibi-scale", "--position-shift", "--buckets", "--max-distance", "--clip", "--learned-max",
+      "--learned-file", "--binary-values"};
+  if (given("--no-positions")) {
+    for (std::string_view name : tuning)
+      if (given(name))
+        return Error{"--no-positions turns every position off, and " + std::string(name) +
+                     " tunes positions: give one or the other"};
+    if (given("--encoding") && state.model.encoding != EncodingKind::None)
+      return Error{"--no-positions turns every position off, and --encoding " + std::string(to_string(state.model.encoding)) +
+                   " gives some: give one or the other"};
+    if (given("--bias") && state.model.bias != BiasKind::None)
+      return Error{"--no-positions turns every position off, and --bias " + std::string(to_string(state.model.bias)) +
+                   " gives some: give one or the other"};
+  }
+  return Ok{};
+}
+
 std::string state_options_help() {
   std::string out;
   for (const auto& o : state_options()) {

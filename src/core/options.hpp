@@ -1,6 +1,7 @@
 #pragma once
 // The state options shared by the GUI's command line and `poslab export`: one table, so that
 // every choice the GUI offers is reachable from the command line with the same name.
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,17 @@ struct StateOption {
 
 const std::vector<StateOption>& state_options();
 const StateOption* find_state_option(std::string_view name);
+
+// What the state options given ask for, checked after all are read, whatever their order:
+//  - an option that acts on a model folder's own forward pass only (--window, --local-base,
+//    --rope-factors, --alibi-scale, --position-shift, --stack, --target) without a model folder;
+//  - --no-positions with an option that tunes the positions it turns off (--base, --rope-scaling, …).
+// Each is an error naming the option and what it needs; given options only (a session's values
+// are the session's).
+Status check_given_state_options(const std::function<bool(std::string_view)>& given, const State& state);
+
+// Whether the state's embeddings are a model folder (--model DIR, or a folder given otherwise).
+bool has_model_folder(const State& state);
 
 // One help line per state option.
 std::string state_options_help();

@@ -1,5 +1,6 @@
 #include "core/session.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -30,7 +31,63 @@ JsonKind kind_of(const StateOption& option) {
   return numeric.contains(option.value) ? JsonKind::Number : JsonKind::Text;
 }
 
+namespace fs = std::filesystem;
+
+// The options whose values are paths the state reads.
+bool is_path_option(std::string_view name) {
+  return name == "--embeddings" || name == "--vocab" || name == "--learned-file" || name == "--model";
+}
+
+// `path` as the session file in `folder` will name it: relative to that folder when it can be.
+std::string relative_to(const std::string& path, const fs::path& folder) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  const fs::path base = fs::absolute(folder, ec).lexically_normal();
+  if (ec) return path;
+  const fs::path relative = absolute.lexically_relative(base);
+  return relative.empty() ? absolute.string() : relative.generic_string();
+}
+
+// A path read from a session in `folder`: relative to that folder. A session written before
+// paths were stored so (relative to the working folder) still opens when only that one exists;
+// when neither does, the path beside the session is kept, so that an error names where it was looked for.
+// A --model that is neither is kept as written: it may be a Hub name (ORG/NAME@COMMIT).
+std::string resolved_from(const std::string& path, const fs::path& folder, bool may_be_a_name) {
+  if (path.empty() || folder.empty() || fs::path(path).is_absolute()) return path;
+  std::error_code ec;
+  const fs::path beside = (fs::absolute(folder, ec) / path).lexically_normal();
+  if (fs::exists(beside, ec)) return beside.string();
+  if (fs::exists(path, ec) || may_be_a_name) return path;
+  return beside.string();
+}
+
+// "model" before every other key: a model's config.json sets the RoPE and heads that the
+// session's own values then refine.
+std::vector<std::pair<std::string, const Json*>> keys_in_order(const Json& state) {
+  std::vector<std::pair<std::string, const Json*>> out;
+  for (const auto& [key, value] : state.items()) out.emplace_back(key, &value);
+  std::stable_partition(out.begin(), out.end(), [](const auto& kv) { return kv.first == "model"; });
+  return out;
+}
+
 }  // namespace
+
+std::string hub_name_of_snapshot(const fs::path& folder) {
+  const fs::path normal = folder.lexically_normal();
+  const fs::path snapshot = normal.filename().empty() ? normal.parent_path() : normal;  // a trailing slash
+  const std::string commit = snapshot.filename().string();
+  const fs::path repo = snapshot.parent_path().parent_path();
+  const std::string repo_folder = repo.filename().string();
+  const bool is_commit = commit.size() == 40 && std::all_of(commit.begin(), commit.end(), [](char c) {
+                           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                         });
+  if (!is_commit || snapshot.parent_path().filename() != "snapshots" || !repo_folder.starts_with("models--")) return "";
+  const std::string rest = repo_folder.substr(8);
+  const auto split = rest.find("--");
+  if (split == std::string::npos || split == 0 || split + 2 >= rest.size()) return "";
+  return rest.substr(0, split) + "/" + rest.substr(split + 2) + "@" + commit;
+}
 
 std::vector<std::pair<std::string, std::string>> state_to_options(const State& s) {
   const ModelSettings& m = s.model;
@@ -98,11 +155,14 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
   return out;
 }
 
-std::string session_json(const State& state) {
+std::string session_json(const State& state, const fs::path& session_file) {
   Json values = Json::object();
-  for (const auto& [name, value] : state_to_options(state)) {
+  const std::string hub_name = session_file.empty() ? std::string() : hub_name_of_snapshot(state.embeddings_path);
+  for (auto [name, value] : state_to_options(state)) {
     const StateOption* option = find_state_option(name);
-    const std::string key = name.substr(2);
+    std::string key = name.substr(2);
+    if (name == "--embeddings" && !hub_name.empty()) key = "model", value = hub_name;  // what reopens it anywhere
+    else if (!session_file.empty() && is_path_option(name)) value = relative_to(value, session_file.parent_path());
     switch (kind_of(*option)) {
       case JsonKind::Flag: values[key] = value == "true"; break;
       case JsonKind::Number: values[key] = std::stod(value); break;
@@ -113,7 +173,7 @@ std::string session_json(const State& state) {
   return doc.dump(2) + "\n";
 }
 
-Result<LoadedSession> parse_session(std::string_view text, const std::string& name) {
+Result<LoadedSession> parse_session(std::string_view text, const std::string& name, const fs::path& folder) {
   Json doc;
   try {
     doc = Json::parse(text);
@@ -130,7 +190,8 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
     if (key != "poslab_session" && key != "state") loaded.unknown_keys.push_back(key);
   if (!doc.contains("state")) return loaded;
   if (!doc["state"].is_object()) return Error{name + ": \"state\" must be an object"};
-  for (const auto& [key, value] : doc["state"].items()) {
+  for (const auto& [key, value_pointer] : keys_in_order(doc["state"])) {
+    const Json& value = *value_pointer;
     const StateOption* option = find_state_option("--" + key);
     if (!option || key == "model-config") {
       loaded.unknown_keys.push_back("state." + key);
@@ -150,6 +211,7 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
       case JsonKind::Text:
         if (!value.is_string()) return Error{where + " must be a string"};
         text_value = value.get<std::string>();
+        if (is_path_option(option->name)) text_value = resolved_from(text_value, folder, option->name == "--model");
         break;
     }
     if (auto applied = option->apply(loaded.state, text_value); !applied) return Error{name + ": " + applied.error()};
@@ -160,7 +222,7 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
 Result<LoadedSession> load_session(const std::filesystem::path& path) {
   auto bytes = read_whole_file(path, kSessionFile);
   if (!bytes) return Error{bytes.error()};
-  return parse_session(*bytes, path.string());
+  return parse_session(*bytes, path.string(), path.parent_path().empty() ? fs::path(".") : path.parent_path());
 }
 
 std::filesystem::path config_dir() {

@@ -308,6 +308,92 @@ Result<ModelViewOutput> mrope_view_output(const State& state, const TransformerC
   return ModelViewOutput{mrope_figure(c, ids, state.view.mrope_layout, 720.0f), mrope_csv(ids)};
 }
 
+// --stack and --target on a model with one stack of layers: refused, as they would change nothing.
+Status check_model_stack(const State& state, const TransformerConfig& c) {
+  if (!c.encoder_decoder() && (state.model.stack != ModelStack::Encoder || !state.model.target.empty()))
+    return Error{std::string(state.model.target.empty() ? "--stack " + std::string(to_string(state.model.stack)) : "--target") +
+                 " is for an encoder–decoder model (T5); this one has one stack of layers"};
+  return Ok{};
+}
+
+namespace {
+
+std::string positions_name(PositionKind p) {
+  switch (p) {
+    case PositionKind::Rope: return "RoPE";
+    case PositionKind::Learned: return "a learned position table";
+    case PositionKind::Sinusoidal: return "the sinusoid added to the embeddings";
+    case PositionKind::None: return "none (NoPE)";
+    case PositionKind::Alibi: return "ALiBi's slopes";
+    case PositionKind::T5: return "T5's relative buckets";
+  }
+  return "";
+}
+
+}  // namespace
+
+// The options that change this model's positions, for messages about one that does not.
+std::string applicable_options(const TransformerConfig& c) {
+  std::vector<std::string> o;
+  if (c.positions != PositionKind::None) o.push_back("--no-positions");
+  if (c.positions == PositionKind::Rope) {
+    o.insert(o.end(), {"--base", "--rope-scaling", "--rope-style", "--rotary-dim"});
+    if (c.rope_local_theta) o.push_back("--local-base");
+    if (c.scaling.type == RopeScalingType::LongRope) o.push_back("--rope-factors");
+  }
+  if (c.positions == PositionKind::Alibi) o.push_back("--alibi-scale");
+  if (c.has_local_layers()) o.push_back("--window");
+  if (c.positions == PositionKind::Rope || c.positions == PositionKind::Learned || c.positions == PositionKind::Sinusoidal)
+    o.push_back("--position-shift");
+  o.push_back("--permute");
+  std::string s;
+  for (std::size_t i = 0; i < o.size(); ++i) s += (i == 0 ? "" : i + 1 == o.size() ? " and " : ", ") + o[i];
+  return s;
+}
+
+// An option that changes nothing on this model is refused, naming what does apply: RoPE's options
+// on a model without RoPE, a shift on positions that are only relative, a window on a model
+// without local layers, LongRoPE's factors without LongRoPE.
+Status check_interventions_apply(const State& state, const TransformerConfig& c) {
+  const ModelSettings defaults;
+  const ModelSettings& m = state.model;
+  const bool relative_only = c.positions == PositionKind::Alibi || c.positions == PositionKind::T5 || c.positions == PositionKind::None;
+  const std::string why = "; this model's positions are " + positions_name(c.positions) + ": what applies is " + applicable_options(c);
+  if (c.positions != PositionKind::Rope) {
+    if (m.base != defaults.base) return Error{"--base changes RoPE's base" + why};
+    if (m.scaling.type != RopeScalingType::None) return Error{"--rope-scaling scales RoPE's frequencies" + why};
+    if (m.rope_style != c.rope_style) return Error{"--rope-style pairs RoPE's dimensions" + why};
+    if (m.rotary_dim != 0) return Error{"--rotary-dim sets how many dimensions RoPE rotates" + why};
+  }
+  // The rotated width is a value of this model's heads: an even number from 2 to their width.
+  if (c.positions == PositionKind::Rope && m.rotary_dim != 0 && (m.rotary_dim < 2 || m.rotary_dim > c.head_dim || m.rotary_dim % 2 != 0))
+    return Error{"--rotary-dim " + std::to_string(m.rotary_dim) + " is out of range: this model's heads have " + std::to_string(c.head_dim) +
+                 " dimensions, so it rotates an even number from 2 to " + std::to_string(c.head_dim - c.head_dim % 2)};
+  if (m.local_base > 0.0 && !c.rope_local_theta) return Error{"--local-base sets the base of Gemma 3's local layers, which this model does not have" + why};
+  if (m.rope_factors != LongRopeSet::ByLength && c.scaling.type != RopeScalingType::LongRope)
+    return Error{"--rope-factors chooses LongRoPE's factors, which this model does not use" + why};
+  if (m.alibi_scale != 1.0 && c.positions != PositionKind::Alibi) return Error{"--alibi-scale scales ALiBi's slopes" + why};
+  if (m.window >= 0 && !c.has_local_layers()) return Error{"--window changes sliding windows, and no layer of this model has one" + why};
+  if (relative_only && m.position_shift != 0)
+    return Error{"--position-shift moves every position alike, which a relative bias cannot see" + why};
+  // --encoding and --bias turn the model's own positions off (none) or keep them; another kind
+  // would be a different model, which a checkpoint cannot become.
+  const EncodingKind own_encoding = c.positions == PositionKind::Rope       ? EncodingKind::Rope
+                                    : c.positions == PositionKind::Learned    ? EncodingKind::Learned
+                                    : c.positions == PositionKind::Sinusoidal ? EncodingKind::Sinusoidal
+                                                                              : EncodingKind::None;
+  const BiasKind own_bias = c.positions == PositionKind::Alibi ? BiasKind::Alibi : c.positions == PositionKind::T5 ? BiasKind::T5 : BiasKind::None;
+  if (m.encoding != EncodingKind::None && m.encoding != own_encoding && m.encoding != defaults.encoding)
+    return Error{"--encoding cannot give a checkpoint another kind of positions" + why};
+  if (m.bias != BiasKind::None && m.bias != own_bias) return Error{"--bias cannot give a checkpoint another kind of positions" + why};
+  return Ok{};
+}
+
+Status check_model_settings(const State& state, const TransformerConfig& c) {
+  if (auto s = check_model_stack(state, c); !s) return s;
+  return check_interventions_apply(state, c);
+}
+
 ModelViewOutput model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c) {
   if (view == ViewId::Heads || view == ViewId::Model) return {heads_figure(run, c, kHeadThumbSide).figure, heads_csv(run)};
   if (view == ViewId::FrequencyUsage) return {frequency_usage_figure(run, c, kExportSide).figure, frequency_usage_csv(run)};

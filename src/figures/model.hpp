@@ -57,6 +57,16 @@ bool view_needs_model(ViewId view, const State& state);
 // frequency-usage. `state`'s layer becomes 0 when none was chosen.
 Status check_model_view(ViewId view, State& state, const TransformerConfig& config);
 
+// What a model's own settings ask for, against the model: an option that would change nothing
+// on it is an error naming what does apply (RoPE's options without RoPE, a shift of positions
+// that are only relative, a window without local layers, LongRoPE's factors without LongRoPE,
+// another kind of --encoding or --bias), and --stack or --target on a model with one stack.
+// The command line refuses such a state; the window says it (the Model tab and stderr).
+Status check_model_stack(const State& state, const TransformerConfig& config);
+Status check_interventions_apply(const State& state, const TransformerConfig& config);
+std::string applicable_options(const TransformerConfig& config);  // "--no-positions, --base, … and --permute"
+Status check_model_settings(const State& state, const TransformerConfig& config);  // both checks
+
 // A model view's figure and CSV at their export sizes: heads (also the Model tab's export),
 // frequency-usage, or attention of the run's layer. The one place that chooses among them, for
 // `poslab export`, the GUI's export and animations.

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "core/model/model_run.hpp"
@@ -55,6 +56,7 @@ Result<std::vector<FetchPlan>> plan_revisions(const TrainingRequest& request, co
   std::vector<FetchPlan> plans;
   FetchControl fetch;
   fetch.cancel = control.cancel;
+  fetch.waiting = control.waiting;
   for (const auto& revision : request.revisions) {
     auto plan = plan_fetch(at_revision(request.model, revision), settings, fetch);
     if (!plan) return Error{plan.error()};
@@ -64,8 +66,13 @@ Result<std::vector<FetchPlan>> plan_revisions(const TrainingRequest& request, co
 }
 
 std::uint64_t bytes_to_download(const std::vector<FetchPlan>& plans) {
+  // A blob is downloaded once however many revisions share it (two names of one commit, or a
+  // file unchanged between commits): the first revision's fetch puts it in the cache.
+  std::set<std::string> counted;
   std::uint64_t total = 0;
-  for (const auto& p : plans) total += p.bytes_to_download();
+  for (const auto& p : plans)
+    for (const auto& f : p.files)
+      if (!f.have_blob && counted.insert(f.etag).second) total += f.size;
   return total;
 }
 
@@ -74,6 +81,7 @@ Result<std::vector<RevisionStats>> run_revisions(const TrainingRequest& request,
   std::vector<RevisionStats> rows;
   FetchControl fetch;
   fetch.cancel = control.cancel;
+  fetch.waiting = control.waiting;
   fetch.progress = control.download;
   const int total = static_cast<int>(plans.size());
   for (const auto& plan : plans) {
@@ -84,7 +92,8 @@ Result<std::vector<RevisionStats>> run_revisions(const TrainingRequest& request,
     if (!model) return Error{plan.model.text() + ": " + model.error()};
     const int layers = (*model)->config().layers;
     if (request.layer < 0 || request.layer >= layers)
-      return Error{"--layer " + std::to_string(request.layer) + ": " + plan.model.text() + " has layers 0 to " + std::to_string(layers - 1)};
+      return Error{std::string(kLayerOutOfRange) + std::to_string(request.layer) + " is out of range: " + plan.model.text() + " has layers 0 to " +
+                   std::to_string(layers - 1)};
     ModelRequest run_request;
     run_request.sentence = request.sentence;
     run_request.layer = request.layer;

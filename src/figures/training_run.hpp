@@ -41,12 +41,17 @@ struct TrainingControl {
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(const DownloadProgress&)> download;   // bytes of the revision being fetched
   std::function<void(int done, int total, const std::string& revision)> revision_done;
+  std::function<void(const std::string& what)> waiting;  // FetchControl::waiting
 };
 
 // Each revision's fetch plan (the metadata and HEAD requests only; nothing is written but refs).
 Result<std::vector<FetchPlan>> plan_revisions(const TrainingRequest& request, const HubSettings& settings,
                                               const TrainingControl& control = {});
 std::uint64_t bytes_to_download(const std::vector<FetchPlan>& plans);
+
+// How run_revisions' error begins when the layer is not one the model has (known only once the
+// first revision's config.json is read): the user's mistake, not a failure of the run.
+inline constexpr std::string_view kLayerOutOfRange = "--layer ";
 
 // Fetches and runs the planned revisions one after another.
 Result<std::vector<RevisionStats>> run_revisions(const TrainingRequest& request, const std::vector<FetchPlan>& plans,

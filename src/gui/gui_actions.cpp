@@ -81,7 +81,7 @@ void Gui::apply_model_config() {
 }
 
 void Gui::save_session() {
-  if (auto s = write_file_atomic(controls_.session_path, session_json(state_)); !s) status_.fail(s.error());
+  if (auto s = write_file_atomic(controls_.session_path, session_json(state_, controls_.session_path)); !s) status_.fail(s.error());
   else status_.info("saved the session to " + controls_.session_path);
 }
 
@@ -232,7 +232,7 @@ void Gui::shut_down() {
   if (options_.remember_session) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(last_session_path()).parent_path(), ec);
-    if (auto s = write_file_atomic(last_session_path(), session_json(state_)); !s)
+    if (auto s = write_file_atomic(last_session_path(), session_json(state_, last_session_path())); !s)
       std::fprintf(stderr, "poslab: could not remember the session: %s\n", s.error().c_str());
   }
   if (!options_.frame_log.empty())

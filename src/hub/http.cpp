@@ -14,6 +14,9 @@ namespace {
 
 constexpr int kMaxRedirects = 10;
 constexpr std::size_t kMaxErrorBody = 64 * 1024;  // enough for any error message the Hub sends
+// A 2xx answer kept in memory (the Hub's metadata): a popular model's /api/models answer lists
+// thousands of spaces (hundreds of kB), so it is read whole up to a size no metadata reaches.
+constexpr std::size_t kMaxAnswerBody = 64 * 1024 * 1024;
 
 void init_curl_once() {
   static std::once_flag once;
@@ -26,7 +29,10 @@ struct Transfer {
   CURL* handle = nullptr;
   std::uint64_t received = 0;
   bool sink_stopped = false;
+  bool answer_too_large = false;
   bool status_told = false;
+  std::chrono::steady_clock::time_point last_byte = std::chrono::steady_clock::now();
+  std::chrono::seconds stall_reported{0};
 };
 
 std::string lowercase(std::string s) {
@@ -51,6 +57,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const std::size_t n = size * count;
+  t->last_byte = std::chrono::steady_clock::now();
+  t->stall_reported = std::chrono::seconds{0};
   // The status is known once the headers are in; only a 2xx body goes to the sink.
   long status = 0;
   curl_easy_getinfo(t->handle, CURLINFO_RESPONSE_CODE, &status);
@@ -64,13 +72,29 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
     t->received += n;
     return n;
   }
+  if (status >= 200 && status < 300) {  // an answer read whole, or refused whole: never cut
+    if (t->response.body.size() + n > kMaxAnswerBody) {
+      t->answer_too_large = true;
+      return 0;
+    }
+    t->response.body.append(data, n);
+    return n;
+  }
   if (t->response.body.size() < kMaxErrorBody) t->response.body.append(data, std::min(n, kMaxErrorBody - t->response.body.size()));
   return n;
 }
 
+// Called about once a second, data or not: Cancel, and a server gone quiet said as it happens.
 int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  const auto* t = static_cast<Transfer*>(user);
-  return t->request->cancel && t->request->cancel->load() ? 1 : 0;
+  auto* t = static_cast<Transfer*>(user);
+  if (t->request->cancel && t->request->cancel->load()) return 1;
+  const auto idle = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - t->last_byte);
+  if (t->request->waiting && idle >= t->stall_reported + kStallReport) {
+    t->stall_reported = idle;
+    t->request->waiting("no data from " + url_origin(t->response.url) + " for " + std::to_string(idle.count()) +
+                        " s; waiting (it is given up after " + std::to_string(kStallLimit.count()) + " s without data)");
+  }
+  return 0;
 }
 
 struct CurlHandle {
@@ -88,6 +112,8 @@ Result<HttpResponse> one_hop(const HttpRequest& r, const std::string& url, bool 
   if (!c.h) return Error{"cannot start an HTTP transfer (libcurl)"};
   t.response = HttpResponse{};
   t.response.url = url;
+  t.last_byte = std::chrono::steady_clock::now();
+  t.stall_reported = std::chrono::seconds{0};
   t.handle = c.h;
   for (const auto& h : r.headers) c.headers = curl_slist_append(c.headers, h.c_str());
   if (with_token && !r.token.empty()) c.headers = curl_slist_append(c.headers, ("Authorization: Bearer " + r.token).c_str());
@@ -102,7 +128,7 @@ Result<HttpResponse> one_hop(const HttpRequest& r, const std::string& url, bool 
   curl_easy_setopt(c.h, CURLOPT_CONNECTTIMEOUT, 20L);
   // A stalled server (under 1 byte/s for a minute) is a failed transfer, not a hang.
   curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, static_cast<long>(kStallLimit.count()));
   curl_easy_setopt(c.h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(c.h, CURLOPT_HEADERDATA, &t);
@@ -114,6 +140,8 @@ Result<HttpResponse> one_hop(const HttpRequest& r, const std::string& url, bool 
   const CURLcode code = curl_easy_perform(c.h);
   if (r.cancel && r.cancel->load()) return Error{"cancelled"};
   if (t.sink_stopped) return Error{"the download's file could not be written"};
+  if (t.answer_too_large)
+    return Error{url_origin(url) + " sent an answer larger than " + std::to_string(kMaxAnswerBody >> 20) + " MB; PosLab reads no metadata that large"};
   if (code != CURLE_OK) return Error{std::string(curl_easy_strerror(code)) + " (" + url_origin(url) + ")"};
   curl_easy_getinfo(c.h, CURLINFO_RESPONSE_CODE, &t.response.status);
   if (const char* next = nullptr; curl_easy_getinfo(c.h, CURLINFO_REDIRECT_URL, &next) == CURLE_OK && next)
@@ -122,6 +150,13 @@ Result<HttpResponse> one_hop(const HttpRequest& r, const std::string& url, bool 
 }
 
 }  // namespace
+
+bool one_header_line(std::string_view text) {
+  return std::none_of(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && c != '\t') || u == 0x7f;
+  });
+}
 
 std::string HttpResponse::header(const std::string& name) const {
   const auto it = headers.find(name);
@@ -161,6 +196,11 @@ std::string url_escape(std::string_view text) {
 
 Result<HttpResponse> http_request(const HttpRequest& request, std::uint64_t* received) {
   init_curl_once();
+  // A line break in a header's value would end the header and begin another one of the
+  // sender's choosing (header injection): such a request is never sent.
+  for (const auto& h : request.headers)
+    if (!one_header_line(h)) return Error{"refusing to send a header with a line break or control character"};
+  if (!one_header_line(request.token)) return Error{"refusing to send a token with a line break or control character"};
   const std::string origin = url_origin(request.url);
   if (origin.empty()) return Error{"not a URL: " + request.url};
   Transfer t;
@@ -197,6 +237,14 @@ std::chrono::milliseconds retry_wait(int attempt, const HttpResponse& response) 
   return milliseconds(1000L << std::clamp(attempt, 0, 3));
 }
 
+std::string transient_wait_text(const HttpResponse& response, std::chrono::milliseconds wait, int attempt) {
+  const auto tenths = (wait.count() + 50) / 100;
+  return url_origin(response.url) + " answered HTTP " + std::to_string(response.status) +
+         (response.header("retry-after").empty() ? "" : " (Retry-After: " + response.header("retry-after") + ")") + "; asking again in " +
+         std::to_string(tenths / 10) + (tenths % 10 ? "." + std::to_string(tenths % 10) : "") + " s (try " + std::to_string(attempt + 2) +
+         " of " + std::to_string(kHttpAttempts) + ")";
+}
+
 bool wait_unless_cancelled(std::chrono::milliseconds wait, const std::atomic<bool>* cancel) {
   const auto until = std::chrono::steady_clock::now() + wait;
   while (std::chrono::steady_clock::now() < until) {
@@ -211,7 +259,9 @@ Result<HttpResponse> http_request_retrying(const HttpRequest& request) {
   for (int attempt = 0;; ++attempt) {
     auto response = http_request(request);
     if (!response || !transient_status(response->status) || attempt + 1 >= kHttpAttempts) return response;
-    if (!wait_unless_cancelled(retry_wait(attempt, *response), request.cancel)) return Error{"cancelled"};
+    const auto wait = retry_wait(attempt, *response);
+    if (request.waiting) request.waiting(transient_wait_text(*response, wait, attempt));
+    if (!wait_unless_cancelled(wait, request.cancel)) return Error{"cancelled"};
   }
 }
 

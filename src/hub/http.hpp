@@ -43,7 +43,15 @@ struct HttpRequest {
   std::function<bool(std::string_view)> sink;
   std::function<void(long status)> on_status;
   const std::atomic<bool>* cancel = nullptr;
+  // Told, in words, what the request waits for while it waits: a server that sends nothing for
+  // a while (every kStallReport), a transient answer asked again after a pause.
+  std::function<void(const std::string& what)> waiting;
 };
+
+// How long a transfer may receive nothing before `waiting` hears of it (and again each time).
+inline constexpr std::chrono::seconds kStallReport{5};
+// How long it may receive nothing before it fails (a stalled server is an error, not a hang).
+inline constexpr std::chrono::seconds kStallLimit{60};
 
 // The transfer's result, any HTTP status included; an Error only when no answer came (no
 // connection, TLS refused, cut off, cancelled). `received` (when given) counts the body bytes
@@ -58,6 +66,10 @@ bool transient_status(long status);
 // Retry-After in seconds when it gives one (at most 30 s), else 1, 2, 4, 8, 8 … s.
 std::chrono::milliseconds retry_wait(int attempt, const HttpResponse& response);
 
+// "ORIGIN answered HTTP 503 (Retry-After: 2); asking again in 2 s (try 2 of 5)": a retry's
+// wait, as the user is told it.
+std::string transient_wait_text(const HttpResponse& response, std::chrono::milliseconds wait, int attempt);
+
 // Sleeps `wait` in short steps; false as soon as `cancel` is set.
 bool wait_unless_cancelled(std::chrono::milliseconds wait, const std::atomic<bool>* cancel);
 
@@ -67,6 +79,10 @@ inline constexpr int kHttpAttempts = 5;
 // http_request, asked again after a transient answer (kHttpAttempts in all, retry_wait between):
 // for requests without a sink (the Hub's metadata). A download's retries are its own (they resume).
 Result<HttpResponse> http_request_retrying(const HttpRequest& request);
+
+// Whether `text` can be sent as (part of) one header line: no CR, LF or other control character
+// but tab. A token or header that fails is refused, never sent.
+bool one_header_line(std::string_view text);
 
 // "scheme://host:port" with the scheme's default port filled in; empty for a URL curl cannot parse.
 std::string url_origin(const std::string& url);

@@ -9,6 +9,7 @@
 
 #include "base/files.hpp"
 #include "hub/http.hpp"
+#include "hub/sha256.hpp"
 
 namespace poslab::hub {
 
@@ -89,6 +90,7 @@ Result<Listing> fetch_listing(const ModelName& m, const HubSettings& s, const Fe
   request.url = s.endpoint + "/api/models/" + m.org + "/" + m.name + "/revision/" + url_escape(m.revision);
   request.token = s.token;
   request.cancel = c.cancel;
+  request.waiting = c.waiting;
   auto response = http_request_retrying(request);
   reached = response.ok();
   if (!response) return Error{response.error()};
@@ -114,6 +116,7 @@ Result<RemoteFile> fetch_file_metadata(const ModelName& m, const std::string& co
   request.token = s.token;
   request.redirects = Redirects::RelativeOnly;
   request.cancel = c.cancel;
+  request.waiting = c.waiting;
   auto response = http_request_retrying(request);
   if (!response) return Error{response.error()};
   const bool redirect = response->status >= 300 && response->status < 400;
@@ -122,6 +125,8 @@ Result<RemoteFile> fetch_file_metadata(const ModelName& m, const std::string& co
   out.name = file;
   const std::string linked = response->header("x-linked-etag");
   out.etag = normalize_etag(linked.empty() ? response->header("etag") : linked);
+  // An LFS file's linked ETag is the SHA-256 of its bytes (a git blob's ETag is a SHA-1, 40 digits).
+  if (!linked.empty() && is_sha256(out.etag)) out.sha256 = out.etag;
   if (!is_safe_blob_name(out.etag))
     return Error{s.endpoint + ": the answer for " + m.repo_id() + " " + file + " has no usable ETag (\"" + printable(out.etag) + "\")"};
   const std::string linked_size = response->header("x-linked-size");
@@ -133,6 +138,61 @@ Result<RemoteFile> fetch_file_metadata(const ModelName& m, const std::string& co
   std::error_code ec;
   out.have_blob = fs::file_size(s.cache.blob(m, out.etag), ec) == out.size && !ec;
   return out;
+}
+
+bool listed(const Listing& l, const std::string& file) { return std::find(l.files.begin(), l.files.end(), file) != l.files.end(); }
+
+// The shards model.safetensors.index.json names: from the cached snapshot's copy, else asked of
+// the Hub (one GET of the small file). Each must be a safe name the commit lists.
+Result<std::vector<std::string>> index_shards(const ModelName& m, const std::string& commit, const Listing& l, const HubSettings& s,
+                                              const FetchControl& c, int& requests) {
+  const std::string index = "model.safetensors.index.json";
+  auto text = read_whole_file(s.cache.snapshot(m, commit) / index);
+  if (!text) {
+    HttpRequest request;
+    request.url = s.endpoint + "/" + m.org + "/" + m.name + "/resolve/" + commit + "/" + index;
+    request.token = s.token;
+    request.cancel = c.cancel;
+    request.waiting = c.waiting;
+    auto response = http_request_retrying(request);
+    ++requests;
+    if (!response) return Error{response.error()};
+    if (response->status != 200) return hub_error(*response, m, s, index);
+    text = std::move(response->body);
+  }
+  const auto json = nlohmann::json::parse(*text, nullptr, false);
+  if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
+    return Error{m.repo_id() + " " + index + " has no \"weight_map\" naming its shards"};
+  std::vector<std::string> shards;
+  for (const auto& [tensor, shard] : json["weight_map"].items()) {
+    if (!shard.is_string()) return Error{m.repo_id() + " " + index + ": the shard of " + tensor + " is not a file name"};
+    const std::string name = shard.get<std::string>();
+    if (auto bad = unsafe_file_name(name); bad || name.find('/') != std::string::npos)
+      return Error{m.repo_id() + " " + index + " names a shard PosLab refuses to write: " + printable(name)};
+    if (!listed(l, name)) return Error{m.repo_id() + " " + index + " names " + printable(name) + ", which the commit does not have"};
+    if (std::find(shards.begin(), shards.end(), name) == shards.end()) shards.push_back(name);
+  }
+  return shards;
+}
+
+// The files PosLab will read, of those the commit lists: config.json, the tokenizer's files, and
+// the weights a model folder's reader opens — model.safetensors alone when it is there (other
+// *.safetensors beside it, as Mistral's consolidated.safetensors, are never read), else the index
+// and the shards it names. Nothing else is asked for.
+Result<std::vector<std::string>> files_to_read(const ModelName& m, const std::string& commit, const Listing& l, const HubSettings& s,
+                                               const FetchControl& c, int& requests) {
+  std::vector<std::string> wanted;
+  for (const char* file : {"config.json", "tokenizer.json", "tokenizer_config.json"})
+    if (listed(l, file)) wanted.emplace_back(file);
+  if (listed(l, "model.safetensors")) {
+    wanted.emplace_back("model.safetensors");
+  } else if (listed(l, "model.safetensors.index.json")) {
+    auto shards = index_shards(m, commit, l, s, c, requests);
+    if (!shards) return Error{shards.error()};
+    wanted.emplace_back("model.safetensors.index.json");
+    wanted.insert(wanted.end(), shards->begin(), shards->end());
+  }
+  return wanted;
 }
 
 Result<FetchPlan> from_cache(const ModelName& m, const HubSettings& s, const std::string& why) {
@@ -157,10 +217,17 @@ HubSettings HubSettings::from_environment() {
   HubSettings s;
   s.endpoint = env_or("HF_ENDPOINT", std::string(kDefaultEndpoint));
   while (!s.endpoint.empty() && s.endpoint.back() == '/') s.endpoint.pop_back();
+  std::string where = std::getenv("HF_TOKEN") && *std::getenv("HF_TOKEN") ? "$HF_TOKEN" : "$HUGGING_FACE_HUB_TOKEN";
   s.token = env_or("HF_TOKEN", env_or("HUGGING_FACE_HUB_TOKEN", ""));
   if (s.token.empty()) {
     const fs::path file = env_or("HF_TOKEN_PATH", (hf_home() / "token").string());
+    where = "the token file " + file.string();
     if (auto text = read_whole_file(file, kSmallTextFile)) s.token = trimmed(*text);
+  }
+  if (!one_header_line(s.token)) {
+    s.token_problem = where + " holds a line break or another control character, which a token never has; "
+                      "refusing to send it (give the token alone, on one line)";
+    s.token.clear();
   }
   s.offline = truthy(env_or("HF_HUB_OFFLINE", "0"));
   return s;
@@ -186,6 +253,7 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 Result<FetchPlan> plan_fetch(const ModelName& m, const HubSettings& s, const FetchControl& c) {
+  if (!s.token_problem.empty()) return Error{s.token_problem};
   // A commit hash names fixed files: a whole snapshot of it needs no request at all.
   if (is_commit_hash(m.revision) && missing_model_files(s.cache.snapshot(m, m.revision)).empty()) {
     FetchPlan plan;
@@ -208,19 +276,19 @@ Result<FetchPlan> plan_fetch(const ModelName& m, const HubSettings& s, const Fet
   plan.commit = listing->commit;
   plan.requests = 1;
   // Every name is checked before anything is written: none may leave the snapshot folder.
-  std::vector<std::string> wanted;
   for (const auto& file : listing->files) {
     const std::string base = file.substr(file.find_last_of('/') == std::string::npos ? 0 : file.find_last_of('/') + 1);
     if (!is_wanted_file(base)) continue;
     if (auto bad = unsafe_file_name(file)) return Error{s.endpoint + " lists a file PosLab refuses to write: " + *bad};
-    if (is_wanted_file(file)) wanted.push_back(file);
   }
+  auto wanted = files_to_read(m, plan.commit, *listing, s, c, plan.requests);
+  if (!wanted) return Error{wanted.error()};
   if (auto r = s.cache.write_ref(m, plan.commit); !r) return Error{r.error()};
   for (const char* optional : {"tokenizer.json", "tokenizer_config.json"})
-    if (std::find(wanted.begin(), wanted.end(), optional) == wanted.end()) plan.absent.emplace_back(optional);
+    if (std::find(wanted->begin(), wanted->end(), optional) == wanted->end()) plan.absent.emplace_back(optional);
   const fs::path snapshot = s.cache.snapshot(m, plan.commit);
   std::error_code ec;
-  for (const auto& file : wanted) {
+  for (const auto& file : *wanted) {
     if (fs::exists(snapshot / file, ec)) continue;
     auto meta = fetch_file_metadata(m, plan.commit, file, s, c);
     ++plan.requests;

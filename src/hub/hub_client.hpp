@@ -29,6 +29,9 @@ inline constexpr std::string_view kDefaultEndpoint = "https://huggingface.co";
 struct HubSettings {
   std::string endpoint{kDefaultEndpoint};  // no trailing slash
   std::string token;                       // empty: anonymous
+  // Why the token found cannot be used (a line break in $HF_TOKEN would smuggle a header into
+  // every request): every request is refused with this, none is made.
+  std::string token_problem;
   bool offline = false;
   HubCache cache;
   int parallel = 4;  // files downloaded at once
@@ -49,6 +52,9 @@ struct DownloadProgress {
 struct FetchControl {
   std::function<void(const DownloadProgress&)> progress;  // from any thread, never two at once
   const std::atomic<bool>* cancel = nullptr;
+  // What a fetch waits for while it waits, in words (another process's lock on a blob, a server's
+  // Retry-After, a body that stopped coming): from any thread, possibly two at once.
+  std::function<void(const std::string& what)> waiting;
 };
 
 struct RemoteFile {
@@ -56,6 +62,7 @@ struct RemoteFile {
   std::string etag;            // the blob's name
   std::uint64_t size = 0;
   std::string download_url;    // where the bytes are (the redirect's target, or the resolve URL)
+  std::string sha256;          // the bytes' SHA-256 when the Hub gives it (LFS files), checked before the blob is kept
   bool have_blob = false;      // the blob is in the cache already: only the link is written
 };
 

@@ -10,6 +10,7 @@
 
 #include "hub/http.hpp"
 #include "hub/hub_client.hpp"
+#include "hub/sha256.hpp"
 
 namespace poslab::hub {
 
@@ -30,14 +31,23 @@ class BlobLock {
       ::close(fd_);
     }
   }
-  Status acquire(const fs::path& path, const std::atomic<bool>* cancel) {
+  Status acquire(const fs::path& path, const std::string& file, const FetchControl& c) {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) return Error{path.string() + ": cannot create the download's lock file"};
-    // Another process holds it while it downloads: wait for it, still cancellable.
+    // Another process holds it while it downloads: wait for it, still cancellable, and say so
+    // (at once, then every kStallReport), since nothing else moves meanwhile.
+    const auto start = std::chrono::steady_clock::now();
+    auto next_report = start;
     while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      if (cancel && cancel->load()) return Error{"cancelled"};
+      if (c.cancel && c.cancel->load()) return Error{"cancelled"};
+      if (const auto now = std::chrono::steady_clock::now(); c.waiting && now >= next_report) {
+        const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - start).count();
+        c.waiting("waiting for another process to finish downloading " + file + " (it holds " + path.string() + ")" +
+                  (waited > 0 ? ", " + std::to_string(waited) + " s so far" : ""));
+        next_report = now + kStallReport;
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return Ok{};
@@ -79,9 +89,11 @@ class SharedProgress {
   std::uint64_t unreported_ = 0;
 };
 
-// One attempt at the rest of blobs/<etag>.incomplete: a Range request from its size on.
+// One attempt at the rest of blobs/<etag>.incomplete: a Range request from its size on. Never
+// more than the announced size is written: a server that streams on (an endless body would
+// fill the disk) is stopped at that size, and `too_long` says so.
 Result<HttpResponse> fetch_rest(const RemoteFile& f, const fs::path& part, const std::string& token, const FetchControl& c,
-                                const std::atomic<bool>& stop, SharedProgress& progress, std::uint64_t& offset) {
+                                const std::atomic<bool>& stop, SharedProgress& progress, std::uint64_t& offset, bool& too_long) {
   std::error_code ec;
   offset = fs::exists(part, ec) ? fs::file_size(part, ec) : 0;
   if (ec || offset > f.size) offset = 0, fs::remove(part, ec);
@@ -92,6 +104,7 @@ Result<HttpResponse> fetch_rest(const RemoteFile& f, const fs::path& part, const
   request.token = token;
   request.range_from = offset;
   request.cancel = c.cancel;
+  request.waiting = c.waiting;
   request.on_status = [&](long status) {
     if (status == 200 && offset > 0) {  // the server ignored the Range: it starts from byte 0
       std::fflush(out);
@@ -99,14 +112,40 @@ Result<HttpResponse> fetch_rest(const RemoteFile& f, const fs::path& part, const
       offset = 0;
     }
   };
+  std::uint64_t written = 0;  // since offset
   request.sink = [&](std::string_view bytes) {
+    if (offset + written + bytes.size() > f.size) {
+      too_long = true;
+      return false;
+    }
     if (stop.load() || (c.cancel && c.cancel->load()) || std::fwrite(bytes.data(), 1, bytes.size(), out) != bytes.size()) return false;
+    written += bytes.size();
     progress.add(static_cast<std::int64_t>(bytes.size()), f.name);
     return true;
   };
+  too_long = false;
   auto response = http_request(request);
   if (std::fclose(out) != 0 && response) return Error{part.string() + ": cannot write the download"};
+  if (too_long) {
+    std::error_code removed;
+    fs::remove(part, removed);  // bytes from a server that lies about the size are not kept to resume
+    return Error{url_origin(f.download_url) + " sent more than the " + std::to_string(f.size) +
+                 " bytes announced for it; the download was stopped there and removed"};
+  }
   return response;
+}
+
+// The whole download against the SHA-256 the Hub gave for it (an LFS file's): bytes that hash to
+// anything else are removed, never kept under the blob's name.
+Status check_sha256(const FetchPlan& plan, const RemoteFile& f, const fs::path& part, const FetchControl& c) {
+  if (f.sha256.empty()) return Ok{};
+  auto digest = sha256_of_file(part, c.cancel);
+  if (!digest) return Error{digest.error()};
+  if (*digest == f.sha256) return Ok{};
+  std::error_code ec;
+  fs::remove(part, ec);
+  return Error{plan.model.repo_id() + " " + f.name + ": the downloaded bytes' SHA-256 is " + *digest + ", not the " + f.sha256 +
+               " the Hub gave for it; the download was removed (a server or proxy altered it; try again)"};
 }
 
 // The file's blob, downloaded unless it is there: whole under its final name, or not at all.
@@ -117,7 +156,7 @@ Status download_blob(const FetchPlan& plan, const RemoteFile& f, const HubSettin
   fs::create_directories(blob.parent_path(), ec);
   if (ec) return Error{blob.parent_path().string() + ": " + ec.message()};
   BlobLock lock;
-  if (auto s1 = lock.acquire(s.cache.lock_file(plan.model, f.etag), c.cancel); !s1) return s1;
+  if (auto s1 = lock.acquire(s.cache.lock_file(plan.model, f.etag), f.name, c); !s1) return s1;
   if (fs::file_size(blob, ec) == f.size && !ec) return Ok{};  // another process finished it meanwhile
   // The token only to the Hub's own origin; a CDN (another host or port) never sees it.
   const std::string token = url_origin(f.download_url) == url_origin(s.endpoint) ? s.token : std::string();
@@ -128,7 +167,12 @@ Status download_blob(const FetchPlan& plan, const RemoteFile& f, const HubSettin
     const std::uint64_t before = fs::exists(part, ec) ? fs::file_size(part, ec) : 0;
     if (before > 0 && attempt == 0) progress.add(static_cast<std::int64_t>(std::min(before, f.size)), f.name);
     if (before == f.size && f.size > 0) break;
-    auto response = fetch_rest(f, part, token, c, stop, progress, offset);
+    bool too_long = false;
+    auto response = fetch_rest(f, part, token, c, stop, progress, offset, too_long);
+    if (too_long) {
+      last_error = response.error();
+      break;  // asking again would only stream too much again
+    }
     if (!response) {
       if (response.error() == "cancelled") return Error{"cancelled"};
       last_error = response.error();
@@ -139,7 +183,9 @@ Status download_blob(const FetchPlan& plan, const RemoteFile& f, const HubSettin
     if (transient_status(response->status)) {  // the CDN briefly down: ask again after a while
       last_error = url_origin(f.download_url) + " answered HTTP " + std::to_string(response->status) + " for the bytes of " + f.name +
                    ", " + std::to_string(attempt + 1) + (attempt == 0 ? " time" : " times");
-      if (!wait_unless_cancelled(retry_wait(attempt, *response), c.cancel)) return Error{"cancelled"};
+      const auto wait = retry_wait(attempt, *response);
+      if (c.waiting) c.waiting(transient_wait_text(*response, wait, attempt) + " for the bytes of " + f.name);
+      if (!wait_unless_cancelled(wait, c.cancel)) return Error{"cancelled"};
       continue;
     }
     if (response->status == 416) {  // the part on disk is not a prefix the server knows: start over
@@ -162,6 +208,7 @@ Status download_blob(const FetchPlan& plan, const RemoteFile& f, const HubSettin
     return Error{plan.model.repo_id() + " " + f.name + ": the download ended at " + std::to_string(got) + " of " +
                  std::to_string(f.size) + " bytes"};
   }
+  if (auto checked = check_sha256(plan, f, part, c); !checked) return checked;
   fs::rename(part, blob, ec);
   if (ec) return Error{blob.string() + ": " + ec.message()};
   return Ok{};

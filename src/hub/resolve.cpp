@@ -15,6 +15,7 @@ Result<std::filesystem::path> resolve_model_argument(std::string_view text, cons
   }
   FetchControl control;
   control.progress = how.progress;
+  control.waiting = how.waiting;
   auto plan = plan_fetch(*name, settings, control);
   if (!plan) return Error{plan.error() + " (no folder named " + std::string(text) + " exists either)"};
   for (const auto& note : plan->notes)

@@ -21,6 +21,7 @@ struct NameResolution {
   std::function<void(const DownloadProgress&)> progress;
   std::function<void(const std::string&)> note;            // e.g. the cache used because the Hub is out of reach
   std::function<void()> finished;                          // after a download, whatever its outcome
+  std::function<void(const std::string&)> waiting;         // FetchControl::waiting: what it waits for
 };
 
 // `text` as a folder: itself when it exists or is not shaped like a model name; else the

@@ -26,6 +26,15 @@ GatedRepo (401 without a token, 403 with a wrong one; --token is the one that ha
 request must resume with Range). --rate: the CDN sends no faster (to watch progress and Cancel).
 --unavailable N: the first N requests of each method and path, on either server, are answered
 503 Service Unavailable with Retry-After: 0 (a Hub or CDN briefly down; a client asks again).
+--retry-after S: those 503s say Retry-After: S instead (a storm a client waits out).
+Hostile servers (issue 36):
+--oversize N: the CDN streams N bytes more than the size the Hub announced, with no
+Content-Length (the body ends when the connection closes), as a CDN that streams on would.
+--stall-after N: the CDN's answer for each blob sends N bytes, then nothing (the connection stays
+open) until the client goes.
+--api-padding N: the /api/models answer carries N entries of "spaces" (popular models list
+thousands), so that it is hundreds of kB.
+--corrupt: the CDN sends bytes of the announced length whose SHA-256 is not the announced one.
 Every request is a JSON line in --log: server, method, path, range, authorization (the value).
 """
 import hashlib
@@ -98,6 +107,11 @@ class State:
         self.unavailable = args.get("unavailable", 0)
         self.unavailable_sent = {}
         self.cdn_origin = None
+        self.retry_after = args.get("retry_after", 0)
+        self.oversize = args.get("oversize", 0)
+        self.stall_after = args.get("stall_after")
+        self.api_padding = args.get("api_padding", 0)
+        self.corrupt = args.get("corrupt", False)
 
     def log(self, entry):
         if not self.log_path:
@@ -156,7 +170,7 @@ def make_handler(state, server_name):
                     return False
                 state.unavailable_sent[key] = sent + 1
             self.send_response(503)
-            self.send_header("Retry-After", "0")
+            self.send_header("Retry-After", str(state.retry_after))
             self.send_header("Content-Length", "0")
             self.end_headers()
             return True
@@ -206,7 +220,10 @@ def make_handler(state, server_name):
             extra = os.path.join(repo_dir(state.root, repo_id), "extra_siblings.json")
             if os.path.isfile(extra):  # names a hostile Hub might list
                 siblings += [{"rfilename": n} for n in json.load(open(extra))]
-            body = json.dumps({"id": repo_id, "sha": commit, "siblings": siblings}).encode()
+            answer = {"id": repo_id, "sha": commit, "siblings": siblings}
+            if state.api_padding:
+                answer["spaces"] = ["someone/space-number-%06d" % k for k in range(state.api_padding)]
+            body = json.dumps(answer).encode()
             self.send_bytes(body, {"Content-Type": "application/json"})
 
         def resolve(self, repo_id, revision, name):
@@ -251,10 +268,17 @@ def make_handler(state, server_name):
                     self.end_headers()
                     return
             body = data[start:]
+            if state.corrupt:  # the announced length, other bytes
+                body = bytes(b ^ 0x5a for b in body)
             self.send_response(206 if rng else 200)
             if rng:
                 self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
-            self.send_header("Content-Length", str(len(body)))
+            if state.oversize:  # more than announced: the body ends when the connection closes
+                body = body + b"\0" * state.oversize
+                self.close_connection = True
+                self.send_header("Connection", "close")
+            else:
+                self.send_header("Content-Length", str(len(body)))
             self.send_header("ETag", '"%s"' % sha)
             self.end_headers()
             if self.command == "HEAD":
@@ -264,6 +288,16 @@ def make_handler(state, server_name):
                 if state.cut_after is not None and sha not in state.cut_done and not rng:
                     state.cut_done.add(sha)
                     cut = state.cut_after
+            if state.stall_after is not None:
+                try:
+                    self.wfile.write(body[:state.stall_after])
+                    self.wfile.flush()
+                    while self.connection.recv(1):  # nothing more is sent until the client goes
+                        pass
+                except OSError:
+                    pass
+                self.close_connection = True
+                return
             try:
                 self.send_body(body, cut)
             except (BrokenPipeError, ConnectionResetError):
@@ -323,8 +357,12 @@ def main(argv):
         rest = argv[2:]
         while rest:
             flag = rest.pop(0)[2:].replace("-", "_")
+            if flag == "corrupt":
+                args[flag] = True
+                continue
             value = rest.pop(0)
-            args[flag] = int(value) if flag in ("cut_after", "rate", "unavailable") else value
+            numbers = ("cut_after", "rate", "unavailable", "retry_after", "oversize", "stall_after", "api_padding")
+            args[flag] = int(value) if flag in numbers else value
         return serve(args)
     print(__doc__, file=sys.stderr)
     return 2

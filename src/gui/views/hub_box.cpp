@@ -43,6 +43,7 @@ void HubBox::start(const std::string& text) {
     hub::FetchControl control;
     control.cancel = signals.cancel_flag();
     control.progress = [counters](const hub::DownloadProgress& p) { counters->set(p); };
+    control.waiting = [counters](const std::string& what) { counters->set_waiting(what); };
     return hub::fetch_model(model, hub::HubSettings::from_environment(), control);
   });
 }
@@ -93,6 +94,10 @@ void HubBox::draw(std::string& open) {
     // A cancelled request delivers nothing (NewestWorker): its message is said here.
     if (ImGui::Button("Cancel##hub")) worker_.cancel(), error_ = "download cancelled; Get again resumes it";
     probe::item("model: hub cancel");
+    // A wait with nothing moving is said, not left to look like a hang.
+    const std::string waiting = counters_->waiting();
+    if (!waiting.empty()) flow::text_wrapped(waiting.c_str());
+    probe::value("hub waiting", waiting);
   }
   if (auto finished = worker_.take()) {
     if (*finished) {

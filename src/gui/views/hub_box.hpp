@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,29 @@ namespace poslab {
 struct DownloadCounters {
   std::atomic<std::uint64_t> done{0}, total{0};
   std::atomic<int> files_done{0}, files_total{0};
-  void reset() { done = 0, total = 0, files_done = 0, files_total = 0; }
+  void reset() {
+    done = 0, total = 0, files_done = 0, files_total = 0;
+    set_waiting("");
+  }
   void set(const hub::DownloadProgress& p) {
     done = p.done_bytes, total = p.total_bytes, files_done = p.files_done, files_total = p.files_total;
+    set_waiting("");  // bytes move again: whatever it waited for is over
+  }
+  // What the download waits for now (another process's lock, a Retry-After, a silent server); "" when nothing.
+  void set_waiting(const std::string& what) {
+    std::lock_guard lock(waiting_mutex_);
+    waiting_ = what;
+  }
+  std::string waiting() const {
+    std::lock_guard lock(waiting_mutex_);
+    return waiting_;
   }
   float fraction() const { return total ? static_cast<float>(static_cast<double>(done) / static_cast<double>(total)) : 0.0f; }
   std::string text() const;  // "12 MB of 27 MB · 1/3 files"
+
+ private:
+  mutable std::mutex waiting_mutex_;
+  std::string waiting_;
 };
 
 // The window's model resolver (core/model_resolver.hpp), installed by run_gui before the window

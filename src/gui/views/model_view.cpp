@@ -54,6 +54,13 @@ void ModelView::open_if_changed(const State& state) {
 
 void ModelView::update(const State& state) {
   open_if_changed(state);
+  settings_error_.clear();
+  if (model_)
+    if (auto s = check_model_settings(state, model_->config()); !s) settings_error_ = s.error();
+  if (settings_error_ != settings_error_said_) {
+    if (!settings_error_.empty()) std::fprintf(stderr, "poslab: error: %s (the model runs without it)\n", settings_error_.c_str());
+    settings_error_said_ = settings_error_;
+  }
   if (model_ && state.view.layer >= 0) worker_.request(model_, model_request(state, model_->config()));
   run_ = worker_.latest();
 }
@@ -368,6 +375,12 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   update(state);
   draw_picker(recent, open);
   if (!open_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", open_error_.c_str());
+  probe::value("model settings error", settings_error_);
+  if (!settings_error_.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.35f, 1));
+    flow::text_wrapped((settings_error_ + " (the model runs without it)").c_str());
+    ImGui::PopStyleColor();
+  }
   const bool training_open = ImGui::CollapsingHeader("Positions across training");
   probe::item("model: training");
   if (training_open) training_.draw(hub_box_.repo(), state.model.sentence, fonts);

@@ -41,6 +41,10 @@ class ModelView {
 
   std::shared_ptr<const Checkpoint> model_;
   std::string model_path_, open_error_;
+  // What the state asks of this model that it cannot do (a window on a model without local
+  // layers, --stack cross on BERT): the command line refuses it, the window says it (here and
+  // once on stderr) and runs the model without it.
+  std::string settings_error_, settings_error_said_;
   ModelWorker worker_;
   std::shared_ptr<const ModelRun> run_;
   std::uint64_t built_version_ = ~0ull;

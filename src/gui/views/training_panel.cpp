@@ -44,6 +44,7 @@ void TrainingPanel::start_running() {
     hub::TrainingControl control;
     control.cancel = signals.cancel_flag();
     control.download = [counters](const hub::DownloadProgress& p) { counters->set(p); };
+    control.waiting = [counters](const std::string& what) { counters->set_waiting(what); };
     control.revision_done = [done](int n, int, const std::string&) { *done = n; };
     return hub::run_revisions(request, plans, hub::HubSettings::from_environment(), control);
   });
@@ -119,6 +120,7 @@ void TrainingPanel::draw(const std::string& repo, const std::string& sentence, c
     ImGui::SameLine();
     if (ImGui::Button("Cancel##training")) runner_.cancel(), stage_ = rows_.empty() ? Stage::Idle : Stage::Shown, error_ = "cancelled";
     probe::item("training: cancel");
+    if (const std::string waiting = counters_->waiting(); !waiting.empty()) flow::text_wrapped(waiting.c_str());  // never a silent wait
   }
   probe::value("training stage", stage_name(static_cast<int>(stage_)));
   probe::value("training error", error_);

@@ -92,12 +92,13 @@ def f32_to_bf16_bits(x):
 
 
 def write_safetensors(path, tensors, seed):
-    """Writes `tensors` [(name, shape, offset)] as BF16 normal(0, 0.02) + offset, streaming.
+    """Writes `tensors` [(name, shape, offset[, std])] as BF16 normal(0, std) + offset, streaming
+    (std 0.02 when not given).
 
     Tensor k's values come from its own stream, seeded from (seed, k). Returns the parameter
-    count. bench/make_gemma3_1b.py writes its model through this too."""
+    count. bench/make_gemma3_1b.py and bench/make_qwen3_moe.py write their models through this too."""
     header, offset = {}, 0
-    for name, shape, _ in tensors:
+    for name, shape, *_ in tensors:
         nbytes = 2 * int(np.prod(shape))
         header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
         offset += nbytes
@@ -109,13 +110,13 @@ def write_safetensors(path, tensors, seed):
     with open(tmp, "wb") as f:
         f.write(struct.pack("<Q", len(hbytes)))
         f.write(hbytes)
-        for index, (name, shape, centre) in enumerate(tensors):
+        for index, (name, shape, centre, *std) in enumerate(tensors):
             rng = np.random.default_rng([seed, index])
             remaining = int(np.prod(shape))
             while remaining:
                 n = min(CHUNK, remaining)
                 x = rng.standard_normal(n, dtype=np.float32)
-                x *= np.float32(0.02)
+                x *= np.float32(std[0] if std else 0.02)
                 if centre:
                     x += np.float32(centre)
                 f.write(f32_to_bf16_bits(x).tobytes())

@@ -301,6 +301,9 @@ def gemma3_forward(cfg, W, ids, layers=None):
 
 
 FORWARDS = {"llama": forward, "gemma3_text": gemma3_forward}
+# Fields a forward adds to the printed result (bench/moe_forward_torch.py registers its qwen3_moe
+# forward in FORWARDS and reports its layer-0 routing here).
+REPORT = {}
 
 
 def model_forward(cfg, W, ids, layers=None):
@@ -410,6 +413,7 @@ def main():
         if "bf16_skipped" in result:
             log("bfloat16 skipped:", result["bf16_skipped"])
     result["rss_peak_end_mb"] = rss_peak_mb()
+    result.update(REPORT)
     print(json.dumps(result))
 
 

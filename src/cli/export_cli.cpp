@@ -211,7 +211,7 @@ int run_export(ArgParser& p) {
   const auto view = e.all ? std::optional<ViewId>(ViewId::Attention) : view_named(view_name);
   if (!view || (view_info(*view).is_tab() && !view_info(*view).figure))
     return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() +
-                       ", tour, heads, frequency-usage, extrapolation, training, all)");
+                       ", tour, heads, frequency-usage, mrope, extrapolation, training, all)");
   e.view = *view;
   if (const int code = check_outputs_first(p, e)) return code;
   if (auto s = parse_export_options(p, e); !s) return p.fail(s);

@@ -147,7 +147,7 @@ bool listed(const Listing& l, const std::string& file) { return std::find(l.file
 Result<std::vector<std::string>> index_shards(const ModelName& m, const std::string& commit, const Listing& l, const HubSettings& s,
                                               const FetchControl& c, int& requests) {
   const std::string index = "model.safetensors.index.json";
-  auto text = read_whole_file(s.cache.snapshot(m, commit) / index);
+  auto text = read_whole_file(s.cache.snapshot(m, commit) / index, kJsonConfigFile);
   if (!text) {
     HttpRequest request;
     request.url = s.endpoint + "/" + m.org + "/" + m.name + "/resolve/" + commit + "/" + index;

@@ -9,11 +9,13 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unistd.h>
 
 #include "core/model/model_config.hpp"
 #include "core/formats/rope_parameters.hpp"
 #include "core/model/positional_keys.hpp"
 #include "core/model/position_design.hpp"
+#include "core/model/checkpoint.hpp"
 #include "core/model/transformer_config.hpp"
 
 namespace poslab {
@@ -320,6 +322,35 @@ TEST(PositionalKeys, InfoSaysWhereEachRopeValueCameFrom) {
   EXPECT_EQ(describe_rope_sources(*g),
             "base 50000 from rope_parameters.full_attention.rope_theta; scaling linear from rope_parameters.full_attention; "
             "rotated share 1 from the family's default; local base 500 from rope_parameters.sliding_attention.rope_theta");
+}
+
+}  // namespace
+}  // namespace poslab
+
+namespace poslab {
+namespace {
+
+// A message names the key the file has (issue 36): BERT's layer_norm_eps, T5's num_heads and
+// d_model, not the names other families use; an index that is not JSON says so.
+TEST(ConfigMessages, NameTheKeyTheFileHas) {
+  Json bert = folder_config("bert");
+  bert["layer_norm_eps"] = 0.0;
+  auto b = parse_transformer_config(bert.dump(), "config.json");
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().find("\"layer_norm_eps\" must be greater than 0"), std::string::npos) << b.error();
+  Json t5 = folder_config("t5");
+  t5["num_key_value_heads"] = 3;
+  auto t = parse_transformer_config(t5.dump(), "config.json");
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().find("must divide num_heads"), std::string::npos) << t.error();
+  const fs::path dir = fs::temp_directory_path() / ("poslab-index-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(reference_dir() / "qwen2", dir);
+  std::ofstream(dir / "model.safetensors.index.json") << "{\"weight_map\": ";
+  auto opened = Checkpoint::open(dir);
+  fs::remove_all(dir);
+  ASSERT_FALSE(opened);
+  EXPECT_NE(opened.error().find("model.safetensors.index.json: not valid JSON"), std::string::npos) << opened.error();
 }
 
 }  // namespace

@@ -19,7 +19,6 @@
 #include "hub/http.hpp"
 #include "hub/hub_client.hpp"
 #include "hub/sha256.hpp"
-#include "hub/training_run.hpp"
 #include "hub_support.hpp"
 
 namespace poslab::hub {
@@ -251,18 +250,6 @@ TEST(HubHostile, AStalledBodyIsSaidAndCancelEndsIt) {
   ASSERT_FALSE(fetched);
   EXPECT_EQ(fetched.error(), "cancelled");
   EXPECT_TRUE(waits.any_with("no data from http://127.0.0.1:" + std::to_string(h.fake.cdn_port())));
-}
-
-// Two revisions that are one commit download its files once: the size said counts them once.
-TEST(HubHostile, RevisionsThatAreOneCommitAreCountedOnce) {
-  Hub h("one_commit");
-  h.fake.publish("org/pythia", model_folder(h.dir / "v1", 9), "--tag step1 --tag step2");
-  TrainingRequest request{h.name("org/pythia"), {"step1", "step2"}, 0, "a b"};
-  auto plans = plan_revisions(request, h.settings);
-  ASSERT_TRUE(plans) << plans.error();
-  std::uint64_t one = 0;
-  for (const auto& f : (*plans)[0].files) one += f.size;
-  EXPECT_EQ(bytes_to_download(*plans), one);
 }
 
 }  // namespace

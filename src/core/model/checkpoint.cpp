@@ -115,6 +115,7 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(const fs::path& path)
     auto index = read_whole_file(index_path, kJsonConfigFile);
     if (!index) return Error{c->folder_.string() + ": a model folder needs model.safetensors or model.safetensors.index.json"};
     const auto json = nlohmann::json::parse(*index, nullptr, false);
+    if (json.is_discarded()) return Error{index_path.string() + ": not valid JSON"};
     if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
       return Error{index_path.string() + ": no weight_map"};
     std::set<std::string> shards;

@@ -32,6 +32,13 @@ Result<int> whole(const Json& c, const std::vector<std::string>& keys, long long
   return static_cast<int>(fallback);
 }
 
+// The key of `keys` the file has (the first present), else the first: what a message names.
+const std::string& key_in_file(const Json& c, const std::vector<std::string>& keys) {
+  for (const std::string& key : keys)
+    if (c.contains(key) && !c.at(key).is_null()) return key;
+  return keys.front();
+}
+
 Result<double> real(const Json& c, const std::vector<std::string>& keys, double fallback, const std::string& name) {
   for (const std::string& key : keys) {
     if (!c.contains(key) || c.at(key).is_null()) continue;
@@ -96,13 +103,13 @@ Status read_sizes(const Json& c, const std::string& name, TransformerConfig& t) 
   if (!kv) return Error{kv.error()};
   t.kv_heads = *kv;
   if (t.kv_heads < 1 || t.heads % t.kv_heads != 0)
-    return Error{name + ": num_key_value_heads (" + std::to_string(t.kv_heads) + ") must divide num_attention_heads (" +
+    return Error{name + ": num_key_value_heads (" + std::to_string(t.kv_heads) + ") must divide " + key_in_file(c, keys.heads) + " (" +
                  std::to_string(t.heads) + ")"};
   const auto has_key = [&c](const std::vector<std::string>& names) {
     return std::any_of(names.begin(), names.end(), [&c](const std::string& k) { return c.contains(k) && !c.at(k).is_null(); });
   };
   if (!has_key(keys.head_dim) && t.hidden % t.heads != 0)
-    return Error{name + ": " + std::to_string(t.heads) + " heads do not divide hidden_size " + std::to_string(t.hidden) +
+    return Error{name + ": " + std::to_string(t.heads) + " heads do not divide " + key_in_file(c, keys.hidden) + " " + std::to_string(t.hidden) +
                  " and no " + keys.head_dim.front() + " is given"};
   auto head_dim = whole(c, keys.head_dim, t.hidden / t.heads, name);
   if (!head_dim) return Error{head_dim.error()};
@@ -112,11 +119,11 @@ Status read_sizes(const Json& c, const std::string& name, TransformerConfig& t) 
   auto inner = whole(c, keys.intermediate, inner_default, name);
   if (!inner) return Error{inner.error()};
   t.intermediate = *inner;
-  if (t.intermediate < 1) return Error{name + ": \"" + keys.intermediate.front() + "\" must be at least 1"};
+  if (t.intermediate < 1) return Error{name + ": \"" + key_in_file(c, keys.intermediate) + "\" must be at least 1"};
   auto positions = whole(c, keys.max_positions, defaults.max_positions > 0 ? defaults.max_positions : -1, name);
   if (!positions) return Error{positions.error()};
   t.max_positions = *positions;
-  if (t.max_positions < 1) return Error{name + ": \"" + keys.max_positions.front() + "\" must be at least 1"};
+  if (t.max_positions < 1) return Error{name + ": \"" + key_in_file(c, keys.max_positions) + "\" must be at least 1"};
   auto types = whole(c, {"type_vocab_size"}, 2, name);
   auto decoder = keys.decoder_layers.empty() ? Result<int>(0) : whole(c, keys.decoder_layers, t.layers, name);
   for (const auto* r : {&types, &decoder})
@@ -124,7 +131,7 @@ Status read_sizes(const Json& c, const std::string& name, TransformerConfig& t) 
   t.token_types = std::max(1, *types);
   t.decoder_layers = *decoder;
   if (t.arch->stacks == Stacks::EncoderDecoder && t.decoder_layers < 1)
-    return Error{name + ": \"" + keys.decoder_layers.front() + "\" must be at least 1"};
+    return Error{name + ": \"" + key_in_file(c, keys.decoder_layers) + "\" must be at least 1"};
   return Ok{};
 }
 
@@ -134,7 +141,7 @@ Status read_behaviour(const Json& c, const std::string& name, TransformerConfig&
   auto eps = real(c, t.arch->keys.norm_eps, 1e-5, name);
   if (!eps) return Error{eps.error()};
   // A norm divides by √(mean square + eps): eps ≤ 0 lets a zero row become NaN.
-  if (!(*eps > 0.0)) return Error{name + ": \"" + t.arch->keys.norm_eps.front() + "\" must be greater than 0"};
+  if (!(*eps > 0.0)) return Error{name + ": \"" + key_in_file(c, t.arch->keys.norm_eps) + "\" must be greater than 0"};
   t.norm_eps = *eps;
   const std::string& act_key = t.arch->keys.activation;
   std::string act = defaults.activation;
@@ -206,7 +213,7 @@ Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
     auto dims = whole(c, keys.rotary_dim, t.head_dim, name);
     if (!dims) return Error{dims.error()};
     if (*dims < 2 || *dims > t.head_dim || *dims % 2 != 0)
-      return Error{name + ": \"" + keys.rotary_dim.front() + "\" must be an even number from 2 to head_dim (" + std::to_string(t.head_dim) + ")"};
+      return Error{name + ": \"" + key_in_file(c, keys.rotary_dim) + "\" must be an even number from 2 to head_dim (" + std::to_string(t.head_dim) + ")"};
     t.rotary_dim = *dims;
     t.partial_rotary = static_cast<double>(*dims) / t.head_dim;
   }

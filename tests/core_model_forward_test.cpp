@@ -278,25 +278,32 @@ TEST(ArchitectureTable, EveryRowIsCompleteAndConsistent) {
   for (const Architecture& a : architectures()) {
     // A role once per stack (T5's encoder and decoder layers both have q), or once per need (T5's
     // up projection is wi for ReLU, wi_1 for gated GELU).
-    std::set<std::tuple<TensorRole, bool, Need>> roles;
+    // A mixture's experts have each role twice: one tensor per expert, and all stacked in one.
+    std::set<std::tuple<TensorRole, bool, Need, bool>> roles;
     for (const TensorSlot& s : a.tensors) {
-      EXPECT_TRUE(roles.insert({s.role, s.decoder, s.need}).second) << a.name << ": " << s.name << " repeats a role";
+      EXPECT_TRUE(roles.insert({s.role, s.decoder, s.need, s.stacked}).second) << a.name << ": " << s.name << " repeats a role";
       EXPECT_EQ(is_layer_role(s.role), s.name.find("{L}") != std::string::npos) << a.name << ": " << s.name;
       EXPECT_NE(s.rows, Dim::None) << a.name << ": " << s.name;
     }
-    for (TensorRole r : {TensorRole::Embed, TensorRole::AttnNorm, TensorRole::O, TensorRole::Down}) EXPECT_TRUE(a.slot(r)) << a.name;
+    for (TensorRole r : {TensorRole::Embed, TensorRole::O}) EXPECT_TRUE(a.slot(r)) << a.name;
+    // An MLP's output projection, or a mixture's experts'; a norm before the attention, or (OLMo 2)
+    // after it.
+    EXPECT_TRUE(a.slot(TensorRole::Down) || (a.moe != MoeKind::None && a.slot(TensorRole::ExpertDown))) << a.name;
+    EXPECT_TRUE(a.slot(TensorRole::AttnNorm) || a.slot(TensorRole::PostAttnNorm)) << a.name;
     // Post-LN (BERT) ends on its last layer's norm; every pre-LN stack has a final one.
     EXPECT_EQ(a.slot(TensorRole::FinalNorm) != nullptr, a.norm_placement == NormPlacement::Pre) << a.name;
     EXPECT_EQ(a.slot(TensorRole::DecoderFinalNorm) != nullptr, a.stacks == Stacks::EncoderDecoder) << a.name;
     EXPECT_EQ(a.slot(TensorRole::CrossQ) != nullptr, a.stacks == Stacks::EncoderDecoder) << a.name;
     EXPECT_EQ(a.slot(TensorRole::HeadDense) != nullptr, a.head == OutputHead::MaskedLm) << a.name;
     // Only a parallel block may do without the MLP's own norm (GPT-J's MLP reads the attention's).
-    EXPECT_TRUE(a.slot(TensorRole::MlpNorm) || a.residual == Residual::Parallel) << a.name;
+    EXPECT_TRUE(a.slot(TensorRole::MlpNorm) || a.slot(TensorRole::PostMlpNorm) || a.residual == Residual::Parallel) << a.name;
     EXPECT_TRUE(a.slot(TensorRole::Qkv) || (a.slot(TensorRole::Q) && a.slot(TensorRole::K) && a.slot(TensorRole::V))) << a.name;
     // A gated MLP has its gate; a plain one none, unless config.json can make it gated (T5's wi_0).
     const TensorSlot* gate = a.slot(TensorRole::Gate);
     const bool gate_by_config = gate && gate->need == Need::IfGatedMlp;
-    EXPECT_EQ(a.mlp == MlpKind::Gated, (gate != nullptr && !gate_by_config) || a.slot(TensorRole::GateUp) != nullptr) << a.name;
+    EXPECT_EQ(a.mlp == MlpKind::Gated,
+              (gate != nullptr && !gate_by_config) || a.slot(TensorRole::GateUp) != nullptr || a.slot(TensorRole::ExpertGate) != nullptr)
+        << a.name;
     EXPECT_FALSE(a.slot(TensorRole::Gate) && a.slot(TensorRole::GateUp)) << a.name;
     EXPECT_FALSE(a.title.empty()) << a.name;
     EXPECT_EQ(a.norm == NormKind::Layer, a.slot(TensorRole::AttnNormBias) != nullptr) << a.name;

@@ -220,8 +220,20 @@ std::pair<Json, Json> variants(const std::string& key, const Json& base, int lay
                           "rope_local_base_freq", "local_rope_theta"})
     if (key == old) a.erase("rope_parameters"), b.erase("rope_parameters");
   const auto all = [&](const char* kind) { return Json(std::vector<std::string>(static_cast<std::size_t>(layers), kind)); };
-  if (key == "rope_theta" || key == "rotary_emb_base" || key == "global_rope_theta") a[key] = 1234.5, b[key] = 4321.0;
-  else if (key == "partial_rotary_factor" || key == "rotary_pct") a[key] = 0.5, b[key] = 1.0;
+  // A base or a rotated share: the value the file already gives (under any of its names, so that
+  // `a` agrees with it) against another one.
+  const auto current = [&](std::initializer_list<const char*> names, double otherwise) {
+    for (const char* n : names)
+      if (base.contains(n) && base[n].is_number()) return base[n].get<double>();
+    return otherwise;
+  };
+  if (key == "rope_theta" || key == "rotary_emb_base" || key == "global_rope_theta") {
+    a[key] = current({"rope_theta", "rotary_emb_base", "global_rope_theta"}, 1234.5);
+    b[key] = a[key].get<double>() * 2 + 1;
+  } else if (key == "partial_rotary_factor" || key == "rotary_pct") {
+    a[key] = current({"partial_rotary_factor", "rotary_pct"}, 1.0);
+    b[key] = a[key].get<double>() == 1.0 ? 0.5 : 1.0;
+  }
   else if (key == "rotary_dim") a[key] = 2, b[key] = 4;
   else if (key == "rope_local_base_freq" || key == "local_rope_theta") a[key] = 555.0, b[key] = 666.0;
   else if (key == "rope_scaling") a[key] = {{"rope_type", "linear"}, {"factor", 3.0}}, b[key] = {{"rope_type", "linear"}, {"factor", 5.0}};

@@ -26,6 +26,11 @@
 
 namespace poslab {
 
+// Text as a message may show it (tokenizer_text.hpp's, public here for the word-level tokenizer's
+// messages): bytes that are not valid UTF-8 as \xNN, and control characters (NUL) as \u00XX.
+std::string printable_utf8(std::string_view bytes);
+std::string escape_controls(std::string_view text);
+
 class BpeTokenizer {
  public:
   // Reads `path` and, if present, tokenizer_config.json in the same folder.

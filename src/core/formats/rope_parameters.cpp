@@ -250,15 +250,22 @@ Result<RopeLayerSettings> read_dictionary(const Json& config, const Json& d, con
   return spec;
 }
 
-// The first of `keys` present at the top level, as a number.
+// The first of `keys` present at the top level, as a number; two of them present (GPT-NeoX's
+// rotary_emb_base beside rope_theta) must agree, else a refusal naming both.
 Result<Sourced<double>> top_level(const Json& config, const std::vector<std::string>& keys, const std::string& name) {
+  Sourced<double> found;
   for (const std::string& k : keys)
     if (present(config, k)) {
       auto v = number(config, k, name);
       if (!v) return Error{name + ": \"" + k + "\" must be a number"};
-      return Sourced<double>{*v, k};
+      if (!found) {
+        found = {*v, k};
+      } else if (*v != *found.value) {
+        return Error{name + ": " + found.from + " (" + show(*found.value) + ") and " + k + " (" + show(*v) +
+                     ") disagree; PosLab will not guess which one the model uses"};
+      }
     }
-  return Sourced<double>{};
+  return found;
 }
 
 // Both forms give a value: the same one, or a refusal naming both.
@@ -337,8 +344,9 @@ Status check_local(RopeParameters& r, const std::string& name) {
   if (!r.local) return Ok{};
   if (r.local->scaling)
     return Error{name + ": " + r.local->scaling.from + ": a scaled RoPE on the sliding layers is not supported"};
+  // A rotated share given once (transformers 4's top-level key) is every layer's.
   const double global_partial = r.global.partial ? *r.global.partial.value : 1.0;
-  const double local_partial = r.local->partial ? *r.local->partial.value : 1.0;
+  const double local_partial = r.local->partial ? *r.local->partial.value : global_partial;
   if (global_partial != local_partial)
     return Error{name + ": the sliding and full layers rotate different shares of a head (partial_rotary_factor " + show(local_partial) +
                  " against " + show(global_partial) + "), which PosLab does not support"};

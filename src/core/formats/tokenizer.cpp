@@ -5,7 +5,7 @@
 #include <cctype>
 
 #include "base/random.hpp"
-#include "tokenizer/tokenizer_text.hpp"
+#include "tokenizer/tokenizer.hpp"
 
 namespace poslab {
 

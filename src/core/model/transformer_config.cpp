@@ -202,7 +202,8 @@ Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
     for (int n : global.mrope_section) pairs += n;
     if (2 * pairs != t.rotary_dim)
       return Error{name + ": " + global.mrope_from + " gives " + std::to_string(pairs) + " rotary pairs, but the heads rotate " +
-                   std::to_string(t.rotary_dim / 2)};
+                   std::to_string(t.rotary_dim / 2) + " (head_dim " + std::to_string(t.head_dim) + " × partial_rotary_factor " +
+                   std::to_string(partial).substr(0, 4) + " / 2)"};
     t.mrope_section = global.mrope_section;
     t.mrope_interleaved = global.mrope_interleaved;
   }
@@ -218,8 +219,10 @@ Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
     t.partial_rotary = static_cast<double>(*dims) / t.head_dim;
   }
   if (t.scaling.type == RopeScalingType::LongRope && t.scaling.short_factor.size() != static_cast<std::size_t>(t.rotary_dim / 2))
-    return Error{name + ": rope_scaling's LongRoPE factors number " + std::to_string(t.scaling.short_factor.size()) + ", not one per rotary pair (" +
-                 std::to_string(t.rotary_dim / 2) + ")"};
+    return Error{name + ": " + t.sources.scaling + "'s LongRoPE factors number " + std::to_string(t.scaling.short_factor.size()) +
+                 ", not one per rotary pair (" + std::to_string(t.rotary_dim / 2) + ": head_dim " + std::to_string(t.head_dim) + " × " +
+                 key_in_file(c, keys.partial_rotary.empty() ? std::vector<std::string>{"partial_rotary_factor"} : keys.partial_rotary) + " " +
+                 std::to_string(t.partial_rotary).substr(0, 4) + " / 2)"};
   // The local layers' own base (Gemma 3, ModernBERT); Hugging Face's default 10000 when absent.
   if (!keys.local_rope_theta.empty()) {
     const bool given = rope->local && rope->local->theta;

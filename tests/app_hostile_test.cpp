@@ -157,6 +157,9 @@ const std::vector<Case> kFileCases = {
     {"predict --model nan-weight --sentence abcd", 1, "not finite (NaN or infinity) after layer 0"},
     {"export attention --model nan-weight --layer 0 --csv a.csv", 1, "not finite"},
     {"eval --model long-train", 1, "would need"},
+    // 2·10⁹ would wrap to "−294967296 tokens" in an int: refused by name before any arithmetic.
+    {"eval --model huge-train", 1, "\"poslab_train_length\" is 2000000000, more than PosLab reads"},
+    {"eval --model large-train", 1, "poslab_train_length 1000000000 is out of range (1 to 16777216)"},
     {"export attention --embeddings wide.txt --csv w.csv", 1, "attention over 1000000-dimensional embeddings"},
     {"export attention --embeddings wide20k.txt --csv w.csv --memory-limit 4G", 1, "would need 12.8 GB, more than the memory limit"},
     {"export attention --session broken.json --csv s.csv", 1, "broken.json"},
@@ -282,6 +285,8 @@ class HostileCommandLines : public ::testing::Test {
     model_with("bad-eps", "rms_norm_eps", "-1");
     model_with("many-layers", "num_hidden_layers", "100000000");
     model_with("long-train", "poslab_train_length", "100000");
+    model_with("huge-train", "poslab_train_length", "2000000000");
+    model_with("large-train", "poslab_train_length", "1000000000");
     // One NaN in layer 0's up projection (F32: the trained model's dtype).
     fs::copy(dir_ / "model", dir_ / "nan-weight", fs::copy_options::recursive);
     std::string weights = read_whole_file(dir_ / "nan-weight" / "model.safetensors");

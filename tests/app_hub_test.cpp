@@ -130,6 +130,29 @@ std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
   return rows;
 }
 
+// OLMo 2's training checkpoints are branches named stageS-stepN-tokensTB: by name, as Pythia's,
+// with the step read from the name (two checkpoints: the reference folder, and one whose base
+// differs, so that their heads differ).
+TEST(AppHub, ExportTrainingReadsOlmoRevisionNames) {
+  const fs::path dir = fresh("olmo-training");
+  FakeHub hub(dir / "hub");
+  const fs::path first = fs::path(POSLAB_MODEL_REFERENCE) / "olmo2", second = dir / "later";
+  fs::copy(first, second, fs::copy_options::recursive);
+  auto config = nlohmann::json::parse(read_file(second / "config.json"));
+  config["rope_theta"] = 50.0;
+  std::ofstream(second / "config.json") << config.dump(2);
+  hub.publish("allenai/tiny-olmo", first, "--tag stage1-step1000-tokens4B");
+  hub.publish("allenai/tiny-olmo", second, "--tag stage1-step2000-tokens8B");
+  const auto r = run("export training --model allenai/tiny-olmo --revisions stage1-step1000-tokens4B,stage1-step2000-tokens8B --layer 1"
+                     " --sentence 'the dog sat on the mat' --csv '" + (dir / "t.csv").string() + "'",
+                     hub_env(hub, dir / "cache"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto rows = csv_rows(read_file(dir / "t.csv"));
+  ASSERT_EQ(rows.size(), 1u + 2u * 4u);  // header, 2 revisions × 4 heads
+  for (std::size_t k = 1; k < rows.size(); ++k) EXPECT_EQ(rows[k][1], k <= 4 ? "1000" : "2000") << rows[k][0];
+  EXPECT_NE(rows[1][4], rows[5][4]) << "the two checkpoints' head 0 should differ";
+}
+
 TEST(AppHub, ExportTrainingFollowsEachHeadAcrossRevisions) {
   const fs::path dir = fresh("training");
   FakeHub hub(dir / "hub");

@@ -311,7 +311,7 @@ TEST_P(PositionalKeys, EveryPositionalKeyIsReadOrRefusedByName) {
 INSTANTIATE_TEST_SUITE_P(Families, PositionalKeys,
                          ::testing::Values("llama", "llama_v5", "qwen2", "gpt2", "poslab_rope", "neox", "gptj", "bloom", "opt", "qwen3",
                                            "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "smollm3", "bert", "modernbert", "t5",
-                                           "olmo2", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
+                                           "olmo2", "olmo3", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
                                            "qwen3_moe", "mixtral"));
 
 TEST(PositionalKeys, TheDocsTableIsTheCodesTable) {

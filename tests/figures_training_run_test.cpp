@@ -48,3 +48,29 @@ TEST(TrainingRun, RevisionsThatAreOneCommitAreCountedOnce) {
 
 }  // namespace
 }  // namespace poslab::hub
+
+namespace poslab::hub {
+namespace {
+
+// Pythia's revisions are "stepN"; OLMo 2's "stageS-stepN-tokensTB", whose steps restart with each
+// stage: the step is read from either, and the x axis is the step only within one stage.
+TEST(TrainingRun, StepsAreReadFromPythiasAndOlmosRevisionNames) {
+  EXPECT_EQ(training_step("step1000"), 1000);
+  EXPECT_EQ(training_step("stage1-step140000-tokens588B"), 140000);
+  EXPECT_EQ(training_step("stage2-ingredient1-step11931-tokens100B"), 11931);
+  EXPECT_EQ(training_stage("stage1-step140000-tokens588B"), "stage1-");
+  EXPECT_EQ(training_stage("step1000"), "");
+  for (const char* none : {"main", "step", "stepx", "step12a", "tokens5B", "laststep10", "step-10"})
+    EXPECT_FALSE(training_step(none).has_value()) << none;
+  const auto rows = [](std::vector<std::string> names) {
+    std::vector<RevisionStats> out;
+    for (auto& n : names) out.push_back({n, training_step(n), "", 0.0, {}});
+    return out;
+  };
+  EXPECT_TRUE(steps_known(rows({"stage1-step1000-tokens4B", "stage1-step2000-tokens8B"})));
+  EXPECT_FALSE(steps_known(rows({"stage1-step1000-tokens4B", "stage2-ingredient1-step1000-tokens4B"})));
+  EXPECT_FALSE(steps_known(rows({"step1000", "main"})));
+}
+
+}  // namespace
+}  // namespace poslab::hub

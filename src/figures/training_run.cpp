@@ -1,5 +1,6 @@
 #include "figures/training_run.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -27,13 +28,36 @@ ModelName at_revision(ModelName m, const std::string& revision) {
 
 }  // namespace
 
+namespace {
+
+// Where the "stepN" field of a revision's name starts (fields split at '-'), or npos.
+std::size_t step_field(std::string_view revision) {
+  for (std::size_t at = 0; at < revision.size();) {
+    const std::size_t end = std::min(revision.find('-', at), revision.size());
+    const std::string_view field = revision.substr(at, end - at);
+    if (field.size() > 4 && field.substr(0, 4) == "step" &&
+        std::all_of(field.begin() + 4, field.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return at;
+    at = end + 1;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
 std::optional<long long> training_step(std::string_view revision) {
-  if (revision.size() <= 4 || revision.substr(0, 4) != "step") return std::nullopt;
+  const std::size_t at = step_field(revision);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view digits = revision.substr(at + 4, std::min(revision.find('-', at), revision.size()) - at - 4);
   long long step = 0;
-  const auto digits = revision.substr(4);
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), step);
-  if (ec != std::errc{} || end != digits.data() + digits.size() || step < 0) return std::nullopt;
+  if (ec != std::errc{} || end != digits.data() + digits.size()) return std::nullopt;
   return step;
+}
+
+std::string_view training_stage(std::string_view revision) {
+  const std::size_t at = step_field(revision);
+  return at == std::string_view::npos ? std::string_view{} : revision.substr(0, at);
 }
 
 Result<std::vector<std::string>> parse_revisions(std::string_view list) {
@@ -113,7 +137,7 @@ Result<std::vector<RevisionStats>> run_revisions(const TrainingRequest& request,
 
 bool steps_known(const std::vector<RevisionStats>& rows) {
   for (const auto& r : rows)
-    if (!r.step) return false;
+    if (!r.step || training_stage(r.revision) != training_stage(rows.front().revision)) return false;
   return !rows.empty();
 }
 

@@ -16,8 +16,12 @@
 
 namespace poslab::hub {
 
-// N for a revision named "stepN" (Pythia's names), else none.
+// N for a revision whose name has a field "stepN" between dashes: Pythia's "step1000", OLMo's
+// "stage1-step140000-tokens588B"; else none.
 std::optional<long long> training_step(std::string_view revision);
+// What comes before that field ("stage1-"; "" for Pythia's): OLMo counts the steps of each stage
+// from 0 again, so steps compare only within one stage.
+std::string_view training_stage(std::string_view revision);
 
 // "step1000,step2000" → the names, in order, each checked as a revision; none twice.
 Result<std::vector<std::string>> parse_revisions(std::string_view list);
@@ -57,7 +61,7 @@ inline constexpr std::string_view kLayerOutOfRange = "--layer ";
 Result<std::vector<RevisionStats>> run_revisions(const TrainingRequest& request, const std::vector<FetchPlan>& plans,
                                                  const HubSettings& settings, const TrainingControl& control = {});
 
-// Whether the x axis is the training step: every revision has one.
+// Whether the x axis is the training step: every revision has one, all of one stage.
 bool steps_known(const std::vector<RevisionStats>& rows);
 
 // header `revision,step,layer,head,previous,induction,sink,distance,loss`; a row per revision and

@@ -14,6 +14,8 @@ Usage:  /usr/bin/python3 tests/reference/make_wrapper_reference.py OUTDIR
 Writes, beside make_model_reference.py's files, one folder per case with OUTDIR/<folder>.reference.json:
 
   olmo2          Olmo2ForCausalLM                       base, rope_off, rope_theta_10000
+  olmo3          Olmo3ForCausalLM                       base, rope_off, rope_theta_10000, window_none (layer_types
+                                                        with 3 sliding layers of 4, linear ×4 on the full layer only)
   gemma3_mm      Gemma3ForConditionalGeneration         gemma3_v5's model in text_config (rope_parameters per layer
                                                         type), tensors named model.language_model.* (transformers ≥ 4.52)
   mistral3       Mistral3ForConditionalGeneration       the mistral folder's model, tensors named language_model.model.*
@@ -52,7 +54,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_model_reference as mm  # noqa: E402
 import make_family_reference as mf  # noqa: E402
 
-FOLDERS = ["olmo2", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl", "qwen3_moe", "qwen3_moe_fused",
+FOLDERS = ["olmo2", "olmo3", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl", "qwen3_moe", "qwen3_moe_fused",
            "mixtral", "mixtral_window"]
 normal = mm.normal
 
@@ -60,20 +62,23 @@ normal = mm.normal
 # ---- OLMo 2 ----------------------------------------------------------------------------------
 
 
-def olmo2_forward(W, c, ids, inv_freq):
+def olmo2_forward(W, c, ids, inv_freq, windows=None):
     """Olmo2ForCausalLM: x += post_attention_layernorm(attn(x)); x += post_feedforward_layernorm(mlp(x));
-    q = q_norm(q_proj(x)) and k = k_norm(k_proj(x)) over the whole projection, then RoPE (rotate-half)."""
+    q = q_norm(q_proj(x)) and k = k_norm(k_proj(x)) over the whole projection, then RoPE (rotate-half).
+    inv_freq: one for every layer, or a list of one per layer (OLMo 3); windows: one per layer (OLMo 3)."""
     H, G, d, eps, n = c["heads"], c["kv_heads"], c["head_dim"], c["eps"], len(ids)
     pos = np.arange(n)
     x = W["embed"][ids]
     attn = []
-    for p in W["layers"]:
+    for layer, p in enumerate(W["layers"]):
+        inv = inv_freq[layer] if isinstance(inv_freq, list) else inv_freq
+        window = windows[layer] if windows else None
         q = mm.rms_norm(mm.linear(x, p["q"]), p["q_norm"], eps).reshape(n, H, d)
         k = mm.rms_norm(mm.linear(x, p["k"]), p["k_norm"], eps).reshape(n, G, d)
         v = mm.linear(x, p["v"]).reshape(n, G, d)
-        if inv_freq is not None:
-            q, k = mf.rope(q, inv_freq, pos), mf.rope(k, inv_freq, pos)
-        out, w = mf.attention(q, k, v, d ** -0.5)
+        if inv is not None:
+            q, k = mf.rope(q, inv, pos), mf.rope(k, inv, pos)
+        out, w = mf.attention(q, k, v, d ** -0.5, window=window)
         attn.append(w)
         x = x + mm.rms_norm(mm.linear(out, p["o"]), p["ln_post_attn"], eps)
         m = mm.linear(mm.silu(mm.linear(x, p["gate"])) * mm.linear(x, p["up"]), p["down"])
@@ -81,11 +86,8 @@ def olmo2_forward(W, c, ids, inv_freq):
     return np.array(attn), mm.linear(mm.rms_norm(x, W["norm"], eps), W["lm_head"])
 
 
-def build_olmo2(out):
-    rs = np.random.RandomState(51)
-    tok = mm.Tokenizer(special="<|endoftext|>", special_in_vocab=True, bos=False)
-    V = mm.padded_vocab(tok.size)
-    n, H, G, d, I, L, eps, theta = 32, 4, 2, 8, 64, 2, 1e-6, 500000.0
+def olmo_weights(rs, V, n, H, G, d, I, L):
+    """An OLMo 2 / OLMo 3 model's tensors, named as the Hub files name them."""
     st = mm.Store("F32")
     W = {"embed": st.add("model.embed_tokens.weight", normal(rs, (V, n), 1.0)), "layers": []}
     for i in range(L):
@@ -104,6 +106,15 @@ def build_olmo2(out):
             "ln_post_ff": st.add(pre + "post_feedforward_layernorm.weight", normal(rs, (n,), 0.1, 1.0))})
     W["norm"] = st.add("model.norm.weight", normal(rs, (n,), 0.1, 1.0))
     W["lm_head"] = st.add("lm_head.weight", normal(rs, (V, n), 0.1))
+    return st, W
+
+
+def build_olmo2(out):
+    rs = np.random.RandomState(51)
+    tok = mm.Tokenizer(special="<|endoftext|>", special_in_vocab=True, bos=False)
+    V = mm.padded_vocab(tok.size)
+    n, H, G, d, I, L, eps, theta = 32, 4, 2, 8, 64, 2, 1e-6, 500000.0
+    st, W = olmo_weights(rs, V, n, H, G, d, I, L)
     # As allenai/OLMo-2-0425-1B's config.json (sizes cut down).
     config = {
         "architectures": ["Olmo2ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
@@ -124,6 +135,48 @@ def build_olmo2(out):
     mf.check_cases("olmo2", cases, {k: [None] * L for k in cases})
     mf.write_reference(out, "olmo2", ids, tok, [mf.layer_info("rope", None, theta, d, rope_style="half")] * L, cases)
     print(f"olmo2: base loss {cases['base']['loss']:.4f}")
+
+
+def build_olmo3(out):
+    """Olmo3ForCausalLM: OLMo 2 with layer_types (three sliding layers of four, window 3 here) and
+    the config's RoPE scaling (linear ×4 here) on the full-attention layers only: the sliding layers
+    rotate by rope_theta unscaled (transformers' per-layer-type Olmo3RotaryEmbedding, OLMo-core)."""
+    rs = np.random.RandomState(53)
+    tok = mm.Tokenizer(special="<|endoftext|>", special_in_vocab=True, bos=False)
+    V = mm.padded_vocab(tok.size)
+    n, H, G, d, I, L, eps, theta, window, factor = 32, 4, 2, 8, 64, 4, 1e-6, 500000.0, 3, 4.0
+    st, W = olmo_weights(rs, V, n, H, G, d, I, L)
+    types = ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]
+    # As allenai/Olmo-3-1025-7B's config.json (sizes cut down, a linear scaling in place of its YaRN).
+    config = {
+        "architectures": ["Olmo3ForCausalLM"], "attention_bias": False, "attention_dropout": 0.0,
+        "eos_token_id": tok.special_id, "pad_token_id": tok.special_id, "hidden_act": "silu", "hidden_size": n,
+        "initializer_range": 0.02, "intermediate_size": I, "layer_types": types, "max_position_embeddings": 65536,
+        "model_type": "olmo3", "num_attention_heads": H, "num_hidden_layers": L, "num_key_value_heads": G,
+        "rms_norm_eps": eps, "rope_scaling": {"rope_type": "linear", "factor": factor}, "rope_theta": theta,
+        "sliding_window": window, "tie_word_embeddings": False, "torch_dtype": "float32", "use_cache": True,
+        "vocab_size": V,
+    }
+    mm.write_folder(os.path.join(out, "olmo3"), config, tok, {"model.safetensors": st.tensors})
+    ids = mm.random_ids(np.random.RandomState(153), tok.size)
+    c = {"heads": H, "kv_heads": G, "head_dim": d, "eps": eps}
+    sliding = [t == "sliding_attention" for t in types]
+
+    def per_layer(base):
+        inv = mm.rope_default_inv_freq(base, d)
+        return [inv if s else mm.rope_linear_inv_freq(inv, factor) for s in sliding]
+
+    windows = [window if s else None for s in sliding]
+    cases, case_windows = {}, {}
+    for name, inv, wins in [("base", per_layer(theta), windows), ("rope_off", None, windows),
+                            ("rope_theta_10000", per_layer(10000.0), windows), ("window_none", per_layer(theta), None)]:
+        attn, logits = olmo2_forward(W, c, ids, inv, wins)
+        cases[name] = mf.case_entry(attn, logits, ids)
+        case_windows[name] = wins or [None] * L
+    mf.check_cases("olmo3", cases, case_windows)
+    layers = [mf.layer_info("rope", window if s else None, theta, d, rope_style="half") for s in sliding]
+    mf.write_reference(out, "olmo3", ids, tok, layers, cases)
+    print(f"olmo3: base loss {cases['base']['loss']:.4f}")
 
 
 # ---- Wrappers --------------------------------------------------------------------------------
@@ -431,6 +484,7 @@ def main():
     for name in FOLDERS:
         shutil.rmtree(os.path.join(out, name), ignore_errors=True)
     build_olmo2(out)
+    build_olmo3(out)
     with tempfile.TemporaryDirectory() as tmp:
         build_wrappers(out, tmp)
     build_qwen2_5_vl(out)

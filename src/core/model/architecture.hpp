@@ -27,9 +27,9 @@ enum class QkvLayout { Blocks, PerHead };
 enum class Residual { Sequential, Parallel };
 // Which layers attend through a sliding window when config.json has no layer_types list: none,
 // every layer (Mistral), those from max_window_layers on when use_sliding_window (Qwen2), every
-// other layer from the first (Gemma 2), all but every sliding_window_pattern-th (Gemma 3).
-// all but every sliding_window_pattern-th (Gemma 3), all but every global_attn_every_n_layers-th
-// from the first (ModernBERT: layers 0, n, 2n … are global).
+// other layer from the first (Gemma 2), all but every n-th (Pattern: Gemma 3's
+// sliding_window_pattern, OLMo 3's fixed 4), all but layers 0, n, 2n … (GlobalEveryN: ModernBERT's
+// global_attn_every_n_layers). n is read from ConfigKeys::window_pattern, else ConfigDefaults'.
 enum class WindowRule { None, Every, FromMaxWindowLayers, Alternate, Pattern, GlobalEveryN };
 // Where a layer's norms sit: before each half, whose output is added to x (pre-LN, every decoder
 // here), or after the half's output is added to x, normalizing the sum (post-LN: BERT).
@@ -99,6 +99,7 @@ struct ConfigKeys {
       rope_theta{"rope_theta"}, partial_rotary{"partial_rotary_factor"},
       rotary_dim{},  // the rotated dimensions of a head as a count (GPT-J's rotary_dim)
       head_dim{"head_dim"}, window{"sliding_window"},
+      window_pattern{"sliding_window_pattern"},  // n of WindowRule::Pattern / GlobalEveryN; empty: the default only
       local_rope_theta{},   // the local layers' own base (Gemma 3, ModernBERT)
       decoder_layers{},     // T5's num_decoder_layers (the encoder's count when absent)
       buckets{"poslab_t5_buckets"}, max_distance{"poslab_t5_max_distance"};
@@ -117,6 +118,8 @@ struct ConfigDefaults {
   double partial_rotary = 1.0;      // the rotated share of a head when config.json names none
   int nope_interval = 0;            // SmolLM3: every this-th layer has no RoPE (no_rope_layers absent)
   double attn_softcap = 0.0, final_softcap = 0.0;  // Gemma 2's soft-capping when config.json is silent
+  int window_pattern = 6;           // n of WindowRule::Pattern / GlobalEveryN when config.json is silent
+  int sliding_window = 0;           // the window when config.json names none (0: no window)
 };
 
 struct Architecture {
@@ -135,6 +138,9 @@ struct Architecture {
   bool scale_embeddings = false;     // Gemma: the embeddings × √hidden
   int position_offset = 0;           // OPT: the learned table's row of position p is p + 2
   WindowRule windows = WindowRule::None;
+  // The sliding layers rotate by the global base without the config's scaling (OLMo 3: YaRN on the
+  // full-attention layers only). Gemma 3's sliding layers have a base of their own and no scaling too.
+  bool unscaled_sliding_rope = false;
   NormPlacement norm_placement = NormPlacement::Pre;
   OutputHead head = OutputHead::NextToken;
   Stacks stacks = Stacks::One;

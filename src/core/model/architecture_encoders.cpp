@@ -107,6 +107,8 @@ Architecture modernbert() {
   a.mlp = MlpKind::Gated;
   a.positions = PositionKind::Rope;
   a.windows = WindowRule::GlobalEveryN;
+  a.keys.window_pattern = {"global_attn_every_n_layers"};
+  a.defaults.window_pattern = 3;
   a.head = OutputHead::MaskedLm;
   a.bidirectional = true;
   a.keys.norm_eps = {"norm_eps"};

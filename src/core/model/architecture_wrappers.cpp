@@ -55,6 +55,24 @@ Architecture olmo2(const Architecture& llama) {
   return a;
 }
 
+// OLMo 3: OLMo 2 with a sliding window on three layers of four (layer_types; when absent, every
+// fourth layer is full) whose RoPE is never scaled: the config's scaling (YaRN in the long-context
+// models) acts on the full-attention layers only, as OLMo-core trained them and as transformers'
+// Olmo3RotaryEmbedding gives the sliding layers a default RoPE.
+Architecture olmo3(const Architecture& olmo2_row) {
+  Architecture a = olmo2_row;
+  a.name = "olmo3";
+  a.title = "OLMo 3";
+  a.classes = {"Olmo3ForCausalLM", "Olmo3Model"};
+  a.model_types = {"olmo3"};
+  a.windows = WindowRule::Pattern;
+  a.keys.window_pattern = {};  // no key: configuration_olmo3.py fixes the pattern
+  a.defaults.window_pattern = 4;
+  a.defaults.sliding_window = 4096;  // configuration_olmo3.py's default
+  a.unscaled_sliding_rope = true;
+  return a;
+}
+
 }  // namespace
 
 std::vector<Architecture> wrapper_architectures(const Architecture& gemma3, const Architecture& mistral, const Architecture& qwen2,
@@ -78,6 +96,7 @@ std::vector<Architecture> wrapper_architectures(const Architecture& gemma3, cons
     "rms_norm_eps": 1e-6, "rope_theta": 5000000.0, "tie_word_embeddings": false, "hidden_act": "silu"})";
   return {
       olmo2(llama),
+      olmo3(olmo2(llama)),
       wrapped(gemma3, "gemma3_multimodal", "Gemma 3", {"Gemma3ForConditionalGeneration"}, {"gemma3"}, gemma3_text),
       wrapped(mistral, "mistral3", "Mistral 3", {"Mistral3ForConditionalGeneration"}, {"mistral3"}, mistral_text),
       wrapped(qwen2, "qwen2_5_vl", "Qwen2.5-VL", {"Qwen2_5_VLForConditionalGeneration", "Qwen2VLForConditionalGeneration"},

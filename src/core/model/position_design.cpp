@@ -31,7 +31,7 @@ std::string describe_layer_positions(const TransformerConfig& c, int layer) {
   switch (c.positions) {
     case PositionKind::Rope:
       if (!c.rotates(layer)) s = "no positions (NoPE)";
-      else if (c.is_local(layer) && c.rope_local_theta) s = rope_words(*c.rope_local_theta, RopeScaling{});
+      else if (c.unscaled_rope(layer)) s = rope_words(c.rope_local_theta.value_or(c.rope_theta), RopeScaling{});
       else s = rope_words(c.rope_theta, c.scaling);
       break;
     case PositionKind::Learned:

@@ -61,8 +61,10 @@ void add_window_keys(std::vector<PositionalKey>& out, const Architecture& a) {
     case WindowRule::FromMaxWindowLayers:
       add(out, {"use_sliding_window", "max_window_layers"}, "the window on layers from max_window_layers on");
       break;
-    case WindowRule::Pattern: add(out, {"sliding_window_pattern"}, "every n-th layer global"); break;
-    case WindowRule::GlobalEveryN: add(out, {"global_attn_every_n_layers"}, "layers 0, n, 2n … global"); break;
+    case WindowRule::Pattern:
+      if (!a.keys.window_pattern.empty()) add(out, a.keys.window_pattern, "every n-th layer global");
+      break;
+    case WindowRule::GlobalEveryN: add(out, a.keys.window_pattern, "layers 0, n, 2n … global"); break;
     default: break;
   }
 }

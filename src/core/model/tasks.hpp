@@ -55,6 +55,9 @@ std::string scored_description(const Task& task);
 
 // Queries after the pairs of a recall sequence of n pairs: ⌈n/4⌉.
 int recall_queries(int pairs);
+// The longest task length any file may name (a trained model's poslab_train_length, a curve's
+// lengths): far beyond what memory allows, and small enough that sequence_tokens stays an int.
+constexpr int kMaxTaskLength = 1 << 24;
 // Tokens the model reads for a task of length L (copy: 2L; recall: 2L + 2·recall_queries(L)).
 int sequence_tokens(const Task& task, int length);
 

@@ -11,6 +11,7 @@
 #include "core/formats/rope_parameters.hpp"
 #include "core/model/model_config.hpp"
 #include "core/model/positional_keys.hpp"
+#include "core/model/tasks.hpp"
 
 namespace poslab {
 
@@ -24,8 +25,10 @@ Result<int> whole(const Json& c, const std::vector<std::string>& keys, long long
   for (const std::string& key : keys) {
     if (!c.contains(key) || c.at(key).is_null()) continue;
     const Json& v = c.at(key);
-    if (!v.is_number() || v.get<double>() != std::floor(v.get<double>()) || v.get<double>() < 0 || v.get<double>() > 1e9)
+    if (!v.is_number() || v.get<double>() != std::floor(v.get<double>()) || v.get<double>() < 0)
       return Error{name + ": \"" + key + "\" must be a whole number, found " + v.dump()};
+    // Checked before the cast: past int's range the number would wrap (2·10⁹ → −294967296).
+    if (v.get<double>() > 1e9) return Error{name + ": \"" + key + "\" is " + v.dump() + ", more than PosLab reads (10⁹)"};
     return static_cast<int>(v.get<double>());
   }
   if (fallback < 0) return Error{name + ": \"" + keys.front() + "\" is missing"};
@@ -276,8 +279,9 @@ Result<std::vector<std::uint8_t>> windowed_layers(const Json& c, const std::stri
       return std::nullopt;
     });
   std::vector<std::uint8_t> w(static_cast<std::size_t>(t.layers), 0);
-  auto every = whole(c, {t.arch->windows == WindowRule::GlobalEveryN ? "global_attn_every_n_layers" : "sliding_window_pattern"},
-                     t.arch->windows == WindowRule::GlobalEveryN ? 3 : 6, name);
+  const ConfigKeys& keys = t.arch->keys;
+  auto every = keys.window_pattern.empty() ? Result<int>(t.arch->defaults.window_pattern)
+                                           : whole(c, keys.window_pattern, t.arch->defaults.window_pattern, name);
   auto from = whole(c, {"max_window_layers"}, 28, name);
   auto use = flag(c, "use_sliding_window", false, name);
   for (const auto* r : {&every, &from})
@@ -301,7 +305,7 @@ Result<std::vector<std::uint8_t>> windowed_layers(const Json& c, const std::stri
 // attention does beyond q·k/√d (Gemma's query scale and soft-capping, a parallel block).
 Status read_layers(const Json& c, const std::string& name, TransformerConfig& t) {
   const ConfigDefaults& defaults = t.arch->defaults;
-  auto window = t.arch->windows == WindowRule::None ? Result<int>(0) : whole(c, t.arch->keys.window, 0, name);
+  auto window = t.arch->windows == WindowRule::None ? Result<int>(0) : whole(c, t.arch->keys.window, defaults.sliding_window, name);
   if (!window) return Error{window.error()};
   t.sliding_window = *window;
   if (t.sliding_window > 0) {
@@ -395,7 +399,8 @@ Status read_training_record(const Json& c, const std::string& name, TransformerC
   r.task = c["poslab_task"].get<std::string>();
   auto length = whole(c, {"poslab_train_length"}, -1, name);
   if (!length) return Error{length.error()};
-  if (*length < 1) return Error{name + ": poslab_train_length must be at least 1"};
+  if (*length < 1 || *length > kMaxTaskLength)
+    return Error{name + ": poslab_train_length " + std::to_string(*length) + " is out of range (1 to " + std::to_string(kMaxTaskLength) + ")"};
   r.train_length = *length;
   if (c.contains("poslab_seed") && c["poslab_seed"].is_number_unsigned()) r.seed = c["poslab_seed"].get<std::uint64_t>();
   t.training = r;

@@ -77,6 +77,9 @@ struct TransformerConfig {
   // A local layer: one that attends through the window (and, in Gemma 3, rotates by the local base).
   bool is_local(int layer) const { return sliding_window > 0 && !windowed.empty() && windowed[static_cast<std::size_t>(layer)]; }
   bool has_local_layers() const;
+  // A layer whose RoPE ignores the config's scaling: a local layer of Gemma 3 (its own base) or of
+  // OLMo 3 (the global base).
+  bool unscaled_rope(int layer) const { return is_local(layer) && (rope_local_theta || arch->unscaled_sliding_rope); }
   bool rotates(int layer) const { return rope_layers.empty() || rope_layers[static_cast<std::size_t>(layer)]; }
   int kv_width() const { return kv_heads * head_dim; }
   bool bidirectional() const { return arch->bidirectional; }

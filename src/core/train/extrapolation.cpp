@@ -205,13 +205,18 @@ Result<std::vector<ExtrapolationCurve>> parse_extrapolation_csv(const std::strin
     if (!scaling) return Error{where + scaling.error()};
     EvalRow row;
     char* end = nullptr;
+    // Read as long and checked before narrowing: a length past int's range must not wrap.
     const long train_length = std::strtol(f[3].c_str(), &end, 10);
-    row.length = static_cast<int>(std::strtol(f[4].c_str(), &end, 10));
-    row.tokens = static_cast<int>(std::strtol(f[5].c_str(), &end, 10));
+    const long length = std::strtol(f[4].c_str(), &end, 10);
+    const long tokens = std::strtol(f[5].c_str(), &end, 10);
     row.loss = std::strtod(f[6].c_str(), &end);
     row.accuracy = std::strtod(f[7].c_str(), &end);
-    if (train_length < 1 || row.length < 1 || row.tokens < 1 || !(row.accuracy >= 0.0 && row.accuracy <= 1.0))
+    const auto in_range = [](long v) { return v >= 1 && v <= kMaxTaskLength; };
+    if (!in_range(train_length) || !in_range(length) || tokens < 1 || tokens > 4L * kMaxTaskLength ||
+        !(row.accuracy >= 0.0 && row.accuracy <= 1.0))
       return Error{where + "a length, token count or accuracy is out of range"};
+    row.length = static_cast<int>(length);
+    row.tokens = static_cast<int>(tokens);
     row.supported = !std::isnan(row.loss);
     if (curves.empty() || curves.back().model != f[0] || curves.back().scaling != *scaling)
       curves.push_back({f[0], *positions, *scaling, static_cast<int>(train_length), {}});

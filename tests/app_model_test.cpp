@@ -157,6 +157,41 @@ TEST(CliModel, HeadsAndFrequencyUsageExport) {
   EXPECT_EQ(rows, 4 * 8);  // 4 heads × 8 pairs of d_h 16
 }
 
+// StreamingLLM's attention sinks, every layer and head at once (issue 33's lens): each share is
+// the mean over the queries of that head's weight on the first token, as the layer's own
+// attention (kept alone, in the core) gives it.
+TEST(CliModel, SinksExportEveryLayersWeightOnTheFirstToken) {
+  const fs::path dir = temp_dir();
+  const std::string sentence = "The dog chased another dog";
+  const auto r = run("export sinks --model " + model_dir("llama").string() + " --sentence '" + sentence + "' --csv " +
+                     (dir / "sinks.csv").string() + " --png " + (dir / "sinks.png").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_GT(read_png(dir / "sinks.png").width, 200);
+  std::istringstream csv(read_file(dir / "sinks.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "layer,head,sink");
+  std::map<std::pair<int, int>, float> shares;
+  while (std::getline(csv, line)) {
+    int l = 0, h = 0;
+    float s = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "%d,%d,%f", &l, &h, &s), 3) << line;
+    shares[{l, h}] = s;
+  }
+  auto model = Checkpoint::open(model_dir("llama"));
+  ASSERT_TRUE(model);
+  const TransformerConfig& c = (*model)->config();
+  ASSERT_EQ(shares.size(), static_cast<std::size_t>(c.layers * c.heads));
+  for (int l = 0; l < c.layers; ++l) {
+    const ForwardResult f = core_forward("llama", sentence, {}, l);
+    for (int h = 0; h < c.heads; ++h) {
+      const Matrix& A = f.layer(l)->weights[static_cast<std::size_t>(h)];
+      const float share = shares[{l, h}];
+      EXPECT_NEAR(share, A.col(0).mean(), 1e-5) << "layer " << l << " head " << h;
+    }
+  }
+}
+
 TEST(CliModel, ModelErrorsAreClear) {
   const fs::path dir = temp_dir();
   auto r = run("export attention --model " + model_dir("llama").string() + " --layer 7 --csv " + (dir / "x.csv").string());

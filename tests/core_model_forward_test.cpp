@@ -55,6 +55,8 @@ PositionIntervention intervention_for(const std::string& c) {
   if (c == "rope_factors_short") v.rope_factors = LongRopeSet::Short;
   if (c == "rope_factors_long") v.rope_factors = LongRopeSet::Long;
   if (c == "linear_4") v.scaling = RopeScaling{RopeScalingType::Linear, 4.0};
+  if (c == "drop_high_0.5") v.drop_pairs = DropPairs{true, 0.5};
+  if (c == "drop_low_0.25") v.drop_pairs = DropPairs{false, 0.25};
   if (c == "wpe_shift_3") v.position_shift = 3;
   return v;
 }
@@ -86,6 +88,7 @@ TEST_P(RealModel, EveryLayerLogitsAndLossMatchTheReferenceInEveryCase) {
     options.intervention = intervention_for(case_name);
     options.all_layers = true;
     options.keep_logits = true;
+    options.top_activations = 5;
     auto r = run_forward(*model, ids, options);
     ASSERT_TRUE(r) << r.error();
     const TransformerConfig& c = model->config();
@@ -117,6 +120,21 @@ TEST_P(RealModel, EveryLayerLogitsAndLossMatchTheReferenceInEveryCase) {
         }
       }
     }
+    if (expected.contains("residual_top")) {  // the massive-activations lens: each layer's largest |x|
+      const Json& E = expected["residual_top"];
+      ASSERT_EQ(r->activations.size(), E.size());
+      for (std::size_t l = 0; l < E.size(); ++l) {
+        ASSERT_EQ(r->activations[l].top.size(), E[l].size());
+        for (std::size_t k = 0; k < E[l].size(); ++k) {
+          const auto& got = r->activations[l].top[k];
+          const double value = E[l][k][2].get<double>();
+          EXPECT_NEAR(got.value, value, 1e-4 * (1.0 + std::abs(value))) << "layer " << l << " rank " << k;
+          if (k == 0) EXPECT_EQ(std::make_pair(got.position, got.dim), std::make_pair(E[l][k][0].get<int>(), E[l][k][1].get<int>()));
+        }
+        const double median = expected["residual_median"][l].get<double>();
+        EXPECT_NEAR(r->activations[l].median_abs, median, 1e-4 * (1.0 + median));
+      }
+    }
     if (expected.contains("frequency_usage"))
       for (int l = 0; l < c.layers; ++l)
         EXPECT_LE(relative_error(r->layers[static_cast<std::size_t>(l)].frequency_usage, expected["frequency_usage"][static_cast<std::size_t>(l)]), 1e-4);
@@ -138,7 +156,7 @@ INSTANTIATE_TEST_SUITE_P(Folders, RealModel,
                          ::testing::Values("llama", "llama_v5", "llama_v5_llama3", "qwen2", "gpt2", "gpt2_prefixed", "poslab_none", "poslab_sinusoidal",
                                            "poslab_learned", "poslab_alibi", "poslab_t5", "poslab_rope", "neox", "gptj", "bloom",
                                            "opt", "qwen3", "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "phi3_short",
-                                           "smollm3", "olmo2", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
+                                           "smollm3", "olmo2", "olmo3", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
                                            "qwen3_moe", "qwen3_moe_fused", "mixtral", "mixtral_window"));
 
 TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {

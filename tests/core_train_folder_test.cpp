@@ -199,13 +199,20 @@ TEST(TrainedFolderFiles, UnknownTextAndPositionsBeyondTrainingAreNotedWithTheRun
   auto quiet = run_model(**checkpoint, request);
   ASSERT_TRUE(quiet) << quiet.error();
   EXPECT_TRUE(quiet->notes.empty()) << quiet->notes.front();
-  request.sentence = "ab~c!é|abcabc";  // ~, ! and é are not symbols of the task; 10 tokens > 8
+  // A whole copy sequence of the training length (8 symbols | 8 symbols: 17 tokens, the last one
+  // only predicted in training) is what the model was trained on: nothing to say either. The
+  // length counted symbols where the note counted tokens, and said "beyond" here.
+  request.sentence = "abcdefgh|abcdefgh";
+  auto whole = run_model(**checkpoint, request);
+  ASSERT_TRUE(whole) << whole.error();
+  EXPECT_TRUE(whole->notes.empty()) << whole->notes.front();
+  request.sentence = "ab~c!é|abcabcabcabcabc";  // ~, ! and é are not symbols of the task; 19 tokens > 17
   auto noted = run_model(**checkpoint, request);
   ASSERT_TRUE(noted) << noted.error();
   ASSERT_EQ(noted->notes.size(), 2u);
   EXPECT_EQ(noted->notes[0], "the tokenizer has no token for \"~\", \"!\", \"é\": left out of the sentence");
-  EXPECT_EQ(noted->notes[1], "10 positions, beyond the length 8 the model was trained on");
-  EXPECT_EQ(noted->unchanged.ids.size(), 10u);
+  EXPECT_EQ(noted->notes[1], "19 positions, beyond the 17 the model was trained on (copy of length 8)");
+  EXPECT_EQ(noted->unchanged.ids.size(), 19u);
 }
 
 // A copy model is scored on the copy, as training scores it, not on the prompt it cannot know: the

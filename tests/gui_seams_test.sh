@@ -265,6 +265,43 @@ model_tab_opens_a_shipped_model() {
   echo "the Model tab opened the shipped copy-rope model and shows its heads"
 }
 
+# 1a. A model opened after an ALiBi model (BLOOM: the explorer's bias set to ALiBi, its encoding
+#     to none) starts with its own positions on, not "RoPE off" left over from the model before.
+model_opened_after_alibi_keeps_its_positions() {
+  gui_start "$poslab" --size 1440x900 --model "$models/bloom" --layer 0 --view model
+  gui_wait_value model bloom 120
+  gui_wait_value "model positions" on 120
+  gui_click "model: folder"
+  gui_type "$models/qwen2"
+  gui_key Return  # Enter in the folder box opens it, as the Open button does
+  gui_wait_value model qwen2 120
+  gui_wait_value busy no 120
+  [ "$(gui_value "model positions")" = on ] || gui_fail "qwen2 opened after BLOOM has its positions $(gui_value "model positions")"
+  echo "Qwen2 opened after BLOOM starts with its RoPE on"
+}
+
+# 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one
+#     row per token: the sentence's, as predict --json counts them), and a Qwen-VL model's M-RoPE
+#     header opens its figure of which pairs turn by t, h and w.
+experts_table_and_mrope_header() {
+  local sentence="the dog sat"
+  local tokens
+  tokens=$("$poslab" predict --model "$models/qwen3_moe" --sentence "$sentence" 2>/dev/null |
+    /usr/bin/python3 -c 'import json, sys; print(len(json.load(sys.stdin)["experts"][0]))')
+  [ "$tokens" -gt 0 ] || gui_fail "predict --json routes no position of layer 0"
+  gui_start "$poslab" --size 1440x900 --model "$models/qwen3_moe" --sentence "$sentence" --layer 0 --view model
+  gui_wait_value busy no 120
+  gui_wait_value "model experts" "$tokens" 120
+  echo "the Model tab lists the experts of layer 0 for all $tokens positions"
+  gui_stop
+  gui_start "$poslab" --size 1440x900 --model "$models/qwen2_5_vl" --view model
+  gui_wait_value busy no 120
+  gui_scroll_into_view "model: mrope header"
+  gui_click "model: mrope header"
+  gui_wait_item "model: mrope" 120
+  echo "the M-RoPE header of Qwen2.5-VL opens its figure"
+}
+
 # 2. Opening "RoPE frequency usage" leaves the heads grid as it was (the two figures used to share
 #    one texture cache, and the usage heatmap was painted over head 0 and head 1). The window is
 #    saved with Ctrl+Shift+S before and after (scrolled back to the same place), and head 0's and

@@ -77,6 +77,8 @@ std::string help_text() {
       "      --base, --rope-scaling, --rope-style, --encoding none, --position-shift and --permute\n"
       "      change its positions, drawn beside the unchanged model\n"
       "  poslab export mrope --model DIR [--layout text:5,image:4x6,text:3] [--png F] [--svg F] [--csv F]\n"
+      "  poslab export sinks --model DIR [--sentence S] [--png F] [--svg F] [--csv F]\n"
+      "  poslab export activations --model DIR [--sentence S] [--png F] [--svg F] [--csv F]\n"
       "      an M-RoPE model's layout (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): which rotary pairs turn by t, h\n"
       "      and w, and the (t, h, w) ids of a text + image sequence (image:HxW in vision patches);\n"
       "      CSV index,kind,t,h,w\n"

@@ -49,9 +49,12 @@ Result<std::shared_ptr<const Checkpoint>> state_model(const State& state, std::s
 }
 
 // A model folder's run for the state: its layer, with the state's changes to the positions.
-Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, int top_k, AttentionBackend* backend) {
+Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, int top_k, AttentionBackend* backend,
+                                 ViewId view = ViewId::Heads) {
   ModelRequest request = model_request(state, model.config());
   request.top_k = top_k;
+  request.all_layer_summaries = view == ViewId::Sinks;
+  request.top_activations = view == ViewId::Activations ? kActivationsPerLayer : 0;
   RunControl control;
   control.backend = backend;
   control.check_against_cpu = backend && state.check_against_cpu;
@@ -108,7 +111,7 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   // The mrope view is the config's alone: no forward pass.
   auto output = [&]() -> Result<ModelViewOutput> {
     if (view == ViewId::Mrope) return mrope_view_output(state, c);
-    auto run = run_state_model(**model, state, 5, g.backend.get());
+    auto run = run_state_model(**model, state, 5, g.backend.get(), view);
     if (!run) return Error{run.error()};
     print_run_notes(*run, g);
     return model_view_output(view, state, *run, c);

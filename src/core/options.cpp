@@ -256,6 +256,8 @@ std::vector<StateOption> view_options() {
      }},
     {"--rope-factors", "short|long|model", "a model folder: LongRoPE's factor set whatever the length (Phi-3)",
      [](State& s, std::string_view v) { return parse_enum(v, "--rope-factors", kRopeFactorSets, s.model.rope_factors); }},
+    {"--drop-pairs", "low:F|high:F|none", "a model folder: the lowest or highest fraction F of RoPE's pairs stop rotating (p-RoPE at inference)",
+     [](State& s, std::string_view v) { return assign(parse_drop_pairs(v), s.model.drop_pairs); }},
     {"--alibi-scale", "X", "a model folder: ALiBi's slopes × X (1)",
      [](State& s, std::string_view v) -> Status {
        auto x = parse_number(v, "--alibi-scale");
@@ -347,7 +349,7 @@ bool has_model_folder(const State& state) {
 Status check_given_state_options(const std::function<bool(std::string_view)>& given, const State& state) {
   // A model folder's own design, changed: nothing else has windows, LongRoPE factors, ALiBi
   // slopes to scale, a learned table to shift, or a second stack.
-  static constexpr std::string_view model_only[] = {"--window", "--local-base", "--rope-factors", "--alibi-scale",
+  static constexpr std::string_view model_only[] = {"--window", "--local-base", "--rope-factors", "--alibi-scale", "--drop-pairs",
                                                     "--position-shift", "--stack", "--target"};
   if (!has_model_folder(state))
     for (std::string_view name : model_only)
@@ -358,7 +360,7 @@ Status check_given_state_options(const std::function<bool(std::string_view)>& gi
   static constexpr std::string_view tuning[] = {
       "--base", "--rope-style", "--rotary-dim", "--rope-fraction", "--rope-scaling", "--factor", "--original-max-position",
       "--low-freq-factor", "--high-freq-factor", "--beta-fast", "--beta-slow", "--grid", "--rope-2d", "--cls", "--local-base",
-      "--rope-factors", "--alibi-scale", "--position-shift", "--buckets", "--max-distance", "--clip", "--learned-max",
+      "--rope-factors", "--alibi-scale", "--drop-pairs", "--position-shift", "--buckets", "--max-distance", "--clip", "--learned-max",
       "--learned-file", "--binary-values"};
   if (given("--no-positions")) {
     for (std::string_view name : tuning)

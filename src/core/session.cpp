@@ -136,6 +136,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--local-base", m.local_base > 0.0 ? number(m.local_base) : std::string("model")},
       {"--rope-factors", std::string(to_string(m.rope_factors))},
       {"--alibi-scale", number(m.alibi_scale)},
+      {"--drop-pairs", to_string(m.drop_pairs)},
       {"--stack", std::string(to_string(m.stack))},
       {"--target", m.target},
       {"--permute", std::to_string(s.view.permutation)},

@@ -69,6 +69,7 @@ struct ModelSettings {
   double local_base = 0.0;      // the local layers' RoPE base (Gemma 3); 0: the model's
   LongRopeSet rope_factors = LongRopeSet::ByLength;  // LongRoPE's factor set; ByLength: the model's rule
   double alibi_scale = 1.0;     // ALiBi's slopes × this
+  DropPairs drop_pairs;         // a model folder's rotary pairs stopped (p-RoPE at inference)
   // An encoder–decoder (T5): whose attention is shown, and the decoder's text (its target).
   ModelStack stack = ModelStack::Encoder;
   std::string target;

@@ -16,6 +16,8 @@
 #include "figures/buckets.hpp"
 #include "figures/cross_lines.hpp"
 #include "figures/fit.hpp"
+#include "base/csv.hpp"
+#include "plot/lines.hpp"
 
 namespace poslab {
 
@@ -37,6 +39,8 @@ std::string fmt(const char* format, double v) {
 float add_heads_grid(plot::Figure& fig, const LayerAttention* a, float y, float side, const std::string& title,
                      std::vector<HeadThumb>& thumbs, bool changed) {
   fig.text({kMargin, y}, title, 13.0f, kInk);
+  // A long caption (the changed model's interventions) widens the figure rather than run past it.
+  fig.width = std::max(fig.width, 2.0f * kMargin + plot::figure_text_measure().width(title, 13.0f));
   y += 22.0f;
   if (!a) return y;
   const int heads = static_cast<int>(a->weights.size());
@@ -129,6 +133,7 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   const std::string title = t5 ? "Every head of layer " + std::to_string(layer) + " in the encoder, the decoder and the cross-attention"
                                : "Every head of layer " + std::to_string(layer) + window + " · " + stack_grid_title(ModelStack::Encoder, config);
   fig.text({kMargin, kMargin}, title, kTitle, kInk);
+  fig.width = std::max(fig.width, 2.0f * kMargin + plot::figure_text_measure().width(title, kTitle));
   // The legend's lines widen the figure rather than run past its edge.
   auto legend_line = [&](float y, const std::string& text) {
     fig.text({kMargin, y}, text, kSmall, kMuted);
@@ -202,6 +207,101 @@ plot::HeatmapFigure frequency_usage_figure(const ModelRun& run, const Transforme
   if (usage.rows() > 0 && usage.cols() > 0)
     spec.row_height = std::max(4.0f, std::min(side / static_cast<float>(usage.cols()) * 2.0f, side / static_cast<float>(usage.rows())));
   return plot::build_heatmap(spec, plot::figure_text_measure());
+}
+
+namespace {
+
+// Layers × heads: each head's mean weight on the first token, from every layer's summaries (the
+// first stack's; the shown model's).
+Matrix sink_matrix(const ModelRun& run) {
+  const ForwardResult& f = run.shown();
+  int layers = 0, heads = 0;
+  for (const LayerAttention& a : f.layers)
+    if (a.stack == ModelStack::Encoder) layers = std::max(layers, a.layer + 1), heads = std::max(heads, static_cast<int>(a.heads.size()));
+  Matrix S = Matrix::Zero(layers, heads);
+  for (const LayerAttention& a : f.layers)
+    if (a.stack == ModelStack::Encoder)
+      for (std::size_t h = 0; h < a.heads.size(); ++h) S(a.layer, static_cast<Eigen::Index>(h)) = static_cast<float>(a.heads[h].sink);
+  return S;
+}
+
+}  // namespace
+
+plot::HeatmapFigure sinks_figure(const ModelRun& run, const TransformerConfig& config, float side) {
+  static thread_local Matrix sinks;  // the spec points at it while the figure is built
+  sinks = sink_matrix(run);
+  plot::HeatmapSpec spec;
+  spec.title = "Attention sinks: the weight on the first token, layer by layer";
+  spec.subtitle = describe_model(config) + " · each head's mean over the queries of its weight on token 0 (StreamingLLM, Xiao et al. "
+                  "2023, Fig. 2) · " + std::to_string(run.shown().tokens.size()) + " tokens" +
+                  (run.changed ? " · " + run.describe() : "");
+  spec.row_axis = "layer";
+  spec.col_axis = "head";
+  spec.index_rows = spec.index_cols = true;
+  for (Eigen::Index l = 0; l < sinks.rows(); ++l) spec.row_labels.push_back(std::to_string(l));
+  for (Eigen::Index h = 0; h < sinks.cols(); ++h) spec.col_labels.push_back(std::to_string(h));
+  spec.values = &sinks;
+  spec.colormap = plot::Colormap::Viridis;
+  spec.vmin = 0.0f;
+  spec.vmax = 1.0f;
+  spec.value_label = "weight on the first token";
+  spec.value_format = "%.2f";
+  spec.side = side;
+  return plot::build_heatmap(spec, plot::figure_text_measure());
+}
+
+std::string sinks_csv(const ModelRun& run) {
+  const Matrix S = sink_matrix(run);
+  std::ostringstream csv;
+  csv << "layer,head,sink\n";
+  for (Eigen::Index l = 0; l < S.rows(); ++l)
+    for (Eigen::Index h = 0; h < S.cols(); ++h) csv << l << ',' << h << ',' << format_float(S(l, h)) << '\n';
+  return csv.str();
+}
+
+plot::Figure activations_figure(const ModelRun& run, const TransformerConfig& config) {
+  const ForwardResult& f = run.shown();
+  plot::LinePlotSpec spec;
+  spec.title = "Massive activations: the residual stream's largest values, layer by layer";
+  std::string where;
+  if (!f.activations.empty() && !f.activations.back().top.empty()) {
+    // The largest of all, named: Sun et al. find it on the first token and a few fixed dimensions.
+    const ResidualPeaks* best = &f.activations.front();
+    for (const ResidualPeaks& a : f.activations)
+      if (!a.top.empty() && (best->top.empty() || std::abs(a.top.front().value) > std::abs(best->top.front().value))) best = &a;
+    const auto& e = best->top.front();
+    where = " · the largest, " + fmt("%.4g", e.value) + ", after layer " + std::to_string(best->layer) + " at token " +
+            std::to_string(e.position) + " (" + visible_token(f.tokens[static_cast<std::size_t>(e.position)]) + "), dimension " +
+            std::to_string(e.dim);
+  }
+  spec.subtitle = describe_model(config) + " · |x| after each layer (Sun et al. 2024, Fig. 1)" + where;
+  spec.x_label = "layer";
+  spec.whole_x = true;
+  spec.y_label = "|activation|";
+  spec.log_y = true;
+  const char* names[] = {"largest", "2nd", "3rd"};
+  for (int k = 0; k < 3; ++k) {
+    plot::Series s{names[k], {}, {}, plot::series_color(k)};
+    for (const ResidualPeaks& a : f.activations)
+      if (static_cast<int>(a.top.size()) > k) s.x.push_back(a.layer), s.y.push_back(std::max(1e-12, static_cast<double>(std::abs(a.top[static_cast<std::size_t>(k)].value))));
+    spec.series.push_back(std::move(s));
+  }
+  plot::Series median{"median", {}, {}, plot::series_color(3)};
+  median.stroke = plot::Stroke::Dashed;
+  for (const ResidualPeaks& a : f.activations) median.x.push_back(a.layer), median.y.push_back(std::max(1e-12, static_cast<double>(a.median_abs)));
+  spec.series.push_back(std::move(median));
+  return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
+}
+
+std::string activations_csv(const ModelRun& run) {
+  const ForwardResult& f = run.shown();
+  std::ostringstream csv;
+  csv << "layer,token,position,dim,value\n";
+  for (const ResidualPeaks& a : f.activations)
+    for (const auto& e : a.top)
+      csv << a.layer << ',' << csv_field(f.tokens[static_cast<std::size_t>(e.position)]) << ',' << e.position << ',' << e.dim << ','
+          << format_float(e.value) << '\n';
+  return csv.str();
 }
 
 std::string frequency_usage_csv(const ModelRun& run) {
@@ -337,7 +437,7 @@ std::string applicable_options(const TransformerConfig& c) {
   std::vector<std::string> o;
   if (c.positions != PositionKind::None) o.push_back("--no-positions");
   if (c.positions == PositionKind::Rope) {
-    o.insert(o.end(), {"--base", "--rope-scaling", "--rope-style", "--rotary-dim"});
+    o.insert(o.end(), {"--base", "--rope-scaling", "--rope-style", "--rotary-dim", "--drop-pairs"});
     if (c.rope_local_theta) o.push_back("--local-base");
     if (c.scaling.type == RopeScalingType::LongRope) o.push_back("--rope-factors");
   }
@@ -364,6 +464,7 @@ Status check_interventions_apply(const State& state, const TransformerConfig& c)
     if (m.scaling.type != RopeScalingType::None) return Error{"--rope-scaling scales RoPE's frequencies" + why};
     if (m.rope_style != c.rope_style) return Error{"--rope-style pairs RoPE's dimensions" + why};
     if (m.rotary_dim != 0) return Error{"--rotary-dim sets how many dimensions RoPE rotates" + why};
+    if (m.drop_pairs.fraction > 0.0) return Error{"--drop-pairs stops some of RoPE's pairs" + why};
   }
   // The rotated width is a value of this model's heads: an even number from 2 to their width.
   if (c.positions == PositionKind::Rope && m.rotary_dim != 0 && (m.rotary_dim < 2 || m.rotary_dim > c.head_dim || m.rotary_dim % 2 != 0))
@@ -396,6 +497,8 @@ Status check_model_settings(const State& state, const TransformerConfig& c) {
 
 ModelViewOutput model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c) {
   if (view == ViewId::Heads || view == ViewId::Model) return {heads_figure(run, c, kHeadThumbSide).figure, heads_csv(run)};
+  if (view == ViewId::Sinks) return {sinks_figure(run, c, kExportSide).figure, sinks_csv(run)};
+  if (view == ViewId::Activations) return {activations_figure(run, c), activations_csv(run)};
   if (view == ViewId::FrequencyUsage) return {frequency_usage_figure(run, c, kExportSide).figure, frequency_usage_csv(run)};
   std::ostringstream csv;
   write_attention_csv(csv, layer_results(run.shown(), run.request.layer, c, ""));

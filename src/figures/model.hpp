@@ -44,6 +44,16 @@ std::string heads_csv(const ModelRun& run);
 // heads × pairs heatmap of mean ‖q_i‖·‖k_i‖ (Barbero et al. 2024), and its CSV head,pair,usage.
 plot::HeatmapFigure frequency_usage_figure(const ModelRun& run, const TransformerConfig& config, float side);
 std::string frequency_usage_csv(const ModelRun& run);
+// Every layer's heads: the mean weight on the first token (StreamingLLM's attention sinks); the
+// run needs all_layer_summaries. CSV `layer,head,sink`.
+plot::HeatmapFigure sinks_figure(const ModelRun& run, const TransformerConfig& config, float side);
+std::string sinks_csv(const ModelRun& run);
+// Each layer's largest residual-stream values (Sun et al. 2024's massive activations): the top
+// kActivationsPerLayer |x| after every layer, where they sit, and the median |x|; the run needs
+// top_activations. CSV `layer,token,position,dim,value`, largest first within a layer.
+inline constexpr int kActivationsPerLayer = 5;
+plot::Figure activations_figure(const ModelRun& run, const TransformerConfig& config);
+std::string activations_csv(const ModelRun& run);
 
 // The attention view's figure for the run's layer; with a change, the unchanged model's figure
 // on the left and the changed one's on the right, each title giving its loss.

@@ -149,6 +149,8 @@ const std::vector<ViewInfo>& view_registry() {
       {Heads, "heads", "Model", Model, NeedsModel, false},
       {FrequencyUsage, "frequency-usage", "Model", Model, NeedsModel, false},
       {Mrope, "mrope", "Model", Model, NeedsModel, false},
+      {Sinks, "sinks", "Model", Model, NeedsModel, false},
+      {Activations, "activations", "Model", Model, NeedsModel, false},
       {Extrapolation, "extrapolation", "Train", Train, TrainedModels, false},
   };
   return views;

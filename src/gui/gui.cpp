@@ -221,6 +221,7 @@ void Gui::draw_window() {
   const ControlsActions requested = take_hotkeys(actions);
   // Act on the frame's requests, then recompute if a pipeline input changed.
   if (actions.load_embeddings || load_requested_) {
+    opened_by_user_ = true;
     loader_.start(controls_.embeddings_input, state_.vocab_path, state_.tensor_name);
     status_.info("loading " + controls_.embeddings_input + " …");
   }

@@ -12,7 +12,10 @@
 #include <utility>
 
 #include "core/formats/formats.hpp"
+#include "base/files.hpp"
 #include "core/model/model_config.hpp"
+#include "core/model/model_run.hpp"
+#include "core/model/transformer_config.hpp"
 #include "core/session.hpp"
 #include "figures/assets.hpp"
 #include "figures/export.hpp"
@@ -53,6 +56,7 @@ void Gui::finish_load() {
   auto finished = loader_.take();
   if (!finished) return;
   const bool run_model = std::exchange(run_model_on_load_, false);
+  const bool by_user = std::exchange(opened_by_user_, false);
   if (!*finished) {
     status_.fail(finished->error() + " — keeping " + workspace_.embeddings_path());
     return;
@@ -62,22 +66,24 @@ void Gui::finish_load() {
   state_.embeddings_path = loader_.path();
   controls_.recent.add(loader_.path());
   status_.info("loaded " + loader_.path());
-  apply_model_config();
+  apply_model_config(by_user);
   std::error_code ec;
   if (run_model && std::filesystem::is_directory(loader_.path(), ec)) state_.view.layer = std::max(0, state_.view.layer);
 }
 
-// A model folder brings its RoPE settings and heads along, as --model does.
-void Gui::apply_model_config() {
+// A model folder brings its RoPE settings and heads along, as --model does. One the user opens
+// starts as its folder has it: the interventions set for the model before (its positions off,
+// a shift, a window) are not this one's. A session or --load at the start keeps its own settings.
+void Gui::apply_model_config(bool opened_by_user) {
   std::error_code ec;
   const auto folder = resolve_model_folder(controls_.embeddings_input);
   const auto config = folder ? *folder / "config.json" : std::filesystem::path();
   if (!folder || !std::filesystem::is_directory(*folder, ec) || !std::filesystem::exists(config, ec)) return;
-  if (auto applied = load_checkpoint_config(state_.model, config); !applied) {
-    status_.fail(applied.error());
-  } else {
-    status_.info("loaded " + controls_.embeddings_input + " with its config.json");
-  }
+  if (auto applied = load_checkpoint_config(state_.model, config); !applied) return status_.fail(applied.error());
+  if (opened_by_user)
+    if (auto text = read_whole_file(config, kJsonConfigFile))
+      if (auto model = parse_transformer_config(*text, config.string())) reset_model_interventions(state_, *model);
+  status_.info("loaded " + controls_.embeddings_input + " with its config.json");
 }
 
 void Gui::save_session() {

@@ -54,7 +54,8 @@ std::vector<std::pair<double, std::string>> x_axis_ticks(const LinePlotSpec& s, 
       const auto ticks = nice_ticks(lo, hi, count);
       const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1.0;
       out.clear();
-      for (double t : ticks) out.emplace_back(t, tick_label(t, step));
+      for (double t : ticks)
+        if (!s.whole_x || t == std::round(t)) out.emplace_back(t, tick_label(t, std::max(step, s.whole_x ? 1.0 : 0.0)));
       if (labels_apart(out, lo, hi, width, measure)) break;
     }
     return out;

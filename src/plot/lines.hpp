@@ -42,6 +42,7 @@ struct LinePlotSpec {
   // log_x: x on a log10 axis; the ticks are the series' own x values when there are at most 12
   // of them (lengths 32, 64, …), else the powers of ten.
   bool log_x = false;
+  bool whole_x = false;  // x counts something (layers): ticks at whole numbers only
   std::vector<Series> series;
   std::vector<ReferenceLine> references;  // horizontal, dashed
   std::vector<VerticalMark> marks;        // vertical, dashed

@@ -419,9 +419,10 @@ def causal_lm_loss(logits, ids):
 # --------------------------------------------------------------------------------------------
 
 
-def llama_forward(W, cfg, ids, rope):
+def llama_forward(W, cfg, ids, rope, residuals=None):
     """LlamaForCausalLM / Qwen2ForCausalLM. rope: {"mode": "half"|"interleaved"|"off",
-    "inv_freq": array}. Returns (attention [L][H][T][T], logits [T][V], frequency usage)."""
+    "inv_freq": array}. Returns (attention [L][H][T][T], logits [T][V], frequency usage); the
+    residual stream after each layer is appended to `residuals` when given."""
     H, G = cfg["heads"], cfg["kv_heads"]
     d = cfg["head_dim"]
     eps = cfg["eps"]
@@ -443,9 +444,23 @@ def llama_forward(W, cfg, ids, rope):
         attn.append(w)
         x = x + linear(out, p["o"])
         x = x + llama_mlp(rms_norm(x, p["ln_post"], eps), p)
+        if residuals is not None:
+            residuals.append(x.copy())
     x = rms_norm(x, W["norm"], eps)
     logits = linear(x, W["lm_head"])
     return np.array(attn), logits, np.array(usage)
+
+
+def residual_top(residuals, count=5):
+    """Per layer, the `count` largest |x| of the residual stream as [position, dim, value], largest
+    first, and the median |x| (Sun et al. 2024's massive activations)."""
+    tops, medians = [], []
+    for x in residuals:
+        flat = np.abs(x).ravel()
+        order = np.argsort(-flat, kind="stable")[:count]
+        tops.append([[int(k // x.shape[1]), int(k % x.shape[1]), float(x.ravel()[k])] for k in order])
+        medians.append(float(np.median(flat)))
+    return tops, medians
 
 
 def gpt2_forward(W, cfg, ids, wpe):
@@ -510,8 +525,19 @@ def summarize_attention(label, case, attn):
           f"(uniform: {np.mean(1 / t1):.3f}); entropy / log(t+1): mean {entropy.mean():.3f}")
 
 
+def dropped(inv_freq, fraction, highest):
+    out = np.array(inv_freq, dtype=np.float64)
+    k = int(np.floor(fraction * len(out) + 0.5))
+    if k:
+        if highest:
+            out[:k] = 0.0
+        else:
+            out[len(out) - k:] = 0.0
+    return out
+
+
 def rope_cases(W, cfg, ids, theta, scaling, label):
-    """The five RoPE cases. scaling: None or the llama3 dict."""
+    """The RoPE cases (base, another base, off, the other pairing, linear ×4, pairs dropped). scaling: None or the llama3 dict."""
     d = cfg["head_dim"]
 
     def inv(theta_):
@@ -533,11 +559,18 @@ def rope_cases(W, cfg, ids, theta, scaling, label):
         "rope_off": {"mode": "off", "inv_freq": None},
         "interleaved": {"mode": "interleaved", "inv_freq": base_inv},
         "linear_4": {"mode": "half", "inv_freq": rope_linear_inv_freq(rope_default_inv_freq(theta, d), 4.0)},
+        # p-RoPE at inference (--drop-pairs): round(F · d/2) pairs get θ = 0, the first (highest
+        # frequencies) or the last (lowest); θ = 0 turns nothing, so those dimensions carry no position.
+        "drop_high_0.5": {"mode": "half", "inv_freq": dropped(base_inv, 0.5, highest=True)},
+        "drop_low_0.25": {"mode": "half", "inv_freq": dropped(base_inv, 0.25, highest=False)},
     }
     cases = {}
     for name, spec in specs.items():
-        attn, logits, usage = llama_forward(W, cfg, ids, spec)
+        residuals = []
+        attn, logits, usage = llama_forward(W, cfg, ids, spec, residuals)
         case = {"attention": attn, "logits": logits, "loss": causal_lm_loss(logits, ids)}
+        if name == "base":
+            case["residual_top"], case["residual_median"] = residual_top(residuals)
         if spec["inv_freq"] is not None:
             case["inv_freq"] = np.asarray(spec["inv_freq"])
         if name == "base":

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 #include <sstream>
 #include <string>
@@ -178,6 +179,34 @@ Status validate(const RopeScaling& c) {
     return invalid("YaRN needs beta_fast > beta_slow > 0, got beta_fast " +
                    show(c.beta_fast) + " and beta_slow " + show(c.beta_slow));
   return Ok{};
+}
+
+Result<DropPairs> parse_drop_pairs(std::string_view text) {
+  if (text == "none") return DropPairs{};
+  const auto colon = text.find(':');
+  const std::string_view side = text.substr(0, colon == std::string_view::npos ? 0 : colon);
+  if (colon == std::string_view::npos || (side != "low" && side != "high"))
+    return Error{"--drop-pairs expects low:F or high:F (F a fraction from 0 to 1) or none, not \"" + std::string(text) + "\""};
+  const std::string number(text.substr(colon + 1));
+  char* end = nullptr;
+  const double f = std::strtod(number.c_str(), &end);
+  if (number.empty() || end != number.c_str() + number.size() || !(f >= 0.0 && f <= 1.0))
+    return Error{"--drop-pairs: the fraction must be a number from 0 to 1, not \"" + number + "\""};
+  return DropPairs{side == "high", f};
+}
+
+std::string to_string(const DropPairs& d) {
+  if (d.fraction <= 0.0) return "none";
+  std::string f = std::to_string(d.fraction);
+  while (f.size() > 1 && f.back() == '0') f.pop_back();
+  if (f.back() == '.') f.pop_back();
+  return std::string(d.highest ? "high:" : "low:") + f;
+}
+
+void drop_pairs(std::vector<double>& thetas, const DropPairs& d) {
+  const auto n = thetas.size();
+  const auto k = std::min(n, static_cast<std::size_t>(std::lround(d.fraction * static_cast<double>(n))));
+  for (std::size_t i = 0; i < k; ++i) thetas[d.highest ? i : n - 1 - i] = 0.0;
 }
 
 }  // namespace poslab

@@ -1,6 +1,7 @@
 #pragma once
 // Context-length scaling of RoPE frequencies (docs/FORMULAS.md), with the names of
 // Hugging Face's `rope_scaling` config. s = factor, L = original_max_position, d = rotary_dim.
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -32,6 +33,20 @@ struct RopeFrequencies {
   std::vector<double> thetas;    // θ'ᵢ per pair, i = 0 … rotary_dim/2 − 1
   double attention_scale = 1.0;  // YaRN: 0.1·ln(s) + 1, multiplies both q and k; 1 otherwise
 };
+
+// Rotary pairs stopped at inference (Barbero et al. 2024's p-RoPE, tried on a trained model): the
+// lowest-frequency fraction of the pairs (the last ones) or the highest (the first ones) get θ = 0
+// and carry no position. fraction 0: none.
+struct DropPairs {
+  bool highest = false;
+  double fraction = 0.0;
+  bool operator==(const DropPairs&) const = default;
+};
+// "low:0.25", "high:0.5", "none".
+Result<DropPairs> parse_drop_pairs(std::string_view text);
+std::string to_string(const DropPairs& d);
+// θ set to 0 for the pairs `d` stops: round(fraction × pairs) of them.
+void drop_pairs(std::vector<double>& thetas, const DropPairs& d);
 
 // The scaled frequencies θ'ᵢ for a rotary width d and base; sequence_length (T) matters only to
 // Dynamic NTK. Expects a scaling that passed validate().

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -37,21 +38,25 @@ std::string describe(const PositionIntervention& v) {
   if (v.local_base) sep() << "local base " << *v.local_base;
   if (v.rope_factors) sep() << "LongRoPE " << (*v.rope_factors == LongRopeSet::Long ? "long" : "short") << " factors";
   if (v.alibi_scale) sep() << "ALiBi slopes ×" << *v.alibi_scale;
+  if (v.drop_pairs)
+    sep() << (v.drop_pairs->highest ? "highest " : "lowest ") << std::lround(100.0 * v.drop_pairs->fraction) << "% of RoPE's pairs stopped";
   return s.tellp() > 0 ? s.str() : "unchanged";
 }
 
 const LayerAttention* ForwardResult::layer(int l, ModelStack s) const {
   for (const LayerAttention& a : layers)
-    if (a.layer == l && a.stack == s) return &a;
+    if (a.layer == l && a.stack == s && !a.summary_only) return &a;
   return nullptr;
 }
 
 RopeFrequencies model_rope_frequencies(const TransformerConfig& c, const PositionIntervention& v, int tokens, int layer) {
   const bool local = layer >= 0 && c.rope_local_theta && c.is_local(layer);
   const double theta = local ? v.local_base.value_or(*c.rope_local_theta) : v.rope_theta.value_or(c.rope_theta);
-  RopeScaling scaling = local ? RopeScaling{} : v.scaling.value_or(c.scaling);
+  RopeScaling scaling = layer >= 0 && c.unscaled_rope(layer) ? RopeScaling{} : v.scaling.value_or(c.scaling);
   if (v.rope_factors) scaling.longrope_set = *v.rope_factors;
-  return rotary_angles(v.rotary_dim.value_or(c.rotary_dim), theta, scaling, tokens + std::max(0, v.position_shift), c.rope_fraction);
+  RopeFrequencies f = rotary_angles(v.rotary_dim.value_or(c.rotary_dim), theta, scaling, tokens + std::max(0, v.position_shift), c.rope_fraction);
+  if (v.drop_pairs) drop_pairs(f.thetas, *v.drop_pairs);
+  return f;
 }
 
 int layer_window(const TransformerConfig& c, const PositionIntervention& v, int layer) {
@@ -82,6 +87,38 @@ std::vector<int> shuffle_tokens(const Checkpoint& model, const std::vector<int>&
 namespace {
 
 bool cancelled(const ForwardOptions& o) { return o.cancel && o.cancel->load(); }
+
+// The `count` largest |x| of a layer's output (a min-heap of that size over one scan) and the
+// median |x| (from one copy of the magnitudes, as large as X itself).
+ResidualPeaks largest_activations(const Matrix& X, int layer, int count) {
+  ResidualPeaks a;
+  a.layer = layer;
+  if (X.size() == 0 || count < 1) return a;
+  using Seen = std::pair<float, Eigen::Index>;
+  std::vector<Seen> heap;  // the smallest of the largest at the front
+  std::vector<float> magnitudes(static_cast<std::size_t>(X.size()));
+  for (Eigen::Index k = 0; k < X.size(); ++k) {
+    const float m = std::abs(X.data()[k]);
+    magnitudes[static_cast<std::size_t>(k)] = m;
+    if (heap.size() < static_cast<std::size_t>(count)) {
+      heap.push_back({m, k});
+      std::push_heap(heap.begin(), heap.end(), std::greater<>());
+    } else if (m > heap.front().first) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+      heap.back() = {m, k};
+      std::push_heap(heap.begin(), heap.end(), std::greater<>());
+    }
+  }
+  std::sort(heap.begin(), heap.end(), std::greater<>());
+  for (const auto& [m, k] : heap)  // row-major: row (position) k / cols, column (dim) k % cols
+    a.top.push_back({static_cast<int>(k / X.cols()), static_cast<int>(k % X.cols()), X.data()[k]});
+  // The median as statistics defines it: of an even count, the mean of the two middle values.
+  auto middle = magnitudes.begin() + static_cast<std::ptrdiff_t>(magnitudes.size() / 2);
+  std::nth_element(magnitudes.begin(), middle, magnitudes.end());
+  a.median_abs = *middle;
+  if (magnitudes.size() % 2 == 0) a.median_abs = 0.5f * (a.median_abs + *std::max_element(magnitudes.begin(), middle));
+  return a;
+}
 
 // One stack of layers as a pass runs it (a decoder's, an encoder's, or one of T5's two): its
 // weights, its final norm, whether it is causal, and what its layers share — the relative bias
@@ -148,14 +185,19 @@ Stack ForwardPass::first_stack(int T, const WeightTensor& bias_table) {
 // The attention an input asks for, on the backend (the CPU when it fails), kept as `layer` when
 // asked: weights, scores and, for a self-attention, the heads' summaries over `summary_ids`.
 Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids) {
-  auto attended = backend_->attend(in, keep);
+  const bool needs_weights = keep || options_.summarize_all_layers;
+  auto attended = backend_->attend(in, needs_weights);
   if (!attended && backend_ != &cpu_) {
     result_.backend = cpu_.name() + " (" + backend_->name() + " failed: " + attended.error() + ")";
     backend_ = &cpu_;
-    attended = cpu_.attend(in, keep);
+    attended = cpu_.attend(in, needs_weights);
   }
   if (!attended) return Error{attended.error()};
-  if (keep) {
+  if (needs_weights && !keep) {  // the heads' summaries alone; the matrices go with this layer
+    for (const Matrix& A : attended->weights) layer.heads.push_back(layer.cross ? HeadSummary{A.col(0).mean()} : summarize(A, summary_ids));
+    layer.summary_only = true;
+    result_.layers.push_back(std::move(layer));
+  } else if (keep) {
     if (options_.check_against_cpu && backend_ != &cpu_)
       result_.max_diff_vs_cpu = std::max(result_.max_diff_vs_cpu.value_or(0.0), max_abs_difference(*attended, attention_cpu(in)));
     for (const Matrix& A : attended->weights) layer.heads.push_back(layer.cross ? HeadSummary{A.col(0).mean()} : summarize(A, summary_ids));
@@ -267,6 +309,7 @@ Status ForwardPass::run_stack(Stack& s, Matrix& X, const Matrix* encoded, int pr
   for (int l = 0; l < static_cast<int>(s.layers->size()); ++l) {
     if (cancelled(options_)) return Error{"cancelled"};
     if (auto st = run_layer(s, l, X, encoded); !st) return st;
+    if (options_.top_activations > 0 && !encoded) result_.activations.push_back(largest_activations(X, l, options_.top_activations));
     if (options_.progress) options_.progress(static_cast<double>(progress_offset + l + 1) / (total_layers() + 1));
   }
   return cancelled(options_) ? Status(Error{"cancelled"}) : Status(Ok{});

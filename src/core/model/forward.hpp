@@ -32,6 +32,7 @@ struct PositionIntervention {
   std::optional<double> local_base;    // the local layers' RoPE base (Gemma 3)
   std::optional<LongRopeSet> rope_factors;  // LongRoPE's short or long factors, whatever the length
   std::optional<double> alibi_scale;   // ALiBi's slopes × this
+  std::optional<DropPairs> drop_pairs;  // RoPE's lowest or highest pairs stopped
   bool any() const { return !(*this == PositionIntervention{}); }
   bool operator==(const PositionIntervention&) const = default;
 };
@@ -48,6 +49,10 @@ struct ForwardOptions {
   // T5: the decoder's input, decoder_start_token_id then the target's tokens; empty: the start token.
   std::vector<int> decoder_ids;
   bool all_layers = false;       // keep every layer (tests; small models)
+  // Every layer's heads summarized (the sinks figure: the mass on the first token, layer by
+  // layer), their weights and scores kept only for keep_layers: memory as for one layer.
+  bool summarize_all_layers = false;
+  int top_activations = 0;  // the largest this many |x| after each layer of the first stack (0: none)
   bool keep_logits = false;      // the T × V logits (tests; memory grows with T · V)
   int top_k = 5;
   // Per position t, whether the prediction of ids[t + 1] counts in the loss (empty: every one);
@@ -85,6 +90,7 @@ struct LayerAttention {
   bool masked(int i, int j) const { return (causal && j > i) || outside_window(i, j, window, causal); }
   std::vector<Matrix> scores, weights;  // per head, T × T (scores: q·k/√d_h, −inf above the diagonal)
   std::vector<HeadSummary> heads;  // cross-attention: the sink only (no distance between two texts)
+  bool summary_only = false;       // summarize_all_layers: `heads` alone, no matrices
   Matrix frequency_usage;  // heads × rotary pairs: mean over positions of ‖q_i‖·‖k_i‖ (RoPE models)
 };
 
@@ -96,6 +102,18 @@ struct TokenProbability {
 
 // One token's experts in a mixture's layer: (expert, weight), the router's order (most weight first).
 using ExpertChoice = std::vector<std::pair<int, double>>;
+
+// The residual stream's largest values after a layer (Sun et al. 2024's massive activations): the
+// top few |x| of the T × hidden output, where they sit, and the median |x| for scale.
+struct ResidualPeaks {
+  struct Entry {
+    int position = 0, dim = 0;
+    float value = 0.0f;
+  };
+  int layer = 0;
+  std::vector<Entry> top;  // largest |value| first
+  float median_abs = 0.0f;
+};
 
 struct ForwardResult {
   std::vector<int> ids;
@@ -116,6 +134,7 @@ struct ForwardResult {
   // A mixture of experts: per layer (all of them; a dense layer's list is empty), per position,
   // the experts the router chose and their weights. Empty for a dense model.
   std::vector<std::vector<ExpertChoice>> experts;
+  std::vector<ResidualPeaks> activations;  // the first stack's layers, with top_activations
   Matrix logits;                        // T × V, only with keep_logits
   // Per position, most probable first: the next token (decoders; T5's decoder positions), or the
   // position's own token (masked LMs); empty for an encoder without its head (BertModel).

@@ -27,6 +27,23 @@ void set_positions_off(ModelSettings& m, PositionKind model_positions, bool off)
   }
 }
 
+void reset_model_interventions(State& state, const TransformerConfig& c) {
+  ModelSettings& m = state.model;
+  const ModelSettings defaults;
+  m.base = c.rope_theta;
+  m.scaling = c.scaling;
+  m.rope_style = c.rope_style;
+  set_positions_off(m, c.positions, false);
+  m.position_shift = 0;
+  m.rotary_dim = 0;
+  m.window = defaults.window;
+  m.local_base = defaults.local_base;
+  m.rope_factors = defaults.rope_factors;
+  m.alibi_scale = defaults.alibi_scale;
+  m.drop_pairs = defaults.drop_pairs;
+  state.view.permutation = 0;
+}
+
 ModelRequest model_request(const State& state, const TransformerConfig& config) {
   const ModelSettings& m = state.model;
   ModelRequest r;
@@ -45,6 +62,7 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
     if (m.rotary_dim != 0 && m.rotary_dim != config.rotary_dim) v.rotary_dim = m.rotary_dim;
     if (m.local_base > 0.0) v.local_base = m.local_base;
     if (m.rope_factors != LongRopeSet::ByLength) v.rope_factors = m.rope_factors;
+    if (m.drop_pairs.fraction > 0.0) v.drop_pairs = m.drop_pairs;
   }
   if (m.window >= 0) v.window = m.window;
   if (config.positions == PositionKind::Alibi && m.alibi_scale != 1.0) v.alibi_scale = m.alibi_scale;
@@ -68,10 +86,15 @@ std::vector<std::string> run_notes(const TransformerConfig& c, int tokens, int s
     notes.push_back("the tokenizer has no token for " + list + ": left out of the sentence");
   }
   const int last = tokens + std::max(0, shift);
-  if (c.training && last > c.training->train_length)
-    notes.push_back(std::to_string(last) + " positions, beyond the length " + std::to_string(c.training->train_length) +
-                    " the model was trained on");
-  else if (c.positions != PositionKind::Learned && last > c.max_positions)
+  // A task's length counts symbols (copy) or pairs (recall), not tokens: its sequences are
+  // sequence_tokens long, plus the last token, which training only predicted.
+  const auto kind = c.training ? parse_task_kind(c.training->task) : Result<TaskKind>(Error{""});
+  const int trained = kind ? sequence_tokens(Task{*kind}, c.training->train_length) + 1 : 0;
+  if (c.training) {  // its training length is what it knows, whatever max_position_embeddings says
+    if (kind && last > trained)
+      notes.push_back(std::to_string(last) + " positions, beyond the " + std::to_string(trained) + " the model was trained on (" +
+                      c.training->task + " of length " + std::to_string(c.training->train_length) + ")");
+  } else if (c.positions != PositionKind::Learned && last > c.max_positions)
     notes.push_back(std::to_string(last) + " positions, beyond the model's max_position_embeddings (" +
                     std::to_string(c.max_positions) + ")");
   return notes;
@@ -112,6 +135,8 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
     o.scored = scored;
     o.scored_description = scored_what;
     o.keep_layers = {request.layer};
+    o.summarize_all_layers = request.all_layer_summaries;
+    o.top_activations = request.top_activations;
     o.top_k = request.top_k;
     o.backend = control.backend;
     o.check_against_cpu = control.check_against_cpu;

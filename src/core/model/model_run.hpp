@@ -24,6 +24,8 @@ struct ModelRequest {
   ModelStack stack = ModelStack::Encoder;  // of which stack (T5: encoder, decoder or cross)
   std::string target;              // T5: the decoder's text after its start token
   int top_k = 5;
+  bool all_layer_summaries = false;  // every layer's heads summarized too (the sinks figure)
+  int top_activations = 0;           // each layer's largest residual-stream values (the activations figure)
   bool changes() const { return intervention.any() || shuffle_seed != 0; }
   bool operator==(const ModelRequest&) const = default;
 };
@@ -34,6 +36,12 @@ struct ModelRequest {
 // config.json (poslab_positions: alibi → bias ALiBi, encoding none) starts unchanged.
 bool positions_off(const ModelSettings& m, PositionKind model_positions);
 void set_positions_off(ModelSettings& m, PositionKind model_positions, bool off);
+// The model as its folder has it: its base, scaling and pairing, its positions on, no shift,
+// window, local base, LongRoPE set or ALiBi scale of the user's, no shuffling. What the Model tab's
+// "the model's own" button does, and what opening another model does (its settings are its own:
+// a model opened after an ALiBi, T5 or no-position model, or after the explorer's encoding
+// "none", starts with its positions on).
+void reset_model_interventions(State& state, const TransformerConfig& c);
 
 
 // The state's settings against the model's own config.json: a base or scaling other than the

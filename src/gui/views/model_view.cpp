@@ -61,7 +61,14 @@ void ModelView::update(const State& state) {
     if (!settings_error_.empty()) std::fprintf(stderr, "poslab: error: %s (the model runs without it)\n", settings_error_.c_str());
     settings_error_said_ = settings_error_;
   }
-  if (model_ && state.view.layer >= 0) worker_.request(model_, model_request(state, model_->config()));
+  if (model_ && state.view.layer >= 0) {
+    ModelRequest request = model_request(state, model_->config());
+    // The sinks and massive-activations lenses below read every layer: summaries and a few
+    // values per layer, no matrices kept.
+    request.all_layer_summaries = true;
+    request.top_activations = kActivationsPerLayer;
+    worker_.request(model_, request);
+  }
   run_ = worker_.latest();
 }
 
@@ -239,10 +246,12 @@ void ModelView::draw_picker(const std::vector<std::string>& recent, std::string&
   const float folder_width = 24.0f * em, open_width = flow::button("Open");
   const float room = flow::right_edge() - ImGui::GetCursorScreenPos().x - ImGui::GetStyle().ItemSpacing.x - open_width;
   ImGui::SetNextItemWidth(std::clamp(room, 8.0f * em, folder_width));
-  ImGui::InputTextWithHint("##model-folder", "a Hugging Face model folder", folder_input_, sizeof folder_input_);
+  // Enter opens the folder as the button does.
+  const bool entered = ImGui::InputTextWithHint("##model-folder", "a Hugging Face model folder", folder_input_, sizeof folder_input_,
+                                                ImGuiInputTextFlags_EnterReturnsTrue);
   probe::item("model: folder");
   ImGui::SameLine();
-  if (ImGui::Button("Open") && folder_input_[0] != '\0') open = folder_input_;
+  if ((ImGui::Button("Open") || entered) && folder_input_[0] != '\0') open = folder_input_;
   probe::item("model: open");
   flow::same_line_if_fits(18.0f * em);
   ImGui::SetNextItemWidth(18.0f * em);
@@ -272,6 +281,7 @@ void ModelView::draw_picker(const std::vector<std::string>& recent, std::string&
 void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
   ModelSettings& m = state.model;
   bool off = positions_off(m, c.positions);
+  probe::value("model positions", c.positions == PositionKind::None ? "none" : off ? "off" : "on");
   const char* switch_label = c.positions == PositionKind::Rope         ? "RoPE off"
                              : c.positions == PositionKind::Learned    ? "position table zeroed"
                              : c.positions == PositionKind::Sinusoidal ? "sinusoid not added"
@@ -305,6 +315,19 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
       ImGui::SetNextItemWidth(field);
       if (ImGui::Combo("LongRoPE factors", &set, "by length (the model's rule)\0short\0long\0")) m.rope_factors = static_cast<LongRopeSet>(set);
     }
+    // --drop-pairs: p-RoPE at inference, the lowest or highest pairs stopped.
+    int side = m.drop_pairs.fraction > 0.0 ? (m.drop_pairs.highest ? 2 : 1) : 0;
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::Combo("pairs stopped", &side, "none\0lowest frequencies\0highest frequencies\0")) {
+      m.drop_pairs.highest = side == 2;
+      m.drop_pairs.fraction = side == 0 ? 0.0 : m.drop_pairs.fraction > 0.0 ? m.drop_pairs.fraction : 0.25;
+    }
+    if (side != 0) {
+      float fraction = static_cast<float>(m.drop_pairs.fraction);
+      flow::same_line_if_fits(field + flow::label("share of the pairs"));
+      ImGui::SetNextItemWidth(field);
+      if (ImGui::SliderFloat("share of the pairs", &fraction, 0.05f, 1.0f, "%.2f")) m.drop_pairs.fraction = fraction;
+    }
   }
   if (c.has_local_layers()) {
     bool none = m.window == 0;
@@ -319,7 +342,7 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
     ImGui::SetNextItemWidth(field);
     if (ImGui::SliderFloat("ALiBi slopes ×", &scale, 0.0f, 4.0f, "%.2f")) m.alibi_scale = scale;
   }
-  if (ImGui::Button("the model's own")) reset_to_model(state, c);
+  if (ImGui::Button("the model's own")) reset_model_interventions(state, c);
   ImGui::SetNextItemWidth(field);
   ImGui::SliderInt("position shift", &m.position_shift, 0, 512);
   const char* shuffle_label = "shuffle tokens (seed, 0 off)";
@@ -352,22 +375,6 @@ void ModelView::draw_stack(State& state, const TransformerConfig& c) {
                                   ? ("The decoder: causal, with T5 buckets of its own over the start token (id " + std::to_string(c.decoder_start) +
                                      ") and the target.").c_str()
                                   : "The encoder: every token sees every other, through T5's bidirectional buckets.");
-}
-
-void ModelView::reset_to_model(State& state, const TransformerConfig& c) {
-  ModelSettings& m = state.model;
-  const ModelSettings defaults;
-  m.base = c.rope_theta;
-  m.scaling = c.scaling;
-  m.rope_style = c.rope_style;
-  set_positions_off(m, c.positions, false);
-  m.position_shift = 0;
-  m.rotary_dim = 0;
-  m.window = defaults.window;
-  m.local_base = defaults.local_base;
-  m.rope_factors = defaults.rope_factors;
-  m.alibi_scale = defaults.alibi_scale;
-  state.view.permutation = 0;
 }
 
 void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent,
@@ -407,7 +414,11 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
     flow::text_disabled_wrapped(c.rope_style == RopeStyle::Half
                                     ? "Hugging Face checkpoints pair RoPE dimensions by rotate-half: pair i is (x_i, x_{i+r/2})."
                                     : "This checkpoint pairs RoPE dimensions as RoFormer does: pair i is (x_{2i}, x_{2i+1}).");
-  if (!c.mrope_section.empty() && ImGui::CollapsingHeader("M-RoPE: which pairs turn by t, h and w")) draw_mrope(state, c, fonts);
+  if (!c.mrope_section.empty()) {
+    const bool mrope_open = ImGui::CollapsingHeader("M-RoPE: which pairs turn by t, h and w");
+    probe::item("model: mrope header");
+    if (mrope_open) draw_mrope(state, c, fonts);
+  }
   bool on = state.view.layer >= 0;
   if (ImGui::Checkbox("Run the model (the Attention tab shows its layer)", &on)) state.view.layer = on ? 0 : -1;
   if (!on) return;
@@ -436,6 +447,8 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   if (built_version_ != worker_.version()) {
     heads_ = heads_figure(*run_, c, kHeadThumbSide);
     usage_ = frequency_usage_figure(*run_, c, 420.0f);
+    sinks_ = sinks_figure(*run_, c, 420.0f).figure;
+    activations_ = activations_figure(*run_, c);
     built_version_ = worker_.version();
   }
   ImGui::Separator();
@@ -459,6 +472,19 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   if (usage_open) {
     show_figure(usage_.figure, {figure_room(fonts).x, usage_.figure.height}, fonts, usage_textures_);
     probe::item("model: frequency usage figure");
+  }
+  // Every layer at once: StreamingLLM's sinks and Sun et al.'s massive activations.
+  const bool sinks_open = ImGui::CollapsingHeader("Attention sinks (every layer)");
+  probe::item("model: sinks");
+  if (sinks_open) {
+    show_figure(sinks_, {figure_room(fonts).x, sinks_.height}, fonts, sinks_textures_);
+    probe::item("model: sinks figure");
+  }
+  const bool activations_open = ImGui::CollapsingHeader("Massive activations (every layer)");
+  probe::item("model: activations");
+  if (activations_open) {
+    show_figure(activations_, {figure_room(fonts).x, activations_.height}, fonts, activations_textures_);
+    probe::item("model: activations figure");
   }
 }
 

@@ -52,6 +52,8 @@ class ModelView {
   plot::HeatmapFigure usage_;
   plot::TextureCache textures_;        // the heads grid's
   plot::TextureCache usage_textures_;  // the frequency usage's: a figure of its own, never the grid's
+  plot::Figure sinks_, activations_;   // every layer's sinks and largest activations
+  plot::TextureCache sinks_textures_, activations_textures_;
   // M-RoPE's layout (Qwen-VL models), built from the config when the model or the layout changes.
   plot::Figure mrope_;
   std::string mrope_key_;
@@ -65,7 +67,6 @@ class ModelView {
   void draw_stack(State& state, const TransformerConfig& c);
   void draw_fill_mask(const ModelRun& run);
   char target_input_[1024] = "";
-  static void reset_to_model(State& state, const TransformerConfig& c);
 };
 
 }  // namespace poslab

@@ -85,9 +85,9 @@ std::vector<PaperPanel> roformer_panels() {
   }
   bound.curves.push_back(curve);
   bound.curves.push_back({"published: 32.5 at m = 0", {0.0}, {32.5}, CurveKind::Published});
-  bound.reference_y.push_back(32.5 / 2.0);
+  bound.reference_y.push_back({32.5 / 2.0, "½ of the value at m = 0: the bound on the mean over m = 200…250"});
   PaperPanel scores{"Gaussian q, k: no decay (Barbero et al. 2024, §3)", "relative distance m (log scale)",
-                    "mean of q·R(m)k over 4096 draws", true, false, {}, {0.0}, {}};
+                    "mean of q·R(m)k over 4096 draws", true, false, {}, {{0.0, "0: Barbero et al.'s expectation"}}, {}};
   PaperCurve independent{"PosLab: q, k independent", {}, {}, CurveKind::Computed};
   PaperCurve same{"PosLab: q = k", {}, {}, CurveKind::Computed};
   PaperCurve closed{"2·Σ cos(m·θᵢ) (q = k, closed form)", {}, {}, CurveKind::Fit};
@@ -131,17 +131,18 @@ PaperCheckResult run_alibi() {
 }
 
 std::vector<PaperPanel> alibi_panels() {
-  PaperPanel panel{"ALiBi's head slopes (Press et al. 2022, §3 and get_slopes)", "head h", "slope m_h (log scale)",
-                   false, true, {}, {}, {}};
+  std::vector<PaperPanel> panels;
   for (int heads : {8, 12, 16}) {
-    PaperCurve ours{"PosLab: " + std::to_string(heads) + " heads", {}, alibi_slopes(heads), CurveKind::Computed};
-    const std::vector<double> published = heads == 12 ? kPublished12 : published_power_of_two(heads);
-    PaperCurve theirs{"published: " + std::to_string(heads) + " heads", {}, published, CurveKind::Published};
+    PaperPanel panel{"ALiBi's slopes, " + std::to_string(heads) + " heads (Press et al. 2022)", "head h",
+                     "slope m_h (log scale)", false, true, {}, {}, {}};
+    PaperCurve ours{"PosLab (alibi_slopes)", {}, alibi_slopes(heads), CurveKind::Computed};
+    PaperCurve theirs{heads == 12 ? "published: the authors' get_slopes" : "published: §3", {},
+                      heads == 12 ? kPublished12 : published_power_of_two(heads), CurveKind::Published};
     for (int h = 1; h <= heads; ++h) ours.x.push_back(h), theirs.x.push_back(h);
-    panel.curves.push_back(ours);
-    panel.curves.push_back(theirs);
+    panel.curves = {ours, theirs};
+    panels.push_back(panel);
   }
-  return {panel};
+  return panels;
 }
 
 }  // namespace

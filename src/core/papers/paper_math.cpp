@@ -22,6 +22,19 @@ constexpr long kAnchorEvery = 1024;  // exact cos/sin this often, so the recurre
 // Whether B(m) ≥ 0 for every m ≤ L.
 bool stays_nonnegative(int d, double base, long L) { return first_negative_cos_sum(d, base, L) < 0; }
 
+constexpr long kWitnessWindow = 32;
+
+// Whether B(m) < 0 for some m within kWitnessWindow of `around` (and in [0, L]), by exact cosines.
+bool negative_near(int d, double base, long around, long L) {
+  const std::vector<double> thetas = rope_thetas(d, base);
+  for (long m = std::max(around - kWitnessWindow, 0L); m <= std::min(around + kWitnessWindow, L); ++m) {
+    double sum = 0.0;
+    for (double theta : thetas) sum += std::cos(static_cast<double>(m) * theta);
+    if (sum < 0.0) return true;
+  }
+  return false;
+}
+
 // Bisection on log(base) between a failing and a passing base (a relative width of 1e-6).
 double refine(int d, long L, double failing, double passing) {
   for (int k = 0; k < 40 && passing / failing > 1.0 + 1e-6; ++k) {
@@ -84,8 +97,16 @@ long first_negative_cos_sum(int d, double base, long L) {
 
 double smallest_nonnegative_base(int d, long L, double start, double ratio, double max_base) {
   double previous = start;
+  long witness = -1;  // where the last failing base went negative
   for (double base = start; base <= max_base; base *= ratio) {
-    if (stays_nonnegative(d, base, L)) return base == start ? base : refine(d, L, previous, base);
+    // A base just above a failing one mostly fails near the same m: look there first (exactly),
+    // and scan the whole range only when that window stays ≥ 0.
+    if (witness >= 0 && negative_near(d, base, witness, L)) {
+      previous = base;
+      continue;
+    }
+    witness = first_negative_cos_sum(d, base, L);
+    if (witness < 0) return base == start ? base : refine(d, L, previous, base);
     previous = base;
   }
   return 0.0;

@@ -4,6 +4,7 @@
 // checks: `poslab papers`, `poslab papers check`, `poslab export paper` and docs/PAPERS.md follow it.
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace poslab {
@@ -46,8 +47,8 @@ struct PaperPanel {
   std::string title, x_label, y_label;
   bool log_x = false, log_y = false;
   std::vector<PaperCurve> curves;
-  std::vector<double> reference_y;  // horizontal dashed lines
-  std::vector<double> marks_x;      // vertical dashed lines
+  std::vector<std::pair<double, std::string>> reference_y;  // horizontal dashed lines and their labels
+  std::vector<std::pair<double, std::string>> marks_x;      // vertical dashed lines and their labels
 };
 
 enum class PaperNeeds { Nothing, Model };

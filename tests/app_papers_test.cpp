@@ -20,6 +20,10 @@ TEST(CliPapers, ListsEveryCheckWithItsPaper) {
   for (const char* id : {"roformer-decay", "alibi-slopes", "yarn", "critical-dimension", "base-bound"})
     EXPECT_NE(r.output.find(id), std::string::npos) << id;
   EXPECT_NE(r.output.find("Press et al. 2022"), std::string::npos) << r.output;
+  const auto help = run("export paper --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("poslab export paper --id ID"), std::string::npos) << help.output;
+  EXPECT_EQ(help.output.find("--embeddings"), std::string::npos) << "export paper takes no state options";
 }
 
 TEST(CliPapers, ReproducedChecksExitZeroAndWriteTheJson) {

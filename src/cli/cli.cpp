@@ -175,7 +175,8 @@ void print_command_help(const std::vector<std::string>& words) {
   }
   flush();
   if (blocks.empty()) return print_help();
-  const bool state_options = words[0] == "export" || words[0] == "predict" || words[0] == "info";
+  const bool takes_no_state = words.size() == 2 && words[0] == "export" && words[1] == "paper";
+  const bool state_options = !takes_no_state && (words[0] == "export" || words[0] == "predict" || words[0] == "info");
   std::printf("usage:\n%s%s", blocks.c_str(), state_options ? ("\nstate options:\n" + state_options_help()).c_str() : "");
 }
 

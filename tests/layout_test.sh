@@ -55,13 +55,13 @@ check_room() {  # ROOM FORBIDDEN-PREFIX...
     done
   done < <(includes "src/core/$room")
 }
-above_encodings=(core/state.hpp core/options core/session core/workspace core/export_data core/attention/ core/formats/ core/model/ core/train/ core/tour/ core/animate/)
+above_encodings=(core/state.hpp core/options core/session core/workspace core/export_data core/attention/ core/formats/ core/model/ core/train/ core/tour/ core/animate/ core/papers/)
 check_room encodings "${above_encodings[@]}"
-check_room attention core/export_data core/options core/session core/workspace core/model/ core/train/ core/tour/ core/animate/
+check_room attention core/export_data core/options core/session core/workspace core/model/ core/train/ core/tour/ core/animate/ core/papers/
 # Left (issue 30): formats.cpp reads the families' embedding tensor names from model/architecture.hpp.
 check_room formats core/export_data core/options core/session core/workspace core/model/transformer core/model/checkpoint \
-  core/model/forward core/model/model_ core/train/ core/tour/ core/animate/ core/attention/
-check_room model core/export_data core/options core/session core/workspace core/train/ core/tour/ core/animate/
+  core/model/forward core/model/model_ core/train/ core/tour/ core/animate/ core/attention/ core/papers/
+check_room model core/export_data core/options core/session core/workspace core/train/ core/tour/ core/animate/ core/papers/
 while IFS=: read -r file line path; do
   fail "$file:$line: state includes $path, a room above it"
 done < <(includes src/core/state.hpp | sed 's|^|src/core/state.hpp:|' | grep -E ':core/(model|train|attention|formats)/' || true)

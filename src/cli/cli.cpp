@@ -34,6 +34,7 @@
 #include "cli/args.hpp"
 #include "cli/train_cli.hpp"
 #include "cli/animate_cli.hpp"
+#include "cli/papers_cli.hpp"
 
 namespace poslab {
 
@@ -106,6 +107,17 @@ std::string help_text() {
       "      sentence: layer L's heads' previous-token, induction, sink and distance scores and\n"
       "      the loss against the training step; CSV\n"
       "      revision,step,layer,head,previous,induction,sink,distance,loss\n"
+      "  poslab papers\n"
+      "      the published numbers PosLab checks from the papers' mathematics alone: one line per\n"
+      "      check (id, paper, where, what it needs); docs/PAPERS.md says what each reproduces\n"
+      "  poslab papers check [ID ...] [--model DIR] [--json F]\n"
+      "      runs the checks (all by default; those needing a model only with --model): a table of\n"
+      "      published against PosLab's values with a verdict; exit 0 when every check is\n"
+      "      reproduced, 1 when one differs; --json writes a list of objects with the keys id,\n"
+      "      paper, where, quantity, published, measured, tolerance, pass (one per comparison)\n"
+      "  poslab export paper --id ID [--model DIR] --png F [--svg F] [--csv F]\n"
+      "      one check's figure: PosLab's curves with the published values beside them; CSV\n"
+      "      panel,curve,kind,x,y\n"
       "  poslab info [--embeddings F | --model DIR] [--vocab F] [--tensor NAME]\n"
       "      vocabulary size, dimension, dtype, tokenizer and load time of an embeddings file; the\n"
       "      OpenGL renderer and where --backend (auto unless given) computes attention, and why\n"
@@ -165,14 +177,15 @@ void print_command_help(const std::vector<std::string>& words) {
   }
   flush();
   if (blocks.empty()) return print_help();
-  const bool state_options = words[0] == "export" || words[0] == "predict" || words[0] == "info";
+  const bool takes_no_state = words.size() == 2 && words[0] == "export" && words[1] == "paper";
+  const bool state_options = !takes_no_state && (words[0] == "export" || words[0] == "predict" || words[0] == "info");
   std::printf("usage:\n%s%s", blocks.c_str(), state_options ? ("\nstate options:\n" + state_options_help()).c_str() : "");
 }
 
 // The command's words before its first option (`export training`, `predict`) when its arguments
 // ask for --help (or -h); none otherwise.
 std::optional<std::vector<std::string>> command_asking_help(const ArgParser& p) {
-  static const std::set<std::string_view> commands = {"export", "predict", "train", "eval", "info", "tokens", "tour"};
+  static const std::set<std::string_view> commands = {"export", "predict", "train", "eval", "info", "tokens", "tour", "papers"};
   if (p.done() || !commands.contains(p.args[0])) return std::nullopt;
   if (std::none_of(p.args.begin() + 1, p.args.end(), [](std::string_view a) { return a == "--help" || a == "-h"; })) return std::nullopt;
   std::vector<std::string> words;
@@ -305,6 +318,14 @@ int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
   if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "training") {
     p.i = 2;
     return run_export_training(p);
+  }
+  if (!p.done() && p.args[0] == "papers") {
+    p.next();
+    return run_papers(p);
+  }
+  if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "paper") {
+    p.i = 2;
+    return run_export_paper(p);
   }
   if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "extrapolation") {
     p.i = 2;

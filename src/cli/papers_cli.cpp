@@ -1,0 +1,141 @@
+// poslab papers [check [ID…] [--model DIR] [--json F]] and poslab export paper --id ID …: the
+// checks of core/papers, listed, run and drawn.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/args.hpp"
+#include "cli/commands.hpp"
+#include "cli/papers_cli.hpp"
+#include "core/papers/papers.hpp"
+#include "figures/export.hpp"
+#include "figures/papers.hpp"
+#include "gpu/headless.hpp"
+
+namespace poslab {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+Status parse_command_flags(ArgParser& p, const std::vector<Flag>& flags, const std::string& command) {
+  return p.parse(flags, nullptr, [&](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for " + command; },
+                 ParseOrder::NamesFirst);
+}
+
+// --model DIR: a folder the model checks read (none of today's checks needs one).
+Status check_model_folder(const std::optional<std::string>& model) {
+  if (model && !fs::is_directory(*model)) return Error{"--model: no model folder at " + *model};
+  return Ok{};
+}
+
+const PaperCheck* check_named(std::string_view id) { return find_paper_check(id); }
+
+std::string unknown_check(std::string_view id) {
+  return "unknown check \"" + std::string(id) + "\" (valid: " + paper_check_ids() + ")";
+}
+
+int list_checks() {
+  for (const PaperCheck& c : paper_checks()) {
+    std::printf("%s\n  %s, %s\n  %s\n  needs: %s\n", std::string(c.id).c_str(), std::string(c.paper).c_str(),
+                std::string(c.where).c_str(), std::string(c.what).c_str(),
+                c.needs == PaperNeeds::Model ? "--model DIR" : "nothing (the mathematics alone)");
+  }
+  return 0;
+}
+
+int run_checks(ArgParser& p) {
+  std::vector<const PaperCheck*> chosen;
+  while (!p.done() && !p.args[p.i].starts_with("-")) {
+    const PaperCheck* c = check_named(p.args[p.i]);
+    if (!c) return usage_error(unknown_check(p.args[p.i]));
+    chosen.push_back(c);
+    p.next();
+  }
+  std::optional<std::string> model;
+  std::string json;
+  const std::vector<Flag> flags = {text_flag("--model", model), text_flag("--json", json)};
+  if (auto s = parse_command_flags(p, flags, "papers check"); !s) return p.fail(s);
+  if (auto s = check_model_folder(model); !s) return usage_error(s.error());
+  if (chosen.empty())
+    for (const PaperCheck& c : paper_checks()) chosen.push_back(&c);
+  OutputPlan plan;
+  plan.add("--json", json);
+  if (model) plan_folder_input(plan, "--model", *model);
+  if (const int code = prepare_outputs(plan)) return code;
+  std::vector<PaperCheckResult> results;
+  for (const PaperCheck* c : chosen) {
+    if (c->needs == PaperNeeds::Model && !model) {
+      std::printf("%s: skipped (needs --model DIR)\n", std::string(c->id).c_str());
+      continue;
+    }
+    results.push_back(c->run());
+  }
+  std::fputs(papers_table(results).c_str(), stdout);
+  if (!json.empty()) {
+    if (auto s = plan.write(json, papers_json(results)); !s) return runtime_error(s.error());
+    if (auto s = plan.commit(); !s) return runtime_error(s.error());
+    std::printf("wrote %s\n", json.c_str());
+  }
+  const bool all = std::all_of(results.begin(), results.end(), [](const PaperCheckResult& r) { return r.pass(); });
+  return all ? 0 : kRuntimeError;
+}
+
+}  // namespace
+
+int run_papers(ArgParser& p) {
+  if (p.done()) return list_checks();
+  if (p.args[p.i] == "check") {
+    p.next();
+    return run_checks(p);
+  }
+  return usage_error("papers: unknown command \"" + std::string(p.args[p.i]) + "\" (poslab papers lists the checks; poslab papers check [ID…] runs them)");
+}
+
+int run_export_paper(ArgParser& p) {
+  std::string id;
+  std::optional<std::string> model;
+  ExportRequest request;
+  const std::vector<Flag> flags = {
+      {"--id", [&](std::string_view v) -> Status {
+         if (!find_paper_check(v)) return Error{unknown_check(v)};
+         id = std::string(v);
+         return Ok{};
+       }, true, false, "export paper needs a check: --id ID (" + paper_check_ids() + ")"},
+      text_flag("--model", model),
+      text_flag("--png", request.png), text_flag("--svg", request.svg), text_flag("--csv", request.csv),
+      checkpoint([&]() -> Status {
+        if (request.png.empty() && request.svg.empty() && request.csv.empty())
+          return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
+        return Ok{};
+      }),
+  };
+  if (auto s = parse_command_flags(p, flags, "export paper"); !s) return p.fail(s);
+  if (auto s = check_model_folder(model); !s) return usage_error(s.error());
+  const PaperCheck& check = *find_paper_check(id);
+  if (check.needs == PaperNeeds::Model && !model) return usage_error("check " + id + " needs --model DIR");
+  OutputPlan plan;
+  plan_request(request, plan);
+  if (model) plan_folder_input(plan, "--model", *model);
+  if (const int code = prepare_outputs(plan)) return code;
+  std::unique_ptr<gpu::HeadlessContext> context;
+  if (!request.png.empty()) {
+    auto created = gpu::HeadlessContext::create();
+    if (!created) return runtime_error("PNG export needs OpenGL: " + created.error());
+    context = std::move(*created);
+  }
+  const std::vector<PaperPanel> panels = check.panels();
+  const plot::Figure figure = paper_figure(check, panels);
+  const std::string csv = papers_csv(panels);
+  std::vector<std::string> written;
+  if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
+  if (auto s = plan.commit(); !s) return runtime_error(s.error());
+  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  return 0;
+}
+
+}  // namespace poslab

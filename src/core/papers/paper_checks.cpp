@@ -1,0 +1,180 @@
+// The checks of "Papers, checked": each published value is written here once, with where it is
+// printed; docs/PAPERS.md says what each reproduces and what it does not.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/encodings/bias.hpp"
+#include "core/papers/paper_math.hpp"
+#include "core/papers/papers.hpp"
+
+namespace poslab {
+
+namespace {
+
+constexpr std::string_view kRoFormer = "Su et al. 2021, RoFormer: Enhanced Transformer with Rotary Position Embedding";
+constexpr std::string_view kBarbero =
+    "Barbero et al. 2024, Round and Round We Go! What makes Rotary Positional Encodings useful?";
+constexpr std::string_view kAlibi =
+    "Press et al. 2022, Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation";
+constexpr std::string_view kYarn = "Peng et al. 2023, YaRN: Efficient Context Window Extension of Large Language Models";
+constexpr std::string_view kLiu = "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation";
+constexpr std::string_view kMen = "Men et al. 2024, Base of RoPE Bounds Context Length";
+
+// RoFormer's Fig. 2 and Llama 2: d = 128, base 10⁴.
+constexpr int kD = 128;
+constexpr double kBase = 10000.0;
+
+PaperComparison row(std::string_view paper, std::string where, std::string quantity, std::vector<double> published,
+                    std::vector<double> measured, double tolerance, std::string note = {}) {
+  return {std::string(paper), std::move(where), std::move(quantity), std::move(published), std::move(measured),
+          tolerance, Relation::Equal, std::move(note)};
+}
+
+double mean_of(const std::vector<double>& v, std::size_t from, std::size_t to) {
+  double sum = 0.0;
+  for (std::size_t i = from; i <= to; ++i) sum += v[i];
+  return sum / static_cast<double>(to - from + 1);
+}
+
+// --- roformer-decay ----------------------------------------------------------------------------
+
+constexpr int kFigureRange = 250;   // RoFormer Fig. 2's relative distances, 0 … 250
+constexpr int kFarFrom = 200;       // its last fifth
+constexpr int kGaussianSamples = 4096;
+constexpr std::uint64_t kGaussianSeed = 2024;
+const std::vector<int> kScoreDistances = {1, 10, 100, 1000};
+
+PaperCheckResult run_roformer() {
+  PaperCheckResult r{"roformer-decay", {}};
+  const std::vector<double> bound = roformer_relative_bound(kD, kBase, kFigureRange);
+  // At m = 0 every S_j = j, so the bound is (1/(d/2))·Σj = (d/2 + 1)/2 = 32.5: where Fig. 2 starts.
+  r.rows.push_back(row(kRoFormer, "§3.4.3, Fig. 2", "relative upper bound at m = 0 (d = 128, base 10^4)", {32.5},
+                       {bound[0]}, 1e-12));
+  PaperComparison decay = row(kRoFormer, "§3.4.3, Fig. 2",
+                              "bound decays: mean over m = 200…250 ÷ value at m = 0, at most 1/2", {0.5},
+                              {mean_of(bound, kFarFrom, kFigureRange) / bound[0]}, 0.0);
+  decay.relation = Relation::AtMost;
+  r.rows.push_back(decay);
+  // Independent zero-mean q, k: E[q·R(m)k] = Σ E[q]·E[R(m)k] = 0 at every m (no decay to show).
+  // The mean of N draws has standard error √(d/N); five of them is the tolerance.
+  const double tolerance = 5.0 * std::sqrt(static_cast<double>(kD) / kGaussianSamples);
+  std::vector<double> independent, same, closed;
+  for (int m : kScoreDistances) {
+    independent.push_back(mean_rotated_score(kD, kBase, m, kGaussianSamples, kGaussianSeed, false));
+    same.push_back(mean_rotated_score(kD, kBase, m, kGaussianSamples, kGaussianSeed, true));
+    closed.push_back(same_vector_expected_score(kD, kBase, m));
+  }
+  r.rows.push_back(row(kBarbero, "§3", "E[q·R(m)k], q, k ~ N(0, I) independent, m = 1, 10, 100, 1000 (4096 draws)",
+                       std::vector<double>(kScoreDistances.size(), 0.0), independent, tolerance));
+  // q = k: each pair gives E|q_pair|²·cos(mθᵢ) = 2cos(mθᵢ). Derived here from the paper's setting;
+  // the sample standard error is at most √(4·d/2 / N), so the same tolerance holds.
+  r.rows.push_back(row(kBarbero, "§3 (derived)", "E[q·R(m)q] = 2·Σ cos(m·θᵢ), q ~ N(0, I), m = 1, 10, 100, 1000",
+                       closed, same, 5.0 * std::sqrt(2.0 * kD / kGaussianSamples)));
+  return r;
+}
+
+std::vector<PaperPanel> roformer_panels() {
+  PaperPanel bound{"RoFormer's long-term decay (Su et al. 2021, Fig. 2)", "relative distance m",
+                   "relative upper bound", false, false, {}, {}, {}};
+  PaperCurve curve{"PosLab: (1/(d/2))·Σ|S_j|, d = 128, base 10^4", {}, {}, CurveKind::Computed};
+  const std::vector<double> b = roformer_relative_bound(kD, kBase, kFigureRange);
+  for (int m = 0; m <= kFigureRange; ++m) {
+    curve.x.push_back(m);
+    curve.y.push_back(b[static_cast<std::size_t>(m)]);
+  }
+  bound.curves.push_back(curve);
+  bound.curves.push_back({"published: 32.5 at m = 0", {0.0}, {32.5}, CurveKind::Published});
+  bound.reference_y.push_back({32.5 / 2.0, "½ of the value at m = 0: the bound on the mean over m = 200…250"});
+  PaperPanel scores{"Gaussian q, k: no decay (Barbero et al. 2024, §3)", "relative distance m (log scale)",
+                    "mean of q·R(m)k over 4096 draws", true, false, {}, {{0.0, "0: Barbero et al.'s expectation"}}, {}};
+  PaperCurve independent{"PosLab: q, k independent", {}, {}, CurveKind::Computed};
+  PaperCurve same{"PosLab: q = k", {}, {}, CurveKind::Computed};
+  PaperCurve closed{"2·Σ cos(m·θᵢ) (q = k, closed form)", {}, {}, CurveKind::Fit};
+  for (int m : {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}) {
+    independent.x.push_back(m);
+    independent.y.push_back(mean_rotated_score(kD, kBase, m, kGaussianSamples, kGaussianSeed, false));
+    same.x.push_back(m);
+    same.y.push_back(mean_rotated_score(kD, kBase, m, kGaussianSamples, kGaussianSeed, true));
+    closed.x.push_back(m);
+    closed.y.push_back(same_vector_expected_score(kD, kBase, m));
+  }
+  scores.curves = {independent, same, closed};
+  return {bound, scores};
+}
+
+// --- alibi-slopes ------------------------------------------------------------------------------
+
+// Press et al. 2022, §3: "for a model with 8 heads, the slopes we use are the geometric sequence
+// 1/2^1, 1/2^2, …, 1/2^8"; with 16 heads, 1/2^0.5, 1/2^1, …, 1/2^8 (every power of 2^−0.5).
+std::vector<double> published_power_of_two(int heads) {
+  std::vector<double> slopes;
+  for (int h = 1; h <= heads; ++h) slopes.push_back(std::pow(2.0, -8.0 * h / heads));
+  return slopes;
+}
+// The authors' get_slopes (ofirpress/attention_with_linear_biases, fairseq/models/transformer.py)
+// for 12 heads: the 8 slopes of 8 heads, then slopes 1, 3, 5, 7 of the 16-head list, i.e.
+// 2^−0.5, 2^−1.5, 2^−2.5, 2^−3.5.
+const std::vector<double> kPublished12 = {0.5,       0.25,      0.125,      0.0625,     0.03125,    0.015625,
+                                          0.0078125, 0.00390625, 0.70710678118654752, 0.35355339059327376,
+                                          0.17677669529663688, 0.08838834764831844};
+
+PaperCheckResult run_alibi() {
+  PaperCheckResult r{"alibi-slopes", {}};
+  r.rows.push_back(row(kAlibi, "§3", "head slopes m_h, 8 heads: 1/2 … 1/256 (PosLab's alibi_slopes)",
+                       published_power_of_two(8), alibi_slopes(8), 1e-15));
+  r.rows.push_back(row(kAlibi, "§3", "head slopes m_h, 16 heads: 2^-0.5 … 2^-8", published_power_of_two(16),
+                       alibi_slopes(16), 1e-15));
+  r.rows.push_back(row(kAlibi, "authors' code, get_slopes", "head slopes m_h, 12 heads (not a power of two)",
+                       kPublished12, alibi_slopes(12), 1e-15));
+  return r;
+}
+
+std::vector<PaperPanel> alibi_panels() {
+  std::vector<PaperPanel> panels;
+  for (int heads : {8, 12, 16}) {
+    PaperPanel panel{"ALiBi's slopes, " + std::to_string(heads) + " heads (Press et al. 2022)", "head h",
+                     "slope m_h (log scale)", false, true, {}, {}, {}};
+    PaperCurve ours{"PosLab (alibi_slopes)", {}, alibi_slopes(heads), CurveKind::Computed};
+    PaperCurve theirs{heads == 12 ? "published: the authors' get_slopes" : "published: §3", {},
+                      heads == 12 ? kPublished12 : published_power_of_two(heads), CurveKind::Published};
+    for (int h = 1; h <= heads; ++h) ours.x.push_back(h), theirs.x.push_back(h);
+    panel.curves = {ours, theirs};
+    panels.push_back(panel);
+  }
+  return panels;
+}
+
+}  // namespace
+
+// Defined in paper_checks_rope.cpp.
+PaperCheckResult run_yarn();
+std::vector<PaperPanel> yarn_panels();
+PaperCheckResult run_critical_dimension();
+std::vector<PaperPanel> critical_dimension_panels();
+PaperCheckResult run_base_bound();
+std::vector<PaperPanel> base_bound_panels();
+
+const std::vector<PaperCheck>& paper_checks() {
+  static const std::vector<PaperCheck> checks = {
+      {"roformer-decay", kRoFormer, "§3.4.3, Fig. 2",
+       "RoPE's relative upper bound against distance (32.5 at m = 0, decaying); beside it, Barbero et al. 2024: "
+       "Gaussian q, k give no decay in expectation",
+       PaperNeeds::Nothing, run_roformer, roformer_panels},
+      {"alibi-slopes", kAlibi, "§3; the authors' get_slopes",
+       "ALiBi's head slopes for 8 and 16 heads and the code's rule for 12 heads", PaperNeeds::Nothing, run_alibi,
+       alibi_panels},
+      {"yarn", kYarn, "§3.2–3.4 (ramp γ(r), temperature √(1/t) = 0.1·ln s + 1)",
+       "YaRN's per-pair ramp (β_fast = 32, β_slow = 1) and attention temperature, from PosLab's YaRN code",
+       PaperNeeds::Nothing, run_yarn, yarn_panels},
+      {"critical-dimension", kLiu, "§3 (critical dimension for extrapolation)",
+       "d_extra = 2·⌈(d/2)·log_base(T_train/2π)⌉ = 92 for Llama 2, and T_extra = 2π·base^(d_extra/d)",
+       PaperNeeds::Nothing, run_critical_dimension, critical_dimension_panels},
+      {"base-bound", kMen, "Table (lower bound of the base per context length), Fig. 1",
+       "the smallest base keeping B(m) = Σ cos(m·θᵢ) ≥ 0 for every m up to the context length", PaperNeeds::Nothing,
+       run_base_bound, base_bound_panels},
+  };
+  return checks;
+}
+
+}  // namespace poslab

@@ -104,11 +104,13 @@ TEST_F(GpuFixture, GpuMatchesCpuShortSequences) {
 }
 
 TEST_F(GpuFixture, GpuMatchesCpuHeadWidthsAndCounts) {
-  // 16 … 128 take the tiled FlashAttention kernel; 160 and 256 the three-pass path.
-  for (int dh : {16, 25, 64, 100, 128, 160, 256})
-    for (int heads : {1, 4, 8})
-      expect_matches_cpu(*backend, {.T = 77, .heads = heads, .head_dim = dh, .causal = heads == 4, .padded = 5},
-                         100 + static_cast<std::uint64_t>(dh * heads));
+  // 16 … 128 take the tiled FlashAttention kernel; 160 and 256 the three-pass path. Each width
+  // once, each kernel with 1, 4 (causal) and 8 heads: every width against every count took two
+  // minutes of llvmpipe for no path the pairs below leave out.
+  const std::pair<int, int> widths_heads[] = {{16, 8}, {25, 1}, {64, 4}, {64, 8}, {100, 1}, {128, 4}, {160, 4}, {160, 8}, {256, 1}};
+  for (const auto& [dh, heads] : widths_heads)
+    expect_matches_cpu(*backend, {.T = 77, .heads = heads, .head_dim = dh, .causal = heads == 4, .padded = 5},
+                       100 + static_cast<std::uint64_t>(dh * heads));
 }
 
 TEST_F(GpuFixture, GpuMatchesCpuWithRopeInBothConventions) {

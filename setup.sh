@@ -15,7 +15,8 @@ shift || true
 # (llvmpipe gives OpenGL 4.5 with compute shaders on machines without a GPU), the fonts (DejaVu;
 # Noto CJK for the tour in Japanese), rsvg-convert for the PNG icons, FFmpeg's libraries for
 # animations (MP4 through libx264, GIF), and
-# for the tests GoogleTest, Xvfb and xdotool.
+# for the tests GoogleTest, Xvfb and xdotool; pybind11, Python's headers, NumPy and tqdm for the
+# Python module (`import poslab`, src/python).
 packages=(
   build-essential cmake pkg-config ccache
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev libicu-dev
@@ -23,6 +24,7 @@ packages=(
   libgtest-dev googletest xvfb xauth xdotool
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev zlib1g-dev
   libcurl4-openssl-dev libssl-dev
+  pybind11-dev python3-dev python3-numpy python3-tqdm
 )
 
 install_missing() {

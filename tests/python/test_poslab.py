@@ -12,7 +12,9 @@ import json
 import math
 import os
 import subprocess
+import sys
 import tempfile
+import time
 import unittest
 import zlib
 
@@ -21,6 +23,7 @@ import numpy as np
 import poslab
 
 BINARY = os.environ["POSLAB_BINARY"]
+FAKE_HUB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "hub", "fake_hub.py")
 MODELS = os.environ.get("POSLAB_MODEL_REFERENCE", "")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 SENTENCE = "The cat sat on the mat because it was tired."
@@ -239,6 +242,46 @@ class RealModel(unittest.TestCase):
         heads = self.model.heads(SENTENCE, 0)
         self.assertEqual(heads.csv.encode(), cli_file("csv", "export", "heads", "--model", self.folder, "--layer", "0",
                                                       "--sentence", SENTENCE))
+
+
+@unittest.skipUnless(os.path.isdir(os.path.join(MODELS, "llama")), "needs the model_reference fixture")
+class HubModel(unittest.TestCase):
+    """Model("ORG/NAME[@REVISION]") through Hugging Face's cache, from the small Hub of
+    tests/hub/fake_hub.py on 127.0.0.1, as --model fetches it."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        root, ports = os.path.join(self.dir.name, "root"), os.path.join(self.dir.name, "ports")
+        self.folder = os.path.join(MODELS, "llama")
+        subprocess.run([sys.executable, FAKE_HUB, "publish", root, "lab/tiny-llama", self.folder, "--tag", "v1"],
+                       check=True, capture_output=True)
+        self.server = subprocess.Popen([sys.executable, FAKE_HUB, "serve", root, "--ports", ports])
+        deadline = time.time() + 60
+        while not os.path.exists(ports) and time.time() < deadline:
+            time.sleep(0.02)
+        with open(ports) as f:
+            hub_port = f.read().split()[0]
+        self.saved = {k: os.environ.get(k) for k in ("HF_ENDPOINT", "HF_HUB_CACHE", "HF_HOME", "HF_TOKEN")}
+        os.environ.update(HF_ENDPOINT="http://127.0.0.1:" + hub_port, HF_HUB_CACHE=os.path.join(self.dir.name, "cache"))
+        for k in ("HF_HOME", "HF_TOKEN"):
+            os.environ.pop(k, None)
+
+    def tearDown(self):
+        self.server.terminate()
+        self.server.wait()
+        for k, v in self.saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        self.dir.cleanup()
+
+    def test_a_name_on_the_hub_is_fetched_into_the_cache_and_runs_as_the_folder_does(self):
+        model = poslab.Model("lab/tiny-llama@v1")
+        self.assertTrue(model.folder.startswith(os.environ["HF_HUB_CACHE"]), model.folder)
+        self.assertEqual(model.predict(SENTENCE, top=2), poslab.Model(self.folder).predict(SENTENCE, top=2))
+        with self.assertRaises(FileNotFoundError):
+            poslab.Model("lab/no-such-model")
 
 
 if __name__ == "__main__":

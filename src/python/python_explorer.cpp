@@ -156,6 +156,7 @@ Figure plot_attention(std::vector<Matrix> weights, std::vector<std::string> toke
   State& state = parsed.state;
   if (weights.empty()) fail("plot_attention: the weights have no heads");
   const Eigen::Index T = weights.front().rows();
+  if (T < 1) fail("plot_attention: the weights hold no token (T is 0)");
   for (const Matrix& w : weights)
     if (w.rows() != T || w.cols() != T) fail("plot_attention: each head's weights must be T × T, one row and column per token");
   if (tokens.size() != static_cast<std::size_t>(T))

@@ -175,6 +175,8 @@ class Explorer(unittest.TestCase):
         self.assertNotIn("causal", full._repr_svg_())
         with self.assertRaises(ValueError):
             poslab.plot_attention(causal, ["a", "b"])
+        with self.assertRaisesRegex(ValueError, "no token"):
+            poslab.plot_attention(np.zeros((0, 0)), [])
         with self.assertRaisesRegex(ValueError, "--head 2 is out of range"):
             poslab.plot_attention(np.full((2, t, t), 0.25), list("abcd"), head=2)
 

@@ -127,7 +127,7 @@ void define_figure(py::module_& m) {
         }
         return py::bytes(png);
       })
-      .def("_repr_svg_", &Figure::svg)
+      .def("_repr_svg_", &Figure::svg, py::call_guard<py::gil_scoped_release>())
       .def("png", [](const Figure& f, float scale) {
         std::string png;
         {
@@ -136,7 +136,7 @@ void define_figure(py::module_& m) {
         }
         return py::bytes(png);
       }, py::arg("scale") = 1.0f, "The PNG file's bytes at `scale` pixels per point.")
-      .def("svg", &Figure::svg, "The SVG text.")
+      .def("svg", &Figure::svg, "The SVG text.", py::call_guard<py::gil_scoped_release>())
       .def_readonly("csv", &Figure::csv, "The view's CSV, as `poslab export VIEW --csv` writes it.")
       .def("save", [](const Figure& f, const py::object& path, float scale) {
         const std::string file = py::str(py::module_::import("os").attr("fspath")(path));

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 import zlib
@@ -179,6 +180,27 @@ class Explorer(unittest.TestCase):
             poslab.plot_attention(np.zeros((0, 0)), [])
         with self.assertRaisesRegex(ValueError, "--head 2 is out of range"):
             poslab.plot_attention(np.full((2, t, t), 0.25), list("abcd"), head=2)
+
+
+class Threads(unittest.TestCase):
+    def test_python_runs_while_poslab_computes(self):
+        """With the GIL held, no Python code of another thread could run inside the call."""
+        window = {}
+
+        def compute():
+            window["start"] = time.monotonic()
+            poslab.attention("word " * 300, heads=4)
+            window["end"] = time.monotonic()
+
+        worker = threading.Thread(target=compute)
+        stamps = []
+        worker.start()
+        while worker.is_alive():
+            stamps.append(time.monotonic())
+        worker.join()
+        start, end = window["start"] + 0.05, window["end"] - 0.05
+        self.assertGreater(end, start, "the call was too short to tell")
+        self.assertGreater(sum(start < t < end for t in stamps), 0)
 
 
 class Errors(unittest.TestCase):

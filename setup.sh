@@ -15,7 +15,8 @@ shift || true
 # (llvmpipe gives OpenGL 4.5 with compute shaders on machines without a GPU), the fonts (DejaVu;
 # Noto CJK for the tour in Japanese), rsvg-convert for the PNG icons, FFmpeg's libraries for
 # animations (MP4 through libx264, GIF), and
-# for the tests GoogleTest, Xvfb and xdotool.
+# for the tests GoogleTest, Xvfb and xdotool; pybind11, Python's headers, NumPy and tqdm for the
+# Python module (`import poslab`, src/python).
 packages=(
   build-essential cmake pkg-config ccache
   libimgui-dev libglfw3-dev python3-glad libeigen3-dev libstb-dev libegl-dev libgl-dev nlohmann-json3-dev libpcre2-dev libicu-dev
@@ -23,6 +24,7 @@ packages=(
   libgtest-dev googletest xvfb xauth xdotool
   libavcodec-dev libavformat-dev libswscale-dev libavutil-dev zlib1g-dev
   libcurl4-openssl-dev libssl-dev
+  pybind11-dev python3-dev python3-numpy python3-tqdm
 )
 
 install_missing() {
@@ -96,8 +98,9 @@ case "$mode" in
     # The install and package tests: desktop-file-validate, man, xprop (the window's class), xrdb
     # (Xft.dpi for the HiDPI test) and debootstrap (a fresh Debian root to install the .deb into).
     # stress-ng loads the CPU while the GUI tests run (below).
+    # nbclient and ipykernel run the notebooks (notebooks/) headless against the Python module.
     packages=(clang libclang-rt-14-dev libomp-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
-      stress-ng)
+      stress-ng python3-nbclient python3-ipykernel)
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
     timed "test packages" install_missing
     # One stress-ng CPU worker, busy half the time, runs while the Gui.* tests do (the cpu_load

@@ -40,6 +40,16 @@ for png in "$prefix"/share/icons/hicolor/*x*/apps/poslab.png; do
 done
 [ "$icons" -ge 6 ] || fail "only $icons PNG icon sizes are installed"
 echo "installed: bin/poslab, share/poslab, the desktop entry, the SVG icon and $icons PNG sizes, the manual page"
+# The Python module (when this build has one), installed beside them, reads the data of its prefix.
+if [ -d "$build/python/poslab" ]; then
+  module="$prefix/lib/python3/dist-packages"
+  PYTHONPATH="$module" /usr/bin/python3 -c '
+import os, sys, poslab
+assert os.environ["POSLAB_ASSETS"] == os.path.join(sys.argv[1], "share", "poslab"), os.environ["POSLAB_ASSETS"]
+assert poslab.attention("the cat sat").weights.shape[1:] == (3, 3)' "$prefix" ||
+    fail "the installed Python module does not run from $module"
+  echo "installed: the Python module in lib/python3/dist-packages/poslab"
+fi
 
 # --- 2. The installed binary finds its data under its prefix -----------------------------------
 # `poslab info` names the embeddings file it read: it must lie under the prefix, and an export must

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The walls between PosLab's libraries, checked on the includes themselves (docs/ARCHITECTURE.md):
-#   base ← tokenizer, core ← hub, gpu ← plot ← figures ← cli, gui ← app
+#   base ← tokenizer, core ← hub, gpu ← plot ← figures ← cli, gui ← app; figures ← python (the module)
 # A file of a library includes only its own headers and those of the libraries below it; outside
 # src/tokenizer only the tokenizer's public header (tokenizer/tokenizer.hpp) is included (its
 # tests excepted); inside core, encodings, attention, formats and model include nothing above
@@ -24,6 +24,7 @@ declare -A allowed=(
   [figures]="figures plot gpu hub core tokenizer base"
   [cli]="cli figures plot gpu hub core tokenizer base"
   [gui]="gui figures plot gpu hub core tokenizer base"
+  [python]="python figures plot gpu hub core tokenizer base"
 )
 libraries=" ${!allowed[*]} "
 

@@ -54,6 +54,13 @@ for f in ./usr/bin/poslab ./usr/share/poslab/glove-wink-100d-10k.txt ./usr/share
   ./usr/share/man/man1/poslab.1; do
   grep -qx -- "$f" <<<"$contents" || fail "the package lacks ${f#.}"
 done
+# The Python module, when this build has one (its interpreter and NumPy are only recommended).
+if [ -d "$build/python/poslab" ]; then
+  for f in ./usr/lib/python3/dist-packages/poslab/__init__.py; do
+    grep -qx -- "$f" <<<"$contents" || fail "the package lacks ${f#.}"
+  done
+  grep -q '^./usr/lib/python3/dist-packages/poslab/_poslab\..*\.so$' <<<"$contents" || fail "the package lacks the compiled module"
+fi
 echo "contents: $(grep -vc '/$' <<<"$contents") files under /usr: the binary, share/poslab, the desktop entry, icons, man page"
 
 # --- 3. The dependencies are enough -------------------------------------------------------------

@@ -305,7 +305,7 @@ int run_animation_export(ArgParser& p) {
   if (*view == ViewId::Tour) return usage_error("the tour cannot be animated; animate the view of a step instead");
   State state;
   AnimationArgs a;
-  if (auto s = parse_animation_options(p, state, a); !s) return p.fail(s);
+  if (auto s = parse_animation_options(p, state, a); !s) return parse_error(p, s);
   auto sweep = make_sweep(a.param, *a.from, *a.to, *a.frames);
   if (!sweep) return usage_error(sweep.error());
   if (auto s = check_sweep(state, *sweep); !s) return usage_error(s.error());

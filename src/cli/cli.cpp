@@ -262,7 +262,7 @@ int run_gui_from_args(ArgParser& p, const GuiLauncher& run_gui) {
   GuiOptions options;
   options.remember_session = p.done();  // a plain `poslab` picks up where the last one left off
   const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\""; };
-  if (auto s = p.parse(gui_flags(options), &options.state, unknown); !s) return p.fail(s);
+  if (auto s = p.parse(gui_flags(options), &options.state, unknown); !s) return parse_error(p, s);
   // The files the window writes, checked before it opens: a bad one is found now, not at the end.
   OutputPlan plan;
   plan.add_checked("--screenshot", options.screenshot);

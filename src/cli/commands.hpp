@@ -10,36 +10,18 @@
 #include "core/attention/backend_choice.hpp"
 #include "core/model/model_run.hpp"
 #include "figures/export.hpp"
+#include "figures/given_indices.hpp"
+#include "figures/headless_gpu.hpp"
+#include "figures/model_state.hpp"
 #include "figures/launch.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gpu/headless.hpp"
 
 namespace poslab {
 
-// The GL context with no display and the GPU backend when the state asks for it (--backend gpu,
-// or auto on a hardware renderer); the reason when there is none, and which path runs and why.
-struct HeadlessGpu {
-  std::unique_ptr<gpu::HeadlessContext> context;
-  std::unique_ptr<gpu::GpuBackend> backend;
-  std::string unavailable;
-  std::string renderer;  // the context's description (empty: no context)
-  BackendChoice choice;
-};
-HeadlessGpu open_headless_gpu(Backend wanted);
-
 // export attention --layer L, export heads, export frequency-usage: the model's own forward pass
 // (and the state it used, when --save-session names a file).
 int run_model_export(ViewId view, State state, const ExportRequest& request, const std::string& save_session);
-
-// Whether the command line gave an option (an animation counts the swept one as given).
-using GivenFlag = std::function<bool(std::string_view name)>;
-// The index-like options given (--head, --token, --dims, --rope-pair, --patch…), against what the
-// input holds: past the end is a usage error naming the valid range, never quietly moved inside.
-// A value only a session or the defaults set is left to the views, which keep it inside as the
-// GUI does.
-Status check_given_indices(const GivenFlag& given, const State& state, const Results& results);
-// --layer and --head against a model folder's own sizes.
-Status check_model_indices(const State& state, const TransformerConfig& config);
 
 // Each command, its arguments after the command's name.
 int run_export(ArgParser& p);   // export VIEW | all

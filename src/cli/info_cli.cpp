@@ -47,7 +47,7 @@ int run_tokens(ArgParser& p) {
   const auto unknown = [](std::string_view name) {
     return "unknown option \"" + std::string(name) + "\" for tokens (--tokenizer F --sentence S)";
   };
-  if (auto s = p.parse({text_flag("--tokenizer", path), sentence_flag}, nullptr, unknown); !s) return p.fail(s);
+  if (auto s = p.parse({text_flag("--tokenizer", path), sentence_flag}, nullptr, unknown); !s) return parse_error(p, s);
   if (path.empty() || sentences.empty())
     return usage_error("tokens needs --tokenizer tokenizer.json and at least one --sentence TEXT");
   auto tokenizer = BpeTokenizer::load(path);
@@ -72,7 +72,7 @@ int run_info(ArgParser& p) {
   const auto unknown = [](std::string_view name) {
     return "unknown option \"" + std::string(name) + "\" for info (--embeddings F or --model DIR)";
   };
-  if (auto s = p.parse({}, &state, unknown); !s) return p.fail(s);
+  if (auto s = p.parse({}, &state, unknown); !s) return parse_error(p, s);
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
   const auto start = std::chrono::steady_clock::now();
   auto table = load_embeddings_file(path, state.vocab_path, state.tensor_name);
@@ -133,7 +133,7 @@ int run_tour(ArgParser& p) {
        }},
   };
   const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for tour"; };
-  if (auto s = p.parse(flags, &state, unknown); !s) return p.fail(s);
+  if (auto s = p.parse(flags, &state, unknown); !s) return parse_error(p, s);
   if (!list) return usage_error("tour needs --list (or open the Tour tab in the GUI; export a step with poslab export tour --step N)");
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;

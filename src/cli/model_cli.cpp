@@ -36,31 +36,6 @@ namespace poslab {
 
 namespace {
 
-// The state's model folder, opened; the error says what to give when there is none.
-Result<std::shared_ptr<const Checkpoint>> state_model(const State& state, std::string_view command) {
-  std::error_code ec;
-  const std::string& path = state.embeddings_path;
-  if (path.empty()) return Error{std::string(command) + " needs a model folder: --model DIR (or ORG/NAME)"};
-  // Which path could not be opened (a session's, perhaps written elsewhere), not only that one is needed.
-  if (!std::filesystem::exists(path, ec)) return Error{std::string(command) + ": cannot open the model folder " + path + ": it does not exist"};
-  if (!std::filesystem::is_directory(path, ec))
-    return Error{std::string(command) + " needs a model folder: " + path + " is a file (--model DIR, or ORG/NAME)"};
-  return Checkpoint::open(path);
-}
-
-// A model folder's run for the state: its layer, with the state's changes to the positions.
-Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, int top_k, AttentionBackend* backend,
-                                 ViewId view = ViewId::Heads) {
-  ModelRequest request = model_request(state, model.config());
-  request.top_k = top_k;
-  request.all_layer_summaries = view == ViewId::Sinks;
-  request.top_activations = view == ViewId::Activations ? kActivationsPerLayer : 0;
-  RunControl control;
-  control.backend = backend;
-  control.check_against_cpu = backend && state.check_against_cpu;
-  return run_model(model, request, control);
-}
-
 void print_run_notes(const ModelRun& run, const HeadlessGpu& g) {
   const std::string& unavailable = g.unavailable;
   std::fprintf(stderr, "poslab: attention: %s\n", g.choice.reason.c_str());
@@ -73,20 +48,6 @@ void print_run_notes(const ModelRun& run, const HeadlessGpu& g) {
 
 }  // namespace
 
-// --layer and --head against the model's own sizes: past the end is an error naming the range.
-Status check_model_indices(const State& state, const TransformerConfig& c) {
-  if (auto s = check_model_stack(state, c); !s) return s;
-  const bool decoder = c.encoder_decoder() && state.model.stack != ModelStack::Encoder;
-  if (state.view.layer >= 0)
-    if (auto s = check_index("--layer", state.view.layer, decoder ? c.decoder_layers : c.layers,
-                             decoder ? "decoder layers in the model" : "layers in the model");
-        !s)
-      return s;
-  if (!state.view.mean_heads)
-    if (auto s = check_index("--head", state.view.head, c.heads, "heads in the model"); !s) return s;
-  return Ok{};
-}
-
 // export attention --layer L, export heads, export frequency-usage: the model's own forward pass.
 int run_model_export(ViewId view, State state, const ExportRequest& request, const std::string& save_session) {
   const std::string name(to_string(view));
@@ -95,7 +56,7 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   plan.add("--save-session", save_session);
   plan_state_inputs(plan, state);
   if (const int code = prepare_outputs(plan)) return code;
-  auto model = state_model(state, "export " + name);
+  auto model = open_state_model(state, "export " + name);
   if (!model) {
     return runtime_error(model.error());
   }
@@ -111,7 +72,7 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   // The mrope view is the config's alone: no forward pass.
   auto output = [&]() -> Result<ModelViewOutput> {
     if (view == ViewId::Mrope) return mrope_view_output(state, c);
-    auto run = run_state_model(**model, state, 5, g.backend.get(), view);
+    auto run = run_state_model(**model, state, 5, g.backend.get(), {}, view);
     if (!run) return Error{run.error()};
     print_run_notes(*run, g);
     return model_view_output(view, state, *run, c);
@@ -133,8 +94,8 @@ int run_predict(ArgParser& p) {
   State state;
   int top = 5;
   const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for predict"; };
-  if (auto s = p.parse({integer_flag("--top", 1, 1000, top)}, &state, unknown); !s) return p.fail(s);
-  auto model = state_model(state, "predict");
+  if (auto s = p.parse({integer_flag("--top", 1, 1000, top)}, &state, unknown); !s) return parse_error(p, s);
+  auto model = open_state_model(state, "predict");
   if (!model) {
     return runtime_error(model.error());
   }

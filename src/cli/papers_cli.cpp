@@ -59,7 +59,7 @@ int run_checks(ArgParser& p) {
   std::optional<std::string> model;
   std::string json;
   const std::vector<Flag> flags = {text_flag("--model", model), text_flag("--json", json)};
-  if (auto s = parse_command_flags(p, flags, "papers check"); !s) return p.fail(s);
+  if (auto s = parse_command_flags(p, flags, "papers check"); !s) return parse_error(p, s);
   if (auto s = check_model_folder(model); !s) return usage_error(s.error());
   if (chosen.empty())
     for (const PaperCheck& c : paper_checks()) chosen.push_back(&c);
@@ -114,7 +114,7 @@ int run_export_paper(ArgParser& p) {
         return Ok{};
       }),
   };
-  if (auto s = parse_command_flags(p, flags, "export paper"); !s) return p.fail(s);
+  if (auto s = parse_command_flags(p, flags, "export paper"); !s) return parse_error(p, s);
   if (auto s = check_model_folder(model); !s) return usage_error(s.error());
   const PaperCheck& check = *find_paper_check(id);
   if (check.needs == PaperNeeds::Model && !model) return usage_error("check " + id + " needs --model DIR");

@@ -144,7 +144,7 @@ Status parse_train_options(ArgParser& p, TrainArgs& t) {
 
 int run_train(ArgParser& p) {
   TrainArgs t;
-  if (auto s = parse_train_options(p, t); !s) return p.fail(s);
+  if (auto s = parse_train_options(p, t); !s) return parse_error(p, s);
   const TrainSettings& s = t.settings;
   // The model folder and the log are checked (and their temporary files made) before the
   // minutes of training, not after; both arrive together at the end, or neither.
@@ -205,7 +205,7 @@ int run_eval(ArgParser& p) {
       text_flag("--lengths", lengths_text),  // checked once the model's training length is known
       text_flag("--csv", csv_path),
   };
-  if (auto parsed = parse_flags(p, flags, "eval"); !parsed) return p.fail(parsed);
+  if (auto parsed = parse_flags(p, flags, "eval"); !parsed) return parse_error(p, parsed);
   settings.seed = static_cast<std::uint64_t>(seed);
   auto model = open_trained(dir, task);
   if (!model) return runtime_error(model.error());
@@ -262,7 +262,7 @@ int run_export_extrapolation(ArgParser& p) {
        }},
       text_flag("--lengths", lengths_text),  // checked once the models' training length is known
   };
-  if (auto parsed = parse_flags(p, flags, "export extrapolation"); !parsed) return p.fail(parsed);
+  if (auto parsed = parse_flags(p, flags, "export extrapolation"); !parsed) return parse_error(p, parsed);
   settings.seed = static_cast<std::uint64_t>(seed);
   const bool with_scalings = rope_scalings != "no";
 

@@ -27,6 +27,17 @@ int prepare_outputs(OutputPlan& plan) {
   return problem.exit_code == kUsageError ? usage_error(problem.message) : runtime_error(problem.message);
 }
 
+int finish_export(const plot::Figure& figure, const std::string& csv, const ExportRequest& request, OutputPlan& plan,
+                  const std::function<Status(OutputPlan&)>& extra) {
+  std::vector<std::string> written;
+  if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
+  if (extra)
+    if (auto s = extra(plan); !s) return runtime_error(s.error());
+  if (auto s = plan.commit(); !s) return runtime_error(s.error());
+  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  return 0;
+}
+
 void plan_folder_input(OutputPlan& plan, const std::string& flag, const std::filesystem::path& folder) {
   plan.add_input(flag, folder);
   std::error_code ec;

@@ -14,6 +14,7 @@
 #include "core/arguments.hpp"
 #include "core/state.hpp"
 #include "core/tour/tour_text.hpp"
+#include "figures/export.hpp"
 
 namespace poslab {
 
@@ -32,6 +33,12 @@ int parse_error(const ArgParser& p, const Status& s);
 // Checks a command's outputs before its work starts (OutputPlan::prepare): 0 when they are fine,
 // else the exit code after the message (2: outputs naming one file or an input; 1: unwritable).
 int prepare_outputs(OutputPlan& plan);
+
+// The end of every export: the figure and the CSV written as the request asks, with `extra`
+// (a session, say) into the same prepared plan, all committed together or none, then "wrote F" for
+// each file. 0, or 1 after the message.
+int finish_export(const plot::Figure& figure, const std::string& csv, const ExportRequest& request, OutputPlan& plan,
+                  const std::function<Status(OutputPlan&)>& extra = {});
 
 // A folder the command reads (a model folder) as the plan's input, with the files in it that a
 // model folder's reader opens (config.json, tokenizer files, *.safetensors): an output may sit

@@ -78,11 +78,7 @@ int run_export_training(ArgParser& p) {
   }
   const plot::Figure figure = training_figure(*rows, layer, name->repo_id(), kTrainingPanel);
   const std::string csv = hub::training_csv(*rows, layer);
-  std::vector<std::string> written;
-  if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
-  if (auto s = plan.commit(); !s) return runtime_error(s.error());
-  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
-  return 0;
+  return finish_export(figure, csv, request, plan);
 }
 
 }  // namespace poslab

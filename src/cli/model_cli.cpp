@@ -79,12 +79,10 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   }();
   if (!output) return runtime_error(output.error());
   const auto& [figure, csv] = *output;
-  std::vector<std::string> written;
-  if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
-  if (!save_session.empty())
-    if (auto s = plan.write(save_session, session_json(state, save_session)); !s) return runtime_error(s.error());
-  if (auto s = plan.commit(); !s) return runtime_error(s.error());
-  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
+  const auto session = [&](OutputPlan& p) -> Status {
+    return save_session.empty() ? Status(Ok{}) : p.write(save_session, session_json(state, save_session));
+  };
+  if (const int code = finish_export(figure, csv, request, plan, session)) return code;
   if (!save_session.empty()) std::printf("wrote %s (session)\n", save_session.c_str());
   return 0;
 }

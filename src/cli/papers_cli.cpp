@@ -131,11 +131,7 @@ int run_export_paper(ArgParser& p) {
   const std::vector<PaperPanel> panels = check.panels();
   const plot::Figure figure = paper_figure(check, panels);
   const std::string csv = papers_csv(panels);
-  std::vector<std::string> written;
-  if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
-  if (auto s = plan.commit(); !s) return runtime_error(s.error());
-  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
-  return 0;
+  return finish_export(figure, csv, request, plan);
 }
 
 }  // namespace poslab

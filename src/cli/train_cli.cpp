@@ -318,11 +318,7 @@ int run_export_extrapolation(ArgParser& p) {
   }
   const plot::Figure figure = extrapolation_figure(curves, kExtrapolationPanel);
   const std::string csv = extrapolation_csv(curves);
-  std::vector<std::string> written;
-  if (auto s = write_export(&figure, &csv, request, plan, written); !s) return runtime_error(s.error());
-  if (auto s = plan.commit(); !s) return runtime_error(s.error());
-  for (const auto& w : written) std::printf("wrote %s\n", w.c_str());
-  return 0;
+  return finish_export(figure, csv, request, plan);
 }
 
 }  // namespace poslab

@@ -13,8 +13,13 @@ Run with Debian's python3-numpy:
 Format: `name rows cols values…` per line; every name starts with pap_.
 """
 import math
+import os
+import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_encodings_reference as enc  # noqa: E402
 
 D, BASE = 128, 10000.0
 
@@ -33,17 +38,8 @@ def roformer_bound(m, d=D, base=BASE):
     return np.abs(S).sum() / (d // 2)
 
 
-def get_slopes(n):  # ofirpress/attention_with_linear_biases, verbatim
-    def get_slopes_power_of_2(n):
-        start = (2**(-2**-(math.log2(n)-3)))
-        ratio = start
-        return [start*ratio**i for i in range(n)]
-
-    if math.log2(n).is_integer():
-        return get_slopes_power_of_2(n)
-    else:
-        closest_power_of_2 = 2**math.floor(math.log2(n))
-        return get_slopes_power_of_2(closest_power_of_2) + get_slopes(2*closest_power_of_2)[0::2][:n-closest_power_of_2]
+# ALiBi's slopes as the authors' code computes them: make_encodings_reference.get_slopes.
+get_slopes = enc.get_slopes
 
 
 def yarn_paper_share(d, base, L, beta_fast, beta_slow):

@@ -2,7 +2,7 @@
 # At 150 % UI scale in a narrow window (900 × 700), the Tour, Model and Train tabs fit the panel's
 # width: their rows of controls wrap and their long lines break, so the panel never scrolls
 # sideways. The window reports how far its content runs past the panel ("view: sideways scroll",
-# in screen units); it must be 0 and stay 0 over later frames.
+# in screen units); it must be 0 and stay 0 over later frames. And every tab stays reachable.
 set -euo pipefail
 poslab=$(realpath "$1")
 models=$(realpath "$2")
@@ -28,3 +28,17 @@ fits() {
 fits tour
 fits train
 fits model --model "$models/llama" --layer 0
+
+# Every tab lies inside the window at 150 % (they narrow rather than scroll out of the bar), and
+# a click on the last one opens it: at 1280 × 800 the bar used to end at "RoPE image".
+gui_start "$poslab" --size 1280x800 --ui-scale 1.5
+width=$(xdotool getwindowgeometry --shell "$gui_window" | awk -F= '$1 == "WIDTH" { print $2 }')
+for tab in Attention Tour Model Train; do
+  read -r x0 _ x1 _ <<<"$(gui_item "tab: $tab")"
+  [ -n "${x1:-}" ] && awk -v a="$x0" -v b="$x1" -v w="$width" 'BEGIN { exit !(a >= 0 && b <= w && b > a) }' ||
+    gui_fail "the tab $tab is not inside the 1280-pixel window at 150 % ($x0 … $x1)"
+done
+gui_click "tab: Train"
+gui_wait_value tab train 60
+echo "every tab is in the bar at 150 % in 1280 × 800, and a click opens the last one"
+gui_stop

@@ -276,8 +276,11 @@ void Gui::update_model_results() {
 // One tab per row of the view registry that is a tab, in its order; --view selects one tab on
 // the first frame, a clicked head the Attention tab, leaving the tour the tab it was entered from.
 void Gui::draw_views() {
-  // Tabs keep their whole labels at any UI scale; the bar scrolls when they do not all fit.
-  if (!ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyScroll)) return;
+  // Every tab stays in the bar, clickable, at any UI scale: tabs that do not all fit narrow (their
+  // labels cut) rather than scroll out of it, since ImGui's scroll arrows select the next tab
+  // instead of scrolling (Tour, Model and Train were out of reach at 150 % in 1440 × 900). The
+  // list button at the bar's start names every tab in full.
+  if (!ImGui::BeginTabBar("views", ImGuiTabBarFlags_FittingPolicyResizeDown | ImGuiTabBarFlags_TabListPopupButton)) return;
   // The tab asked for in the frame before; drawing a tab may ask for another for the next.
   const std::optional<ViewId> selecting = select_view_;
   select_view_.reset();

@@ -20,7 +20,7 @@ if "POSLAB_ASSETS" not in _os.environ and _os.path.isdir(_share):
     _os.environ["POSLAB_ASSETS"] = _share
 
 from ._poslab import Figure, Model, __version__, encoding, figure, plot_attention  # noqa: E402
-from ._poslab import _attention  # noqa: E402
+from ._poslab import _attention, _papers_check, _papers_list  # noqa: E402
 
 
 class Attention:
@@ -43,10 +43,31 @@ class Attention:
         return f"<poslab.Attention: {heads} heads, {rows} × {cols} tokens>"
 
 
+class _Papers:
+    """The papers' checks of docs/PAPERS.md, as ``poslab papers check`` runs them."""
+
+    @staticmethod
+    def ids():
+        """Every check's id, in the order ``poslab papers`` lists them."""
+        return _papers_list()
+
+    @staticmethod
+    def check(ids=None, model=None):
+        """Runs the checks ``ids`` names (None: every one; those that need a model only with
+        ``model=DIR``) and returns the JSON of ``poslab papers check --json`` as a list of dicts:
+        id, paper, where, quantity, published, measured, tolerance, pass."""
+        if isinstance(ids, str):
+            ids = [ids]
+        return _papers_check(list(ids or []), None if model is None else _os.fspath(model))
+
+
+papers = _Papers()
+
+
 def attention(sentence, **state):
     """The attention of ``sentence`` for the state the keywords give (``encoding="rope"``,
     ``heads=4``, ``causal=True``, …; with ``model=DIR`` and ``layer=L``, a model's own layer)."""
     return _attention(sentence, **state)
 
 
-__all__ = ["Attention", "Figure", "Model", "attention", "encoding", "figure", "plot_attention", "__version__"]
+__all__ = ["Attention", "Figure", "Model", "attention", "encoding", "figure", "papers", "plot_attention", "__version__"]

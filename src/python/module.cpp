@@ -195,6 +195,15 @@ void define_functions(py::module_& m) {
     const Keywords k = keywords_of(kwargs);
     return with_progress([&](const Progress& p) { return view_figure(view, k, p); });
   }, py::arg("view"), "Any view `poslab export VIEW` draws, for the state the keywords give.");
+  m.def("_papers_check", [](const std::vector<std::string>& ids, const std::optional<std::string>& model) {
+    std::string json;
+    {
+      py::gil_scoped_release release;
+      json = papers_check(ids, model);
+    }
+    return py::module_::import("json").attr("loads")(json);
+  }, py::arg("ids"), py::arg("model"));
+  m.def("_papers_list", []() { return py::module_::import("json").attr("loads")(papers_list()); });
   m.def("plot_attention", [](const py::array_t<float, py::array::c_style | py::array::forcecast>& weights,
                              const std::vector<std::string>& tokens, const py::kwargs& kwargs) {
     const Keywords k = keywords_of(kwargs);

@@ -203,6 +203,27 @@ class Threads(unittest.TestCase):
         self.assertGreater(sum(start < t < end for t in stamps), 0)
 
 
+class Papers(unittest.TestCase):
+    """poslab.papers.check gives what `poslab papers check --json` writes, check by check."""
+
+    def test_the_checks_equal_the_command_lines_json(self):
+        ids = ["alibi-slopes", "critical-dimension", "yarn"]
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "papers.json")
+            done = subprocess.run([BINARY, "papers", "check", *ids, "--json", path], capture_output=True, text=True, check=False)
+            self.assertIn(done.returncode, (0, 1), done.stderr)  # 1: a check that differs (yarn's ramp)
+            with open(path) as f:
+                expected = json.load(f)
+        self.assertEqual(poslab.papers.check(ids), expected)
+        self.assertEqual(sorted({row["id"] for row in expected}), sorted(ids))
+        self.assertIn("alibi-slopes", poslab.papers.ids())
+
+    def test_an_unknown_check_names_the_valid_ones(self):
+        with self.assertRaises(ValueError) as caught:
+            poslab.papers.check(["no-such-check"])
+        self.assertIn("roformer-decay", str(caught.exception))
+
+
 class Errors(unittest.TestCase):
     def test_an_unknown_keyword_names_the_ones_that_exist(self):
         with self.assertRaises(ValueError) as caught:

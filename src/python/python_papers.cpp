@@ -1,0 +1,35 @@
+// poslab.papers from Python: the checks of docs/PAPERS.md run as `poslab papers check` runs them,
+// their results as the JSON of `papers check --json` (a list of objects with the keys id, paper,
+// where, quantity, published, measured, tolerance, pass).
+#include <filesystem>
+
+#include "core/papers/papers.hpp"
+#include "python/python_api.hpp"
+
+namespace poslab::python {
+
+std::string papers_check(const std::vector<std::string>& ids, const std::optional<std::string>& model) {
+  std::vector<const PaperCheck*> chosen;
+  for (const std::string& id : ids) {
+    const PaperCheck* c = find_paper_check(id);
+    if (!c) throw Failure(ErrorKind::Value, "unknown check \"" + id + "\" (valid: " + paper_check_ids() + ")");
+    chosen.push_back(c);
+  }
+  if (chosen.empty())
+    for (const PaperCheck& c : paper_checks()) chosen.push_back(&c);
+  std::error_code ec;
+  if (model && !std::filesystem::is_directory(*model, ec))
+    throw Failure(ErrorKind::FileNotFound, "model=" + *model + ": no such model folder");
+  std::vector<PaperCheckResult> results;
+  for (const PaperCheck* c : chosen)
+    if (c->needs == PaperNeeds::Nothing || model) results.push_back(c->run());  // a model's check only with one
+  return papers_json(results);
+}
+
+std::string papers_list() {
+  std::string out = "[";
+  for (const PaperCheck& c : paper_checks()) out += std::string(out.size() > 1 ? ", \"" : "\"") + std::string(c.id) + "\"";
+  return out + "]";
+}
+
+}  // namespace poslab::python

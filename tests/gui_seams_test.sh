@@ -271,12 +271,15 @@ model_opened_after_alibi_keeps_its_positions() {
   gui_start "$poslab" --size 1440x900 --model "$models/bloom" --layer 0 --view model
   gui_wait_value model bloom 120
   gui_wait_value "model positions" on 120
+  # BLOOM's positions are a relative bias: no shift is offered (it would change nothing).
+  ! gui_has_item "model: position shift" || gui_fail "BLOOM's Model tab offers a position shift"
   gui_click "model: folder"
   gui_type "$models/qwen2"
   gui_key Return  # Enter in the folder box opens it, as the Open button does
   gui_wait_value model qwen2 120
   gui_wait_value busy no 120
   [ "$(gui_value "model positions")" = on ] || gui_fail "qwen2 opened after BLOOM has its positions $(gui_value "model positions")"
+  gui_wait_item "model: position shift" 60
   echo "Qwen2 opened after BLOOM starts with its RoPE on"
 }
 

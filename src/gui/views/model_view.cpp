@@ -343,8 +343,14 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
     if (ImGui::SliderFloat("ALiBi slopes ×", &scale, 0.0f, 4.0f, "%.2f")) m.alibi_scale = scale;
   }
   if (ImGui::Button("the model's own")) reset_model_interventions(state, c);
-  ImGui::SetNextItemWidth(field);
-  ImGui::SliderInt("position shift", &m.position_shift, 0, 512);
+  // A shift moves every position alike, which only absolute positions and RoPE can see: a relative
+  // bias (ALiBi, T5) would draw a "changed" model identical to the unchanged one, and the command
+  // line refuses --position-shift there.
+  if (c.positions == PositionKind::Rope || c.positions == PositionKind::Learned || c.positions == PositionKind::Sinusoidal) {
+    ImGui::SetNextItemWidth(field);
+    ImGui::SliderInt("position shift", &m.position_shift, 0, 512);
+    probe::item("model: position shift");
+  }
   const char* shuffle_label = "shuffle tokens (seed, 0 off)";
   flow::same_line_if_fits(8.0f * ImGui::GetFontSize() + flow::label(shuffle_label));
   ImGui::SetNextItemWidth(8.0f * ImGui::GetFontSize());

@@ -203,7 +203,7 @@ void define_functions(py::module_& m) {
     }
     return py::module_::import("json").attr("loads")(json);
   }, py::arg("ids"), py::arg("model"));
-  m.def("_papers_list", []() { return py::module_::import("json").attr("loads")(papers_list()); });
+  m.def("_papers_list", &papers_list);
   m.def("plot_attention", [](const py::array_t<float, py::array::c_style | py::array::forcecast>& weights,
                              const std::vector<std::string>& tokens, const py::kwargs& kwargs) {
     const Keywords k = keywords_of(kwargs);

@@ -48,9 +48,9 @@ ErrorKind error_kind(std::string_view message);
 
 // The papers' checks (python_papers.cpp): `ids` (empty: every one), those that need a model only
 // with `model`; the JSON of `poslab papers check --json`. An unknown id is a ValueError naming the
-// valid ones. papers_list: the ids, as a JSON list.
+// valid ones. papers_list: the ids, in the registry's order.
 std::string papers_check(const std::vector<std::string>& ids, const std::optional<std::string>& model);
-std::string papers_list();
+std::vector<std::string> papers_list();
 [[noreturn]] void fail(const std::string& message);
 void check(const Status& status);
 template <typename T>

@@ -26,10 +26,10 @@ std::string papers_check(const std::vector<std::string>& ids, const std::optiona
   return papers_json(results);
 }
 
-std::string papers_list() {
-  std::string out = "[";
-  for (const PaperCheck& c : paper_checks()) out += std::string(out.size() > 1 ? ", \"" : "\"") + std::string(c.id) + "\"";
-  return out + "]";
+std::vector<std::string> papers_list() {
+  std::vector<std::string> ids;
+  for (const PaperCheck& c : paper_checks()) ids.emplace_back(c.id);
+  return ids;
 }
 
 }  // namespace poslab::python

@@ -193,18 +193,17 @@ Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, boo
     attended = cpu_.attend(in, needs_weights);
   }
   if (!attended) return Error{attended.error()};
-  if (needs_weights && !keep) {  // the heads' summaries alone; the matrices go with this layer
-    for (const Matrix& A : attended->weights) layer.heads.push_back(layer.cross ? HeadSummary{A.col(0).mean()} : summarize(A, summary_ids));
-    layer.summary_only = true;
-    result_.layers.push_back(std::move(layer));
-  } else if (keep) {
-    if (options_.check_against_cpu && backend_ != &cpu_)
-      result_.max_diff_vs_cpu = std::max(result_.max_diff_vs_cpu.value_or(0.0), max_abs_difference(*attended, attention_cpu(in)));
-    for (const Matrix& A : attended->weights) layer.heads.push_back(layer.cross ? HeadSummary{A.col(0).mean()} : summarize(A, summary_ids));
+  if (!needs_weights) return std::move(attended->context);
+  if (keep && options_.check_against_cpu && backend_ != &cpu_)
+    result_.max_diff_vs_cpu = std::max(result_.max_diff_vs_cpu.value_or(0.0), max_abs_difference(*attended, attention_cpu(in)));
+  for (const Matrix& A : attended->weights) layer.heads.push_back(layer.cross ? HeadSummary{A.col(0).mean()} : summarize(A, summary_ids));
+  if (keep) {
     layer.scores = std::move(attended->scores);
     layer.weights = std::move(attended->weights);
-    result_.layers.push_back(std::move(layer));
+  } else {
+    layer.summary_only = true;  // the heads' summaries alone: the matrices go with this layer
   }
+  result_.layers.push_back(std::move(layer));
   return std::move(attended->context);
 }
 

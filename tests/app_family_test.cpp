@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include "app_support.hpp"
@@ -45,6 +48,11 @@ TEST(CliFamilies, InfoStatesEachFoldersPositionalDesign) {
       {"opt", "OPT: a learned table of"},
       {"phi3", "LongRoPE (short factors up to 8 tokens, long beyond"},
       {"mistral", "Mistral: RoPE base"},
+      {"gpt_oss", "GPT-OSS: layer 0 local: RoPE base 150000, yarn ×32 over 256, window 4; layer 1 global: RoPE base 150000, yarn ×32 over 256"},
+      {"gpt_oss_bf16", "· a learned sink per head · a mixture of 4 experts, each token routed to 2 (weights: the softmax of the chosen)"},
+      {"llama4", "Llama 4 (text): layers 0–2: RoPE base 500000, llama3 ×8, chunks of 4, q and k L2-normed; layer 3: no positions (NoPE), "
+                 "queries × log(⌊(p + 1) / 4⌋ + 1)·0.5 + 1 · interleaved pairs"},
+      {"llama4_mm", "Llama 4 Scout / Maverick: layers 0–2"},
   };
   for (const auto& c : cases) {
     const auto r = run("info --model " + model(c.folder));
@@ -65,7 +73,9 @@ TEST(CliFamilies, EveryInterventionChangesTheRunOfTheModelItAppliesTo) {
       {"gemma3", "--base 10000"},        {"gemma2", "--window none"},        {"phi3", "--rope-factors short"},
       {"bloom", "--alibi-scale 0.5"},    {"bloom", "--no-positions"},        {"opt", "--position-shift 3"},
       {"opt", "--no-positions"},         {"neox", "--rotary-dim 16"},        {"gptj", "--rope-style half"},
-      {"smollm3", "--no-positions"},     {"qwen3", "--base 10000"},
+      {"smollm3", "--no-positions"},     {"qwen3", "--base 10000"},         {"gpt_oss", "--sinks off"},
+      {"gpt_oss", "--window none"},      {"gpt_oss", "--no-positions"},      {"llama4", "--chunk none"},
+      {"llama4", "--chunk 2"},           {"llama4", "--no-positions"},       {"llama4_mm", "--chunk 3"},
   };
   for (const auto& c : cases) {
     const double unchanged = loss_with(c.folder, ""), changed = loss_with(c.folder, c.options);
@@ -74,6 +84,45 @@ TEST(CliFamilies, EveryInterventionChangesTheRunOfTheModelItAppliesTo) {
   // The model's own setting, said explicitly, changes nothing.
   EXPECT_DOUBLE_EQ(loss_with("phi3", "--rope-factors long"), loss_with("phi3", ""));
   EXPECT_DOUBLE_EQ(loss_with("gptj", "--rope-style interleaved"), loss_with("gptj", ""));
+  EXPECT_DOUBLE_EQ(loss_with("gpt_oss", "--sinks on"), loss_with("gpt_oss", ""));
+  EXPECT_DOUBLE_EQ(loss_with("llama4", "--chunk 4"), loss_with("llama4", "--chunk model"));
+}
+
+// GPT-OSS's attention as Hugging Face returns it: a row's weights and its `sink` share sum to one;
+// with the sinks removed a row's weights alone do, and the column is gone.
+TEST(CliFamilies, LearnedSinksTakeTheirShareOfEveryRowInTheCsv) {
+  const fs::path dir = fs::temp_directory_path() / ("poslab-sinks-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  for (const char* sinks : {"on", "off"}) {
+    const auto r = run("export attention --backend cpu --model " + model("gpt_oss") + " --layer 1 --sentence 'the cat sat on the mat' --sinks " +
+                       sinks + " --csv " + (dir / "a.csv").string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::istringstream csv(read_file(dir / "a.csv"));
+    std::string line;
+    std::getline(csv, line);
+    const bool on = std::string(sinks) == "on";
+    EXPECT_EQ(line, std::string("head,query,key,query_token,key_token,score,weight") + (on ? ",sink" : ""));
+    std::map<std::pair<int, int>, double> row_sum, sink;
+    while (std::getline(csv, line)) {
+      std::vector<std::string> f;
+      for (std::size_t at = 0, next; at <= line.size(); at = next + 1) {
+        next = line.find(',', at);
+        if (next == std::string::npos) next = line.size();
+        f.push_back(line.substr(at, next - at));
+      }
+      const auto key = std::make_pair(std::stoi(f[0]), std::stoi(f[1]));
+      row_sum[key] += std::stod(f[f.size() - (on ? 2 : 1)]);
+      if (on) sink[key] = std::stod(f.back());
+    }
+    ASSERT_FALSE(row_sum.empty());
+    double least_sink = 1.0;
+    for (const auto& [key, sum] : row_sum) {
+      EXPECT_NEAR(sum + (on ? sink[key] : 0.0), 1.0, 1e-5) << "head " << key.first << " query " << key.second;
+      if (on) least_sink = std::min(least_sink, sink[key]);
+    }
+    if (on) EXPECT_GT(least_sink, 0.0) << "every row gives its sink something";
+  }
+  fs::remove_all(dir);
 }
 
 TEST(CliFamilies, AnInterventionThatDoesNotApplyIsRefusedNamingWhatDoes) {
@@ -88,6 +137,8 @@ TEST(CliFamilies, AnInterventionThatDoesNotApplyIsRefusedNamingWhatDoes) {
       {"gemma3", "--rope-factors long", "--rope-factors chooses LongRoPE's factors"},
       {"bloom", "--rotary-dim 8", "--rotary-dim sets how many dimensions RoPE rotates"},
       {"bloom", "--base 500", "--base changes RoPE's base"},
+      {"llama", "--sinks off", "--sinks off removes learned attention sinks (GPT-OSS)"},
+      {"gpt_oss", "--chunk 4", "--chunk changes chunked attention (Llama 4)"},
   };
   for (const auto& c : cases) {
     const auto r = run("predict --backend cpu --model " + model(c.folder) + " --sentence 'the cat' " + c.options);

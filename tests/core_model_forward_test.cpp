@@ -58,6 +58,9 @@ PositionIntervention intervention_for(const std::string& c) {
   if (c == "drop_high_0.5") v.drop_pairs = DropPairs{true, 0.5};
   if (c == "drop_low_0.25") v.drop_pairs = DropPairs{false, 0.25};
   if (c == "wpe_shift_3") v.position_shift = 3;
+  if (c == "sinks_off") v.sinks_off = true;
+  if (c == "chunk_none") v.chunk = 0;
+  if (c == "chunk_2") v.chunk = 2;
   return v;
 }
 
@@ -135,6 +138,18 @@ TEST_P(RealModel, EveryLayerLogitsAndLossMatchTheReferenceInEveryCase) {
         EXPECT_NEAR(r->activations[l].median_abs, median, 1e-4 * (1.0 + median));
       }
     }
+    if (expected.contains("sink")) {  // GPT-OSS: each query's share of the row that went to the head's learned sink
+      double worst_sink = 0.0;
+      for (int l = 0; l < c.layers; ++l) {
+        const LayerAttention& a = r->layers[static_cast<std::size_t>(l)];
+        const bool none = case_name == "sinks_off";
+        ASSERT_EQ(a.sink_share.size(), none ? 0u : static_cast<std::size_t>(c.heads)) << "layer " << l;
+        for (std::size_t h = 0; h < a.sink_share.size(); ++h)
+          for (Eigen::Index t = 0; t < a.sink_share[h].size(); ++t)
+            worst_sink = std::max(worst_sink, std::abs(a.sink_share[h](t) - expected["sink"][static_cast<std::size_t>(l)][h][static_cast<std::size_t>(t)].get<double>()));
+      }
+      EXPECT_LE(worst_sink, 1e-4);
+    }
     if (expected.contains("frequency_usage"))
       for (int l = 0; l < c.layers; ++l)
         EXPECT_LE(relative_error(r->layers[static_cast<std::size_t>(l)].frequency_usage, expected["frequency_usage"][static_cast<std::size_t>(l)]), 1e-4);
@@ -157,7 +172,8 @@ INSTANTIATE_TEST_SUITE_P(Folders, RealModel,
                                            "poslab_learned", "poslab_alibi", "poslab_t5", "poslab_rope", "neox", "gptj", "bloom",
                                            "opt", "qwen3", "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "phi3_short",
                                            "smollm3", "olmo2", "olmo3", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
-                                           "qwen3_moe", "qwen3_moe_fused", "mixtral", "mixtral_window"));
+                                           "qwen3_moe", "qwen3_moe_fused", "mixtral", "mixtral_window", "gpt_oss", "gpt_oss_bf16",
+                                           "llama4", "llama4_mm"));
 
 TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {
   auto llama = open_model("llama");

@@ -14,7 +14,8 @@
 namespace poslab {
 
 void write_attention_csv(std::ostream& out, const Results& r) {
-  out << "head,query,key,query_token,key_token,score,weight\n";
+  const bool sinks = !r.attention.sink_share.empty();
+  out << "head,query,key,query_token,key_token,score,weight" << (sinks ? ",sink" : "") << "\n";
   const int Tq = static_cast<int>(r.tokens.size());
   const int Tk = static_cast<int>(r.key_tokens.size());
   std::vector<std::string> queries, keys;
@@ -45,7 +46,7 @@ void write_attention_csv(std::ostream& out, const Results& r) {
       for (int j = 0; j < Tk; ++j) {
         // Room for the longest row: the texts, two floats (≤ 16 characters each) and separators.
         const std::size_t longest = prefix.size() + key_parts[static_cast<std::size_t>(j)].size() + query.size() +
-                                    keys[static_cast<std::size_t>(j)].size() + 40;
+                                    keys[static_cast<std::size_t>(j)].size() + 60;
         if (used + longest > block.size()) {
           out.write(block.data(), static_cast<std::streamsize>(used));
           used = 0;
@@ -58,6 +59,10 @@ void write_attention_csv(std::ostream& out, const Results& r) {
         put_float(S(i, j));
         block[used++] = ',';
         put_float(A(i, j));
+        if (sinks) {
+          block[used++] = ',';
+          put_float(r.attention.sink_share[h](i));
+        }
         block[used++] = '\n';
       }
     }

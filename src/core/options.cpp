@@ -247,6 +247,20 @@ std::vector<StateOption> view_options() {
        }
        return assign(parse_integer(v, "--window", 1, 1 << 24), s.model.window);
      }},
+    {"--chunk", "none|N|model", "a model folder: the chunk its chunked layers attend within, N tokens or none (Llama 4; model: its own)",
+     [](State& s, std::string_view v) -> Status {
+       if (v == "none" || v == "model") {
+         s.model.chunk = v == "none" ? 0 : -1;
+         return Ok{};
+       }
+       return assign(parse_integer(v, "--chunk", 1, 1 << 24), s.model.chunk);
+     }},
+    {"--sinks", "on|off", "a model folder: its learned attention sinks kept or removed (GPT-OSS) (on)",
+     [](State& s, std::string_view v) -> Status {
+       if (v != "on" && v != "off") return Error{"--sinks must be on or off, not \"" + std::string(v) + "\""};
+       s.model.sinks = v == "on";
+       return Ok{};
+     }},
     {"--local-base", "B|model", "a model folder: the local layers' RoPE base (Gemma 3)",
      [](State& s, std::string_view v) -> Status {
        if (v == "model") return s.model.local_base = 0.0, Status(Ok{});
@@ -349,8 +363,8 @@ bool has_model_folder(const State& state) {
 Status check_given_state_options(const std::function<bool(std::string_view)>& given, const State& state) {
   // A model folder's own design, changed: nothing else has windows, LongRoPE factors, ALiBi
   // slopes to scale, a learned table to shift, or a second stack.
-  static constexpr std::string_view model_only[] = {"--window", "--local-base", "--rope-factors", "--alibi-scale", "--drop-pairs",
-                                                    "--position-shift", "--stack", "--target"};
+  static constexpr std::string_view model_only[] = {"--window", "--chunk", "--sinks", "--local-base", "--rope-factors", "--alibi-scale",
+                                                    "--drop-pairs", "--position-shift", "--stack", "--target"};
   if (!has_model_folder(state))
     for (std::string_view name : model_only)
       if (given(name))

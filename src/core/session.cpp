@@ -133,6 +133,8 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--layout", s.view.mrope_layout},
       {"--position-shift", std::to_string(s.model.position_shift)},
       {"--window", m.window < 0 ? std::string("model") : m.window == 0 ? std::string("none") : std::to_string(m.window)},
+      {"--chunk", m.chunk < 0 ? std::string("model") : m.chunk == 0 ? std::string("none") : std::to_string(m.chunk)},
+      {"--sinks", m.sinks ? std::string("on") : std::string("off")},
       {"--local-base", m.local_base > 0.0 ? number(m.local_base) : std::string("model")},
       {"--rope-factors", std::string(to_string(m.rope_factors))},
       {"--alibi-scale", number(m.alibi_scale)},

@@ -70,6 +70,8 @@ struct ModelSettings {
   LongRopeSet rope_factors = LongRopeSet::ByLength;  // LongRoPE's factor set; ByLength: the model's rule
   double alibi_scale = 1.0;     // ALiBi's slopes × this
   DropPairs drop_pairs;         // a model folder's rotary pairs stopped (p-RoPE at inference)
+  bool sinks = true;            // GPT-OSS: its learned sinks kept (false: removed)
+  int chunk = -1;               // Llama 4: the chunked layers' chunk; 0: none; −1: the model's
   // An encoder–decoder (T5): whose attention is shown, and the decoder's text (its target).
   ModelStack stack = ModelStack::Encoder;
   std::string target;

@@ -120,6 +120,42 @@ plot::Figure cross_lines_panels(const ModelRun& run, int layer) {
   return fig;
 }
 
+// GPT-OSS: each head's learned sink share of every query's row against the query's position —
+// the attention no key gets. With many heads: their mean, and the three that give the sink the
+// most and the least.
+plot::Figure learned_sinks_figure(const LayerAttention& a, const TransformerConfig& config, int layer, float width) {
+  plot::LinePlotSpec spec;
+  spec.title = "The learned sinks' share of each query's attention, layer " + std::to_string(layer);
+  spec.subtitle = describe_model(config) + " · what the softmax gives the head's sink logit instead of a key (1 − the row's sum)";
+  spec.x_label = "query position";
+  spec.whole_x = true;
+  spec.y_label = "sink share";
+  spec.width = width;
+  spec.height = 220.0f;
+  const int heads = static_cast<int>(a.sink_share.size());
+  std::vector<int> shown(static_cast<std::size_t>(heads));
+  for (int h = 0; h < heads; ++h) shown[static_cast<std::size_t>(h)] = h;
+  if (heads > 8) {
+    std::sort(shown.begin(), shown.end(), [&a](int x, int y) {
+      return a.sink_share[static_cast<std::size_t>(x)].mean() > a.sink_share[static_cast<std::size_t>(y)].mean();
+    });
+    shown.erase(shown.begin() + 3, shown.end() - 3);
+    Eigen::VectorXf mean = Eigen::VectorXf::Zero(a.sink_share.front().size());
+    for (const Eigen::VectorXf& s : a.sink_share) mean += s / static_cast<float>(heads);
+    plot::Series m{"mean of " + std::to_string(heads) + " heads", {}, {}, kInk};
+    m.stroke = plot::Stroke::Dashed;
+    for (Eigen::Index t = 0; t < mean.size(); ++t) m.x.push_back(static_cast<double>(t)), m.y.push_back(mean(t));
+    spec.series.push_back(std::move(m));
+  }
+  for (std::size_t k = 0; k < shown.size(); ++k) {
+    const Eigen::VectorXf& share = a.sink_share[static_cast<std::size_t>(shown[k])];
+    plot::Series s{"head " + std::to_string(shown[k]), {}, {}, plot::series_color(static_cast<int>(k))};
+    for (Eigen::Index t = 0; t < share.size(); ++t) s.x.push_back(static_cast<double>(t)), s.y.push_back(share(t));
+    spec.series.push_back(std::move(s));
+  }
+  return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
+}
+
 }  // namespace
 
 HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, float side) {
@@ -129,7 +165,12 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   fig.width = 640.0f;
   fig.rect({0, 0, 1, 1}, {0, 0, 0, 0});
   const bool t5 = config.encoder_decoder();
-  const std::string window = config.is_local(layer) ? ", local" : config.has_local_layers() ? ", global" : "";
+  std::string window = config.is_local(layer) ? ", local" : config.has_local_layers() ? ", global" : "";
+  // Llama 4's kinds of layer: NoPE (with its query temperature) or chunked; GPT-OSS's sinks.
+  const LayerAttention* shown = run.shown().layer(layer);
+  if (config.positions == PositionKind::Rope && !config.rotates(layer)) window += ", NoPE";
+  if (shown && shown->chunk > 0) window += ", chunks of " + std::to_string(shown->chunk);
+  if (shown && !shown->sink_share.empty()) window += ", learned sinks";
   const std::string title = t5 ? "Every head of layer " + std::to_string(layer) + " in the encoder, the decoder and the cross-attention"
                                : "Every head of layer " + std::to_string(layer) + window + " · " + stack_grid_title(ModelStack::Encoder, config);
   fig.text({kMargin, kMargin}, title, kTitle, kInk);
@@ -153,6 +194,12 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   fig.height = y + kMargin;
   fig.rects.front() = {{0, 0, fig.width, fig.height}, kWhite};
   if (t5) fig.append_below(cross_lines_panels(run, layer));
+  // The learned sinks' shares: the shown model's, or the unchanged one's when the change removed them.
+  for (const ForwardResult* f : {&run.shown(), &run.unchanged})
+    if (const LayerAttention* a = f->layer(layer); a && !a->sink_share.empty()) {
+      fig.append_below(learned_sinks_figure(*a, config, layer, std::min(fig.width, 720.0f) - 120.0f));
+      break;
+    }
   // T5: below its heads, what each of them learned about distance, in each stack.
   const float plot_width = std::min(fig.width, 720.0f) - 120.0f;
   const ForwardResult& f = run.unchanged;
@@ -164,8 +211,11 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
 
 std::string heads_csv(const ModelRun& run) {
   std::ostringstream csv;
-  csv << "head,sink,mean_distance,previous_token,induction\n";
-  if (const LayerAttention* a = run.shown().layer(run.request.layer))
+  const LayerAttention* a = run.shown().layer(run.request.layer);
+  // GPT-OSS: learned_sink, each head's mean share of a row that went to its sink logit.
+  const bool learned = a && !a->sink_share.empty();
+  csv << "head,sink,mean_distance,previous_token,induction" << (learned ? ",learned_sink" : "") << "\n";
+  if (a)
     for (std::size_t h = 0; h < a->heads.size(); ++h) {
       csv << h << ',' << format_float(static_cast<float>(a->heads[h].sink));
       // Cross-attention relates two texts: no distance, previous token or induction between them.
@@ -173,7 +223,8 @@ std::string heads_csv(const ModelRun& run) {
       else
         csv << ',' << format_float(static_cast<float>(a->heads[h].mean_distance)) << ','
             << format_float(static_cast<float>(a->heads[h].previous_token)) << ','
-            << format_float(static_cast<float>(a->heads[h].induction)) << '\n';
+            << format_float(static_cast<float>(a->heads[h].induction))
+            << (learned ? "," + format_float(a->sink_share[h].mean()) : std::string()) << '\n';
     }
   return csv.str();
 }
@@ -443,6 +494,8 @@ std::string applicable_options(const TransformerConfig& c) {
   }
   if (c.positions == PositionKind::Alibi) o.push_back("--alibi-scale");
   if (c.has_local_layers()) o.push_back("--window");
+  if (!c.chunked.empty()) o.push_back("--chunk");
+  if (c.learned_sinks) o.push_back("--sinks");
   if (c.positions == PositionKind::Rope || c.positions == PositionKind::Learned || c.positions == PositionKind::Sinusoidal)
     o.push_back("--position-shift");
   o.push_back("--permute");
@@ -475,6 +528,8 @@ Status check_interventions_apply(const State& state, const TransformerConfig& c)
     return Error{"--rope-factors chooses LongRoPE's factors, which this model does not use" + why};
   if (m.alibi_scale != 1.0 && c.positions != PositionKind::Alibi) return Error{"--alibi-scale scales ALiBi's slopes" + why};
   if (m.window >= 0 && !c.has_local_layers()) return Error{"--window changes sliding windows, and no layer of this model has one" + why};
+  if (m.chunk >= 0 && c.chunked.empty()) return Error{"--chunk changes chunked attention (Llama 4), and no layer of this model has it" + why};
+  if (!m.sinks && !c.learned_sinks) return Error{"--sinks off removes learned attention sinks (GPT-OSS), which this model does not have" + why};
   if (relative_only && m.position_shift != 0)
     return Error{"--position-shift moves every position alike, which a relative bias cannot see" + why};
   // --encoding and --bias turn the model's own positions off (none) or keep them; another kind

@@ -68,39 +68,48 @@ void add_bias_and_mask(const AttentionInput& in, int h, Matrix& S) {
   }
   if (in.causal)
     for (int i = 0; i + 1 < Tk && i < Tq; ++i) S.row(i).tail(Tk - i - 1).setConstant(neg_inf);
+  if (in.chunk > 0)
+    for (int i = 0; i < Tq; ++i) {
+      const int start = std::min(Tk, i / in.chunk * in.chunk), end = std::min(Tk, start + in.chunk);
+      S.row(i).head(start).setConstant(neg_inf);
+      S.row(i).tail(Tk - end).setConstant(neg_inf);
+    }
   for (int j = 0; j < Tk; ++j)
     if (in.key_valid[static_cast<std::size_t>(j)] == 0) S.col(j).setConstant(neg_inf);
 }
 
-// Row softmax with Eigen's vectorised exp; e^(−∞) = 0 makes masked weights exactly 0. A row
-// whose keys are all masked gets no weights at all rather than NaN.
-// The same in place: S becomes its weights, and no second T_q × T_k matrix is made.
-void softmax_rows_in_place(Matrix& S) {
+// One row's softmax in place, over its keys and, when `sink` is finite, a learned sink that takes
+// its share of the row without a value (GPT-OSS). Returns the sink's share (0 without one). A
+// row with every key masked and no sink gets no weights at all rather than NaN.
+float softmax_row(Eigen::Ref<Eigen::RowVectorXf> row, float sink) {
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  for (Eigen::Index i = 0; i < S.rows(); ++i) {
-    auto row = S.row(i).array();
-    const float m = row.maxCoeff();
-    if (m == neg_inf) {
-      row.setZero();
-      continue;
-    }
-    row = (row - m).exp();
-    row /= row.sum();
+  const float m = std::max(row.maxCoeff(), sink);
+  if (m == neg_inf) {
+    row.setZero();
+    return 0.0f;
   }
+  // Vectorized exp clamps its argument (e^−∞ would come out as 3·10⁻³⁹): masked keys are set to
+  // exactly 0 instead.
+  row = (row.array() == neg_inf).select(0.0f, (row.array() - m).exp()).matrix();
+  const float sink_part = sink == neg_inf ? 0.0f : std::exp(sink - m);
+  const float total = row.sum() + sink_part;
+  row /= total;
+  return sink_part / total;
 }
 
-Matrix softmax_rows(const Matrix& S) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  Eigen::VectorXf row_max = S.rowwise().maxCoeff();
-  const Eigen::Array<bool, Eigen::Dynamic, 1> empty = row_max.array() == neg_inf;
-  row_max = empty.select(0.0f, row_max.array()).matrix();
-  Matrix A = (S.colwise() - row_max).array().exp().matrix();
-  const Eigen::VectorXf sums = A.rowwise().sum();
-  for (Eigen::Index i = 0; i < A.rows(); ++i) {
-    if (empty(i)) A.row(i).setZero();
-    else A.row(i) /= sums(i);
+float head_sink(const AttentionInput& in, int h) {
+  return in.sinks.empty() ? -std::numeric_limits<float>::infinity() : in.sinks[static_cast<std::size_t>(h)];
+}
+
+// Row softmax with Eigen's vectorised exp; e^(−∞) = 0 makes masked weights exactly 0. In place:
+// S becomes its weights, and no second T_q × T_k matrix is made. `share` (when given) receives
+// each row's sink share.
+void softmax_rows_in_place(Matrix& S, float sink, Eigen::VectorXf* share) {
+  if (share) share->resize(S.rows());
+  for (Eigen::Index i = 0; i < S.rows(); ++i) {
+    const float s = softmax_row(S.row(i), sink);
+    if (share) (*share)(i) = s;
   }
-  return A;
 }
 
 }  // namespace
@@ -129,8 +138,10 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
     if (input.softcap > 0.0f) S.array() = input.softcap * (S.array() / input.softcap).tanh();
     add_bias_and_mask(input, h, S);
     const bool weights_in_place = blocked_context && !input.keep.scores_of(h);  // one T_q × T_k matrix, not two
-    if (weights_in_place) softmax_rows_in_place(S);
-    Matrix A = weights_in_place ? std::move(S) : softmax_rows(S);
+    Matrix A = weights_in_place ? std::move(S) : S;
+    Eigen::VectorXf share;
+    softmax_rows_in_place(A, head_sink(input, h), input.sinks.empty() ? nullptr : &share);
+    if (!input.sinks.empty()) out.sink_share.push_back(std::move(share));
     if (!blocked_context) {
       out.context.middleCols(h * dh, dh).noalias() = A * Vh;
       if (input.shaw) out.context.middleCols(h * dh, dh) += shaw_value_term(A, *input.shaw);
@@ -167,16 +178,11 @@ Matrix attention_context_cpu(const AttentionInput& input) {
         if (input.relative_bias.size() > 0) row += input.relative_bias.row(h).segment(Tq - 1 - q, keys);
         const int visible = input.causal ? std::min(keys, q + 1) : keys;
         row.tail(keys - visible).setZero();
-        auto head = row.head(visible).array();
+        auto head = row.head(visible);
         for (int j = 0; j < visible; ++j)
-          if (input.key_valid[static_cast<std::size_t>(j)] == 0) head(j) = -std::numeric_limits<float>::infinity();
-        const float m = head.maxCoeff();
-        if (m == -std::numeric_limits<float>::infinity()) {
-          row.setZero();
-          continue;
-        }
-        head = (head - m).exp();
-        head /= head.sum();
+          if (input.key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(q, j, input.chunk))
+            head(j) = -std::numeric_limits<float>::infinity();
+        softmax_row(head, head_sink(input, h));
       }
       context.block(r0, h * dh, rows, dh).noalias() = S * Vh.topRows(keys);
     }

@@ -59,6 +59,11 @@ constexpr bool outside_window(int i, int j, int window, bool causal) {
   return causal ? i - j >= window : (i > j ? i - j : j - i) > window / 2;
 }
 
+// Whether key j lies outside query i's chunk of `chunk` tokens (0: no chunks): Llama 4's chunked
+// attention splits the sequence into blocks 0 … C−1, C … 2C−1, … and a query sees its own block
+// only. Not a function of j − i, so no relative bias can say it.
+constexpr bool outside_chunk(int i, int j, int chunk) { return chunk > 0 && i / chunk != j / chunk; }
+
 // Everything the attention step needs, before the projections.
 struct AttentionProblem {
   Matrix Xq;              // T_q × d: inputs of the queries
@@ -81,9 +86,11 @@ struct AttentionProblem {
   int head_dim() const { return width() / heads; }
   // A real model's local layer: keys outside its window are masked too (0: none; outside_window).
   int window = 0;
-  // True where query i may not look at key j (causal future, padding, outside the window).
+  int chunk = 0;  // Llama 4's chunked layer: keys outside the query's chunk are masked too (outside_chunk)
+  // True where query i may not look at key j (causal future, padding, outside the window or chunk).
   bool masked(int i, int j) const {
-    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || outside_window(i, j, window, causal);
+    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || outside_window(i, j, window, causal) ||
+           outside_chunk(i, j, chunk);
   }
 };
 
@@ -97,13 +104,20 @@ struct AttentionInput {
   std::optional<ShawTables> shaw;       // as in AttentionProblem
   MatricesKept keep;                    // as in AttentionProblem
   float softcap = 0.0f;                 // Gemma 2: scores become c·tanh(s/c) before the bias (CPU only)
+  int chunk = 0;                        // Llama 4: a query sees the keys of its own chunk only (CPU only)
+  // GPT-OSS's learned sinks: one logit per head that joins every row's softmax as an extra key
+  // with no value; its share is left out of the weights, so a row sums to less than one. Empty:
+  // none (CPU only).
+  std::vector<float> sinks;
 
   int queries() const { return static_cast<int>(Q.rows()); }
   int keys() const { return static_cast<int>(K.rows()); }
   int head_dim() const { return static_cast<int>(Q.cols()) / heads; }
   bool masked(int i, int j) const {
-    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0;
+    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(i, j, chunk);
   }
+  // What only the CPU path computes (the shaders know neither soft-capping, chunks nor sinks).
+  bool cpu_only() const { return softcap > 0.0f || chunk > 0 || !sinks.empty() || shaw.has_value(); }
   float bias(int h, int i, int j) const {
     return relative_bias.size() == 0 ? 0.0f : relative_bias(h, j - i + queries() - 1);
   }
@@ -112,6 +126,9 @@ struct AttentionInput {
 struct AttentionOutput {
   std::vector<Matrix> scores;   // per head, T_q × T_k: q·k/√d_h + bias, −inf where masked
   std::vector<Matrix> weights;  // per head, T_q × T_k: softmax of each row, exactly 0 where masked
+  // Learned sinks (AttentionInput::sinks): per head, each query's share that went to the sink
+  // (1 − the row's sum). Empty without sinks.
+  std::vector<Eigen::VectorXf> sink_share;
   Matrix context;               // T_q × d: per-head A·V, heads side by side
   Matrix output;                // T_q × d: context · W_o
 };

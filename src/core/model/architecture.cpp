@@ -411,6 +411,7 @@ const std::vector<Architecture>& architectures() {
     for (Architecture& a : encoder_architectures()) t.push_back(std::move(a));
     for (Architecture& a : wrapper_architectures(gemma3(), mistral(), qwen2(), qwen3(), llama())) t.push_back(std::move(a));
     for (Architecture& a : moe_architectures(qwen3(), mistral())) t.push_back(std::move(a));
+    for (Architecture& a : design_architectures(llama())) t.push_back(std::move(a));
     return t;
   }();
   return table;

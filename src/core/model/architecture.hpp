@@ -53,7 +53,10 @@ enum class TensorRole {
   CrossNorm, CrossQ, CrossK, CrossV, CrossO,
   // A mixture of experts' layer: the router, and each expert's gated MLP (one tensor per expert,
   // or all experts stacked in one 3-D tensor: transformers 5's gate_up_proj and down_proj).
-  Router, ExpertGate, ExpertUp, ExpertDown, ExpertGateUp
+  Router, ExpertGate, ExpertUp, ExpertDown, ExpertGateUp,
+  // GPT-OSS: the router's bias, the experts' biases (stacked [experts × n]) and each head's
+  // learned sink logit. Llama 4: the shared expert beside the routed ones (a gated MLP).
+  RouterBias, ExpertGateUpBias, ExpertDownBias, Sinks, SharedGate, SharedUp, SharedDown
 };
 bool is_layer_role(TensorRole r);
 
@@ -85,11 +88,20 @@ struct TensorSlot {
   // with `stacked`, one 3-D tensor [experts × rows × cols] holds them all.
   bool per_expert = false;
   bool stacked = false;
+  // How a stacked expert tensor holds each expert's matrix: out × in (transformers 5's Qwen3-MoE,
+  // MXFP4 blocks) or in × out (GPT-OSS's and Llama 4's gate_up_proj and down_proj).
+  WeightLayout layout = WeightLayout::OutIn;
+  // MXFP4 (GPT-OSS's published experts): the slot's tensor (…_blocks) is U8 [experts × rows ×
+  // cols/32 × 16] and its scales, named with _scales for _blocks, [experts × rows × cols/32].
+  bool mxfp4 = false;
 };
 
 // How a mixture of experts routes a token: none (a dense model); Qwen3-MoE's softmax over every
 // expert then the top k, renormalized when norm_topk_prob; Mixtral's softmax, top k, renormalized.
-enum class MoeKind { None, Qwen3, Mixtral };
+// GPT-OSS's: the router has a bias, the top k logits are chosen first and their softmax weighs
+// them; each expert's gate and up are interleaved, clamped, and carry biases. Llama 4's: the top k
+// logits through a sigmoid scale the expert's input, and a shared expert runs on every token.
+enum class MoeKind { None, Qwen3, Mixtral, GptOss, Llama4 };
 
 // The config.json keys that give a size (the first present wins; the first is named in messages).
 struct ConfigKeys {
@@ -141,6 +153,8 @@ struct Architecture {
   // The sliding layers rotate by the global base without the config's scaling (OLMo 3: YaRN on the
   // full-attention layers only). Gemma 3's sliding layers have a base of their own and no scaling too.
   bool unscaled_sliding_rope = false;
+  // Llama 4: layer_types may say "chunked_attention" (its rotating layers) beside "full_attention".
+  bool chunked_attention = false;
   NormPlacement norm_placement = NormPlacement::Pre;
   OutputHead head = OutputHead::NextToken;
   Stacks stacks = Stacks::One;
@@ -180,6 +194,9 @@ std::vector<Architecture> wrapper_architectures(const Architecture& gemma3, cons
                                                 const Architecture& qwen3, const Architecture& llama);
 // The mixtures of experts (Qwen3-MoE, Mixtral).
 std::vector<Architecture> moe_architectures(const Architecture& qwen3, const Architecture& mistral);
+// The positional designs of 2025–26: GPT-OSS (learned sinks) and Llama 4 (NoPE layers, chunks,
+// temperature tuning), text model and wrapper.
+std::vector<Architecture> design_architectures(const Architecture& llama);
 
 // Every architecture PosLab runs.
 const std::vector<Architecture>& architectures();

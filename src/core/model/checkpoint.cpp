@@ -59,10 +59,22 @@ void convert(const char* src, WeightType type, std::int64_t n, float* dst) {
       }
       return;
     }
+    case WeightType::MXFP4: return;  // read by block (convert_mxfp4): a value's scale depends on its column
   }
 }
 
 std::size_t item_bytes(WeightType t) { return t == WeightType::F32 ? 4 : 2; }
+
+// Values [col, col + n) of row `row` of an MXFP4 tensor, each code times its block's 2^(s − 127).
+void convert_mxfp4(const WeightTensor& w, std::int64_t row, std::int64_t col, std::int64_t n, float* dst) {
+  const auto* blocks = reinterpret_cast<const unsigned char*>(w.data) + row * (w.cols / 2);
+  const auto* scales = reinterpret_cast<const unsigned char*>(w.scales) + row * (w.cols / 32);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t c = col + i;
+    const unsigned byte = blocks[c / 2];
+    dst[i] = std::ldexp(fp4_e2m1(c % 2 == 0 ? byte & 0x0F : byte >> 4), static_cast<int>(scales[c / 32]) - 127);
+  }
+}
 
 std::string shape_text(std::int64_t rows, std::int64_t cols) {
   return cols == 0 ? "[" + std::to_string(rows) + "]" : "[" + std::to_string(rows) + ", " + std::to_string(cols) + "]";
@@ -70,11 +82,25 @@ std::string shape_text(std::int64_t rows, std::int64_t cols) {
 
 }  // namespace
 
+float fp4_e2m1(unsigned code) {
+  static constexpr float kMagnitudes[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  const float m = kMagnitudes[code & 7];
+  return (code & 8) ? -m : m;
+}
+
 void read_rows(const WeightTensor& w, std::int64_t first, std::int64_t count, float* dst) {
+  if (w.type == WeightType::MXFP4) {
+    for (std::int64_t r = 0; r < count; ++r) convert_mxfp4(w, first + r, 0, w.cols, dst + r * w.cols);
+    return;
+  }
   convert(w.data + static_cast<std::size_t>(first * w.cols) * item_bytes(w.type), w.type, count * w.cols, dst);
 }
 
 void read_cols(const WeightTensor& w, std::int64_t first, std::int64_t count, float* dst) {
+  if (w.type == WeightType::MXFP4) {
+    for (std::int64_t r = 0; r < w.rows; ++r) convert_mxfp4(w, r, first, count, dst + r * count);
+    return;
+  }
   const std::size_t item = item_bytes(w.type);
   for (std::int64_t r = 0; r < w.rows; ++r)
     convert(w.data + static_cast<std::size_t>(r * w.cols + first) * item, w.type, count, dst + r * count);
@@ -171,6 +197,11 @@ WeightTensor* LayerWeights::slot(TensorRole role) {
     case TensorRole::CrossV: return &cross_v;
     case TensorRole::CrossO: return &cross_o;
     case TensorRole::Router: return &router;
+    case TensorRole::RouterBias: return &router_bias;
+    case TensorRole::SharedGate: return &shared_gate;
+    case TensorRole::SharedUp: return &shared_up;
+    case TensorRole::SharedDown: return &shared_down;
+    case TensorRole::Sinks: return &sinks;
     default: return nullptr;
   }
 }
@@ -216,6 +247,7 @@ class TensorIndex {
       }
   }
   std::size_t size() const { return by_name_.size(); }
+  const Architecture& architecture() const { return arch_; }
 
   // The slot's tensor for `layer` under the first of the architecture's name prefixes that has it;
   // a LayerNorm's weight and bias also under TensorFlow's names gamma and beta, which the
@@ -289,9 +321,12 @@ Result<std::vector<WeightTensor>> Checkpoint::resolve_stacked(const TensorIndex&
                                                              std::set<std::string>& dtypes) {
   const auto* found = index.find(slot, layer);
   if (!found) return Error{folder_.string() + ": the tensor " + layer_tensor(slot.name, layer) + " is missing (" + config_.arch->name + " needs it)"};
+  if (slot.mxfp4) return resolve_mxfp4(index, slot, layer, dtypes);
   const std::int64_t experts = config_.experts, rows = dimension(config_, slot.rows), cols = dimension(config_, slot.cols);
   const TensorInfo& t = *found->info;
-  if (t.shape != std::vector<std::int64_t>{experts, rows, cols})
+  // A stacked vector (GPT-OSS's experts' biases) is [experts × n].
+  const std::vector<std::int64_t> expected = cols == 0 ? std::vector<std::int64_t>{experts, rows} : std::vector<std::int64_t>{experts, rows, cols};
+  if (t.shape != expected)
     return Error{found->file->name() + ": " + t.name + " has shape " + [&] {
       std::string s;
       for (std::int64_t d : t.shape) s += (s.empty() ? "" : " × ") + std::to_string(d);
@@ -307,16 +342,93 @@ Result<std::vector<WeightTensor>> Checkpoint::resolve_stacked(const TensorIndex&
     WeightTensor& w = out[static_cast<std::size_t>(e)];
     w.name = t.name + "[" + std::to_string(e) + "]";
     w.type = *type;
-    w.rows = rows;
-    w.cols = cols;
-    w.data = base + static_cast<std::size_t>(e * rows * cols) * item;
+    w.rows = cols == 0 ? 1 : rows;
+    w.cols = cols == 0 ? rows : cols;
+    w.data = base + static_cast<std::size_t>(e * w.rows * w.cols) * item;
   }
   weight_bytes_ += t.end - t.begin;
   return out;
 }
 
+namespace {
+
+std::string found_name(const TensorIndex::Located& found) { return found.file->name() + ": " + found.info->name; }
+
+// Whether a stacked slot after `s` in the table, of the same role, names a tensor the files hold:
+// then `s`'s absence is not an error.
+bool later_form_present(const TensorIndex& index, const TensorSlot& s, int layer) {
+  const auto& all = index.architecture().tensors;
+  for (auto it = all.begin(); it != all.end(); ++it)
+    if (&*it == &s) {
+      for (auto later = it + 1; later != all.end(); ++later)
+        if (later->stacked && later->role == s.role && index.find(*later, layer)) return true;
+      return false;
+    }
+  return false;
+}
+
+void place_expert_tensor(ExpertWeights& x, const TensorSlot& s, WeightTensor t) {
+  switch (s.role) {
+    case TensorRole::ExpertGateUp:
+      x.gate_up = std::move(t);
+      x.gate_up_layout = s.layout;
+      break;
+    case TensorRole::ExpertDown:
+      x.down = std::move(t);
+      x.down_layout = s.layout;
+      break;
+    case TensorRole::ExpertGateUpBias: x.gate_up_bias = std::move(t); break;
+    case TensorRole::ExpertDownBias: x.down_bias = std::move(t); break;
+    default: break;
+  }
+}
+
+}  // namespace
+
+// Every expert's matrix in MXFP4: the slot's U8 blocks [experts × rows × cols/32 × 16] and its
+// scales [experts × rows × cols/32], as one view per expert; nothing is converted until a block of
+// rows is read.
+Result<std::vector<WeightTensor>> Checkpoint::resolve_mxfp4(const TensorIndex& index, const TensorSlot& slot, int layer,
+                                                           std::set<std::string>& dtypes) {
+  TensorSlot scale_slot = slot;
+  scale_slot.name = slot.name.substr(0, slot.name.rfind("_blocks")) + "_scales";
+  const auto* blocks = index.find(slot, layer);
+  const auto* scales = index.find(scale_slot, layer);
+  if (!blocks || !scales)
+    return Error{folder_.string() + ": the tensor " + layer_tensor((blocks ? scale_slot : slot).name, layer) + " is missing (MXFP4 needs " +
+                 "blocks and scales)"};
+  const std::int64_t experts = config_.experts, rows = dimension(config_, slot.rows), cols = dimension(config_, slot.cols);
+  if (cols % 32 != 0) return Error{found_name(*blocks) + ": MXFP4 needs rows of whole 32-value blocks, and this one has " + std::to_string(cols)};
+  const auto shape_is = [](const TensorInfo& t, const std::vector<std::int64_t>& want) { return t.shape == want; };
+  for (const auto& [found, want] : {std::pair{blocks, std::vector<std::int64_t>{experts, rows, cols / 32, 16}},
+                                    std::pair{scales, std::vector<std::int64_t>{experts, rows, cols / 32}}}) {
+    if (found->info->dtype != "U8")
+      return Error{found->file->name() + ": " + found->info->name + " has dtype " + found->info->dtype + ", and MXFP4 is stored as U8"};
+    if (!shape_is(*found->info, want)) {
+      std::string got, expected;
+      for (std::int64_t d : found->info->shape) got += (got.empty() ? "" : " × ") + std::to_string(d);
+      for (std::int64_t d : want) expected += (expected.empty() ? "" : " × ") + std::to_string(d);
+      return Error{found->file->name() + ": " + found->info->name + " has shape " + got + ", but config.json means " + expected};
+    }
+  }
+  dtypes.insert("MXFP4");
+  std::vector<WeightTensor> out(static_cast<std::size_t>(experts));
+  for (std::int64_t e = 0; e < experts; ++e) {
+    WeightTensor& w = out[static_cast<std::size_t>(e)];
+    w.name = blocks->info->name + "[" + std::to_string(e) + "]";
+    w.type = WeightType::MXFP4;
+    w.rows = rows;
+    w.cols = cols;
+    w.data = blocks->file->bytes(*blocks->info).data() + static_cast<std::size_t>(e * rows * cols / 2);
+    w.scales = scales->file->bytes(*scales->info).data() + static_cast<std::size_t>(e * rows * cols / 32);
+  }
+  weight_bytes_ += (blocks->info->end - blocks->info->begin) + (scales->info->end - scales->info->begin);
+  return out;
+}
+
 // A sparse layer's router and experts: one tensor per expert when the files have expert 0's,
-// else the stacked form.
+// else the stacked form. A role may have several stacked forms (GPT-OSS's MXFP4 blocks, or the
+// dequantized BF16 tensor): the first the files hold is read.
 Status Checkpoint::resolve_experts(const TensorIndex& index, int layer, LayerWeights& w, std::set<std::string>& dtypes) {
   w.experts.resize(static_cast<std::size_t>(config_.experts));
   const auto* split_gate = [&]() -> const TensorSlot* {
@@ -325,11 +437,12 @@ Status Checkpoint::resolve_experts(const TensorIndex& index, int layer, LayerWei
     return nullptr;
   }();
   const bool split = split_gate && index.find(*split_gate, layer, 0);
+  std::set<TensorRole> done;
   for (const TensorSlot& s : config_.arch->tensors) {
-    if (s.role == TensorRole::Router) {
+    if (s.role == TensorRole::Router || s.role == TensorRole::RouterBias) {
       auto r = resolve(index, s, layer, dtypes);
       if (!r) return Error{r.error()};
-      w.router = std::move(*r);
+      *w.slot(s.role) = std::move(*r);
     } else if (s.per_expert && split) {
       for (int e = 0; e < config_.experts; ++e) {
         auto r = resolve(index, s, layer, dtypes, e);
@@ -337,11 +450,12 @@ Status Checkpoint::resolve_experts(const TensorIndex& index, int layer, LayerWei
         ExpertWeights& x = w.experts[static_cast<std::size_t>(e)];
         (s.role == TensorRole::ExpertGate ? x.gate : s.role == TensorRole::ExpertUp ? x.up : x.down) = std::move(*r);
       }
-    } else if (s.stacked && !split) {
+    } else if (s.stacked && !split && !done.count(s.role)) {
+      if (!index.find(s, layer) && later_form_present(index, s, layer)) continue;
       auto all = resolve_stacked(index, s, layer, dtypes);
       if (!all) return Error{all.error()};
-      for (std::size_t e = 0; e < all->size(); ++e)
-        (s.role == TensorRole::ExpertGateUp ? w.experts[e].gate_up : w.experts[e].down) = std::move((*all)[e]);
+      done.insert(s.role);
+      for (std::size_t e = 0; e < all->size(); ++e) place_expert_tensor(w.experts[e], s, std::move((*all)[e]));
     }
   }
   return Ok{};
@@ -374,7 +488,7 @@ Status Checkpoint::resolve_layers(const TensorIndex& index, bool decoder, std::s
     for (const TensorSlot& slot : config_.arch->tensors) {
       const int layer = static_cast<int>(l);
       if (!is_layer_role(slot.role) || slot.decoder != decoder || !is_needed(config_, slot.need, layer)) continue;
-      if (slot.role == TensorRole::Router || slot.per_expert || slot.stacked) continue;  // resolve_experts
+      if (slot.role == TensorRole::Router || slot.role == TensorRole::RouterBias || slot.per_expert || slot.stacked) continue;  // resolve_experts
       auto w = resolve(index, slot, layer, dtypes);
       if (!w) return Error{w.error()};
       *stack[l].slot(slot.role) = std::move(*w);

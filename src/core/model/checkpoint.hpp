@@ -17,7 +17,9 @@
 
 namespace poslab {
 
-enum class WeightType { F32, F16, BF16 };
+// MXFP4 (OCP microscaling, GPT-OSS's experts): two FP4 E2M1 values a byte, the low nibble first,
+// and one E8M0 scale byte (2^(s − 127)) for each 32 values of a row.
+enum class WeightType { F32, F16, BF16, MXFP4 };
 
 // One tensor where it lies in its mapped file: rows × cols (a vector is 1 × n).
 struct WeightTensor {
@@ -25,8 +27,12 @@ struct WeightTensor {
   const char* data = nullptr;  // null: the architecture has no such tensor (an absent bias)
   WeightType type = WeightType::F32;
   std::int64_t rows = 0, cols = 0;
+  const char* scales = nullptr;  // MXFP4: rows × cols/32 scale bytes
   bool present() const { return data != nullptr; }
 };
+
+// FP4 E2M1's sixteen values by code (sign, two exponent bits, one mantissa bit).
+float fp4_e2m1(unsigned code);
 
 // Rows [first, first + count) as floats into dst (count × cols, row-major).
 void read_rows(const WeightTensor& w, std::int64_t first, std::int64_t count, float* dst);
@@ -38,6 +44,9 @@ RowVector read_vector(const WeightTensor& w);
 // One expert of a mixture: a gated MLP (gate and up apart, or stacked as gate_up).
 struct ExpertWeights {
   WeightTensor gate, up, down, gate_up;
+  WeightTensor gate_up_bias, down_bias;  // GPT-OSS
+  // How gate_up and down hold the expert's matrix (a stacked tensor's slot says; TensorSlot::layout).
+  WeightLayout gate_up_layout = WeightLayout::OutIn, down_layout = WeightLayout::OutIn;
 };
 
 struct LayerWeights {
@@ -47,7 +56,9 @@ struct LayerWeights {
   WeightTensor post_attn_norm, post_mlp_norm;  // norms of each half's output (Gemma 2, 3)
   WeightTensor gate_up;                        // gate and up stacked (Phi-3)
   WeightTensor cross_norm, cross_q, cross_k, cross_v, cross_o;  // T5 decoder: attention to the encoder
-  WeightTensor router;                 // a mixture's sparse layer: experts × hidden
+  WeightTensor router, router_bias;    // a mixture's sparse layer: experts × hidden (GPT-OSS: and a bias)
+  WeightTensor shared_gate, shared_up, shared_down;  // Llama 4: the shared expert beside the routed ones
+  WeightTensor sinks;                  // GPT-OSS: each head's learned sink logit
   std::vector<ExpertWeights> experts;  // views into the mapped files, never copies
   WeightTensor* slot(TensorRole role);  // null for a role that is not a layer's
 };
@@ -95,6 +106,7 @@ class Checkpoint {
   Status resolve_layers(const TensorIndex& index, bool decoder, std::set<std::string>& dtypes);
   Result<WeightTensor> resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes, int expert = 0);
   Result<std::vector<WeightTensor>> resolve_stacked(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes);
+  Result<std::vector<WeightTensor>> resolve_mxfp4(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes);
   Status resolve_experts(const TensorIndex& index, int layer, LayerWeights& w, std::set<std::string>& dtypes);
   WeightTensor* model_slot(TensorRole role);
 

@@ -40,6 +40,8 @@ std::string describe(const PositionIntervention& v) {
   if (v.alibi_scale) sep() << "ALiBi slopes ×" << *v.alibi_scale;
   if (v.drop_pairs)
     sep() << (v.drop_pairs->highest ? "highest " : "lowest ") << std::lround(100.0 * v.drop_pairs->fraction) << "% of RoPE's pairs stopped";
+  if (v.sinks_off) sep() << "learned sinks removed";
+  if (v.chunk) sep() << (*v.chunk == 0 ? std::string("no chunks") : "chunks of " + std::to_string(*v.chunk));
   return s.tellp() > 0 ? s.str() : "unchanged";
 }
 
@@ -62,6 +64,15 @@ RopeFrequencies model_rope_frequencies(const TransformerConfig& c, const Positio
 int layer_window(const TransformerConfig& c, const PositionIntervention& v, int layer) {
   if (!c.is_local(layer)) return 0;
   return v.window.value_or(c.sliding_window);
+}
+
+int layer_chunk(const TransformerConfig& c, const PositionIntervention& v, int layer) {
+  if (c.chunked.empty() || !c.chunked[static_cast<std::size_t>(layer)]) return 0;
+  return v.chunk.value_or(c.chunk_size);
+}
+
+double query_temperature(const TransformerConfig& c, int position) {
+  return std::log(std::floor((position + 1.0) / c.floor_scale) + 1.0) * c.attn_scale + 1.0;
 }
 
 Result<std::vector<int>> model_tokens(const Checkpoint& model, const std::string& sentence, std::vector<std::string>* unknown) {
@@ -144,6 +155,7 @@ class ForwardPass {
   Status run_stack(Stack& s, Matrix& X, const Matrix* encoded, int progress_offset);
   Status run_layer(const Stack& s, int l, Matrix& X, const Matrix* encoded);
   Result<Matrix> attend(const Stack& s, int l, QkvProjections p, bool keep);
+  void llama4_queries_and_keys(int l, QkvProjections& p, LayerAttention& layer) const;
   Result<Matrix> attend_encoder(int l, const LayerWeights& w, const Matrix& H, const Matrix& encoded, bool keep);
   Result<Matrix> compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids);
   Status run_decoder(const Matrix& encoded);
@@ -200,6 +212,7 @@ Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, boo
   if (keep) {
     layer.scores = std::move(attended->scores);
     layer.weights = std::move(attended->weights);
+    layer.sink_share = std::move(attended->sink_share);
   } else {
     layer.summary_only = true;  // the heads' summaries alone: the matrices go with this layer
   }
@@ -226,8 +239,16 @@ Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool
     rotate(p.K, c.kv_heads, c.head_dim, *rope);
     layer.rotated = true;
   }
+  if (first) llama4_queries_and_keys(l, p, layer);
   if (c.query_scale > 0.0) p.Q *= static_cast<float>(c.query_scale * std::sqrt(static_cast<double>(c.head_dim)));
   AttentionInput in;
+  if (first) {
+    in.chunk = layer.chunk = layer_chunk(c, options_.intervention, l);
+    if (c.learned_sinks && !options_.intervention.sinks_off) {
+      const RowVector sinks = read_vector((*s.layers)[static_cast<std::size_t>(l)].sinks);
+      in.sinks.assign(sinks.data(), sinks.data() + sinks.size());
+    }
+  }
   in.Q = std::move(p.Q);
   in.K = repeat_kv(p.K, c.kv_heads, c.heads, c.head_dim);
   in.V = repeat_kv(p.V, c.kv_heads, c.heads, c.head_dim);
@@ -237,6 +258,29 @@ Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool
   in.key_valid.assign(static_cast<std::size_t>(in.K.rows()), 1);
   in.relative_bias = local ? s.bias_local : s.bias_global;
   return compute(std::move(in), std::move(layer), keep, first ? result_.ids : result_.decoder_ids);
+}
+
+// Llama 4, after RoPE: on the rotating layers each head's q and k divided by their root mean
+// square (an L2 norm without weight); on the NoPE layers each query × its position's temperature
+// (not when positions are off: the temperature is a function of the position).
+void ForwardPass::llama4_queries_and_keys(int l, QkvProjections& p, LayerAttention& layer) const {
+  const TransformerConfig& c = model_.config();
+  const PositionIntervention& v = options_.intervention;
+  if (c.qk_l2_norm && c.rotates(l)) {
+    const auto l2 = [&c](Matrix& X) {
+      for (Eigen::Index t = 0; t < X.rows(); ++t)
+        for (Eigen::Index h = 0; h < X.cols() / c.head_dim; ++h) {
+          auto head = X.row(t).segment(h * c.head_dim, c.head_dim);
+          head /= std::sqrt(head.squaredNorm() / static_cast<float>(c.head_dim) + static_cast<float>(c.norm_eps));
+        }
+    };
+    l2(p.Q);
+    l2(p.K);
+  }
+  if (c.temperature_tuning && !c.rotates(l) && !v.positions_off) {
+    for (Eigen::Index t = 0; t < p.Q.rows(); ++t) p.Q.row(t) *= static_cast<float>(query_temperature(c, static_cast<int>(t) + v.position_shift));
+    layer.temperature = true;
+  }
 }
 
 // T5's cross-attention of decoder layer l: queries from the decoder's normed state, keys and
@@ -418,10 +462,15 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   result_.backend = backend_->name();
   Matrix X = embed_tokens(model_, ids, v, !c.encoder_decoder());
   if (auto s = check_finite(X, "the embeddings"); !s) return Error{s.error()};
-  // Soft-capped scores (Gemma 2) are the CPU path's alone.
-  if (c.attn_softcap > 0.0 && backend_ != &cpu_) {
-    backend_ = &cpu_;
-    result_.backend = cpu_.name() + " (Gemma 2's soft-capped scores run on the CPU)";
+  // Soft-capped scores (Gemma 2), learned sinks (GPT-OSS) and chunks (Llama 4) are the CPU path's alone.
+  if (backend_ != &cpu_) {
+    const bool chunks = v.chunk.value_or(c.chunk_size) > 0 && !c.chunked.empty();
+    const char* why = c.attn_softcap > 0.0 ? "Gemma 2's soft-capped scores" : c.learned_sinks && !v.sinks_off ? "GPT-OSS's learned sinks"
+                    : chunks ? "Llama 4's chunked attention" : nullptr;
+    if (why) {
+      backend_ = &cpu_;
+      result_.backend = cpu_.name() + " (" + why + " run on the CPU)";
+    }
   }
   if (c.encoder_decoder() && backend_ != &cpu_) result_.backend += " (cross-attention on the CPU)";
   Stack first = first_stack(static_cast<int>(ids.size()), model_.relative_bias());

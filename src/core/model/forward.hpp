@@ -33,6 +33,8 @@ struct PositionIntervention {
   std::optional<LongRopeSet> rope_factors;  // LongRoPE's short or long factors, whatever the length
   std::optional<double> alibi_scale;   // ALiBi's slopes × this
   std::optional<DropPairs> drop_pairs;  // RoPE's lowest or highest pairs stopped
+  bool sinks_off = false;              // GPT-OSS: the learned sinks removed (an ordinary softmax)
+  std::optional<int> chunk;            // Llama 4: the chunked layers' chunk, N tokens; 0: no chunks
   bool any() const { return !(*this == PositionIntervention{}); }
   bool operator==(const PositionIntervention&) const = default;
 };
@@ -87,7 +89,12 @@ struct LayerAttention {
   ModelStack stack = ModelStack::Encoder;  // whose attention this is (T5: encoder, decoder or cross)
   // Whether query i cannot see key j: the future (causal), or outside the window — `window` or
   // more tokens back (causal), more than window / 2 away either side (an encoder's).
-  bool masked(int i, int j) const { return (causal && j > i) || outside_window(i, j, window, causal); }
+  bool masked(int i, int j) const { return (causal && j > i) || outside_window(i, j, window, causal) || outside_chunk(i, j, chunk); }
+  int chunk = 0;           // Llama 4: keys outside the query's chunk of this many tokens are masked; 0: none
+  bool temperature = false;  // Llama 4's NoPE layer: the queries scaled by a temperature growing with the position
+  // GPT-OSS: per head, each query's share of the row that went to the learned sink (the row's
+  // weights sum to 1 minus it); empty without sinks.
+  std::vector<Eigen::VectorXf> sink_share;
   std::vector<Matrix> scores, weights;  // per head, T × T (scores: q·k/√d_h, −inf above the diagonal)
   std::vector<HeadSummary> heads;  // cross-attention: the sink only (no distance between two texts)
   bool summary_only = false;       // summarize_all_layers: `heads` alone, no matrices
@@ -169,5 +176,9 @@ RopeFrequencies model_rope_frequencies(const TransformerConfig& config, const Po
 
 // The sliding window of `layer` after the intervention; 0: it sees every earlier token.
 int layer_window(const TransformerConfig& c, const PositionIntervention& v, int layer);
+// Llama 4: the chunk `layer` attends within after the intervention; 0: none.
+int layer_chunk(const TransformerConfig& c, const PositionIntervention& v, int layer);
+// Llama 4's NoPE layers: the factor on the query at `position` (attention temperature tuning).
+double query_temperature(const TransformerConfig& c, int position);
 
 }  // namespace poslab

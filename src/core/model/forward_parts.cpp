@@ -203,12 +203,32 @@ Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
 
 namespace {
 
-// One expert's gated MLP: down(act(gate·x) ⊙ up·x), gate and up apart or stacked.
+// GPT-OSS's expert: gate and up interleaved in gate_up (columns 2i and 2i + 1) with its bias;
+// gate clamped above and up on both sides at swiglu_limit; (up + 1) ⊙ gate·σ(1.702·gate); down
+// with its bias.
+Matrix gpt_oss_expert(const Matrix& X, const ExpertWeights& e, const TransformerConfig& c) {
+  Matrix both = linear(X, e.gate_up, e.gate_up_layout);
+  add_bias(both, e.gate_up_bias);
+  const float limit = static_cast<float>(c.swiglu_limit);
+  Matrix h(both.rows(), c.expert_intermediate);
+  for (Eigen::Index t = 0; t < both.rows(); ++t)
+    for (Eigen::Index i = 0; i < h.cols(); ++i) {
+      const float gate = std::min(both(t, 2 * i), limit);
+      const float up = std::clamp(both(t, 2 * i + 1), -limit, limit);
+      h(t, i) = (up + 1.0f) * gate / (1.0f + std::exp(-1.702f * gate));
+    }
+  Matrix out = linear(h, e.down, e.down_layout);
+  add_bias(out, e.down_bias);
+  return out;
+}
+
+// One expert's gated MLP: down(act(gate·x) ⊙ up·x), gate and up apart or stacked (gate first).
 Matrix expert_mlp(const Matrix& X, const ExpertWeights& e, const TransformerConfig& c) {
+  if (c.arch->moe == MoeKind::GptOss) return gpt_oss_expert(X, e, c);
   const WeightLayout layout = c.arch->layout;
   Matrix gate, up;
   if (e.gate_up.present()) {
-    const Matrix both = linear(X, e.gate_up, layout);
+    const Matrix both = linear(X, e.gate_up, e.gate_up_layout);
     gate = both.leftCols(c.expert_intermediate);
     up = both.rightCols(c.expert_intermediate);
   } else {
@@ -217,51 +237,75 @@ Matrix expert_mlp(const Matrix& X, const ExpertWeights& e, const TransformerConf
   }
   activate(gate, c.activation);
   up.array() *= gate.array();
-  return linear(up, e.down, layout);
+  return linear(up, e.down, e.gate_up.present() ? e.down_layout : layout);
 }
 
-// The router's choice for one token: softmax over every expert (in double, as HF's float
-// softmax), the k largest (the lower index first among equals, as torch.topk's order is not
-// relied on), renormalized to sum 1 where the family does.
-ExpertChoice route(const Eigen::Ref<const RowVector>& logits, const TransformerConfig& c) {
-  const double top = logits.maxCoeff();
-  std::vector<double> p(static_cast<std::size_t>(logits.size()));
-  double sum = 0.0;
-  for (Eigen::Index e = 0; e < logits.size(); ++e) sum += p[static_cast<std::size_t>(e)] = std::exp(static_cast<double>(logits(e)) - top);
-  std::vector<int> order(p.size());
+// The k experts with the largest values of `v` (the lower index first among equals, as
+// torch.topk's order is not relied on).
+std::vector<int> top_experts(const std::vector<double>& v, int k) {
+  std::vector<int> order(v.size());
   for (std::size_t e = 0; e < order.size(); ++e) order[e] = static_cast<int>(e);
-  std::partial_sort(order.begin(), order.begin() + c.experts_per_token, order.end(), [&p](int a, int b) {
-    return p[static_cast<std::size_t>(a)] > p[static_cast<std::size_t>(b)] || (p[static_cast<std::size_t>(a)] == p[static_cast<std::size_t>(b)] && a < b);
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), [&v](int a, int b) {
+    return v[static_cast<std::size_t>(a)] > v[static_cast<std::size_t>(b)] || (v[static_cast<std::size_t>(a)] == v[static_cast<std::size_t>(b)] && a < b);
   });
+  order.resize(static_cast<std::size_t>(k));
+  return order;
+}
+
+// The router's choice for one token, in double as HF's float routing. Qwen3-MoE and Mixtral:
+// softmax over every expert, the k largest, renormalized to sum 1 where the family does. GPT-OSS:
+// the k largest logits, then the softmax of those k. Llama 4: the k largest, each through a sigmoid.
+ExpertChoice route(const Eigen::Ref<const RowVector>& logits, const TransformerConfig& c) {
+  std::vector<double> v(static_cast<std::size_t>(logits.size()));
+  for (Eigen::Index e = 0; e < logits.size(); ++e) v[static_cast<std::size_t>(e)] = logits(e);
+  const std::vector<int> chosen_ids = top_experts(v, c.experts_per_token);  // softmax keeps the order of the logits
   ExpertChoice chosen;
+  if (c.arch->moe == MoeKind::Llama4) {
+    for (int e : chosen_ids) chosen.emplace_back(e, 1.0 / (1.0 + std::exp(-v[static_cast<std::size_t>(e)])));
+    return chosen;
+  }
+  const bool over_chosen = c.arch->moe == MoeKind::GptOss;
+  const double top = v[static_cast<std::size_t>(chosen_ids.front())];
+  double sum = 0.0;
+  for (std::size_t e = 0; e < v.size(); ++e) sum += std::exp(v[e] - top);
   double kept = 0.0;
-  for (int k = 0; k < c.experts_per_token; ++k) {
-    const double w = p[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])] / sum;
-    chosen.emplace_back(order[static_cast<std::size_t>(k)], w);
+  for (int e : chosen_ids) {
+    const double w = std::exp(v[static_cast<std::size_t>(e)] - top);
+    chosen.emplace_back(e, w);
     kept += w;
   }
-  if (c.norm_topk)
-    for (auto& [e, w] : chosen) w /= kept;
+  const double total = over_chosen || c.norm_topk ? kept : sum;
+  for (auto& [e, w] : chosen) w /= total;
   return chosen;
 }
 
 // A sparse layer: each expert runs once, on the rows routed to it, and adds its weighted output.
+// Llama 4 weighs the expert's input instead of its output, and adds its shared expert's MLP.
 Matrix mixture(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes) {
-  const Matrix logits = linear(H, w.router, c.arch->layout);  // T × experts
+  Matrix logits = linear(H, w.router, c.arch->layout);  // T × experts
+  add_bias(logits, w.router_bias);
   std::vector<ExpertChoice> chosen(static_cast<std::size_t>(H.rows()));
   std::vector<std::vector<std::pair<Eigen::Index, float>>> rows(static_cast<std::size_t>(c.experts));
   for (Eigen::Index t = 0; t < H.rows(); ++t) {
     chosen[static_cast<std::size_t>(t)] = route(logits.row(t), c);
     for (const auto& [e, weight] : chosen[static_cast<std::size_t>(t)]) rows[static_cast<std::size_t>(e)].emplace_back(t, static_cast<float>(weight));
   }
+  const bool scale_input = c.arch->moe == MoeKind::Llama4;
   Matrix out = Matrix::Zero(H.rows(), H.cols());
   for (int e = 0; e < c.experts; ++e) {
     const auto& mine = rows[static_cast<std::size_t>(e)];
     if (mine.empty()) continue;
     Matrix X(static_cast<Eigen::Index>(mine.size()), H.cols());
-    for (std::size_t i = 0; i < mine.size(); ++i) X.row(static_cast<Eigen::Index>(i)) = H.row(mine[i].first);
+    for (std::size_t i = 0; i < mine.size(); ++i) X.row(static_cast<Eigen::Index>(i)) = H.row(mine[i].first) * (scale_input ? mine[i].second : 1.0f);
     const Matrix Y = expert_mlp(X, w.experts[static_cast<std::size_t>(e)], c);
-    for (std::size_t i = 0; i < mine.size(); ++i) out.row(mine[i].first) += mine[i].second * Y.row(static_cast<Eigen::Index>(i));
+    for (std::size_t i = 0; i < mine.size(); ++i) out.row(mine[i].first) += (scale_input ? 1.0f : mine[i].second) * Y.row(static_cast<Eigen::Index>(i));
+  }
+  if (w.shared_gate.present()) {
+    Matrix gate = linear(H, w.shared_gate, c.arch->layout);
+    activate(gate, c.activation);
+    Matrix up = linear(H, w.shared_up, c.arch->layout);
+    up.array() *= gate.array();
+    out += linear(up, w.shared_down, c.arch->layout);
   }
   if (routes) *routes = std::move(chosen);
   return out;

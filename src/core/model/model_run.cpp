@@ -41,6 +41,8 @@ void reset_model_interventions(State& state, const TransformerConfig& c) {
   m.rope_factors = defaults.rope_factors;
   m.alibi_scale = defaults.alibi_scale;
   m.drop_pairs = defaults.drop_pairs;
+  m.sinks = defaults.sinks;
+  m.chunk = defaults.chunk;
   state.view.permutation = 0;
 }
 
@@ -65,6 +67,8 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
     if (m.drop_pairs.fraction > 0.0) v.drop_pairs = m.drop_pairs;
   }
   if (m.window >= 0) v.window = m.window;
+  if (m.chunk >= 0) v.chunk = m.chunk;
+  v.sinks_off = config.learned_sinks && !m.sinks;
   if (config.positions == PositionKind::Alibi && m.alibi_scale != 1.0) v.alibi_scale = m.alibi_scale;
   v.position_shift = m.position_shift;
   return r;
@@ -189,8 +193,10 @@ Results layer_results(const ForwardResult& f, int layer, const TransformerConfig
   if (const LayerAttention* a = f.layer(layer)) {
     r.problem.causal = a->causal;
     r.problem.window = a->window;
+    r.problem.chunk = a->chunk;
     r.attention.scores = a->scores;
     r.attention.weights = a->weights;
+    r.attention.sink_share = a->sink_share;
     r.score_formula = score_formula(config, *a);
   }
   r.backend = f.backend;

@@ -21,6 +21,7 @@ std::string rope_words(double base, const RopeScaling& scaling) {
          number(scaling.attention_factor) + ")";
   else if (scaling.type != RopeScalingType::None)
     s += ", " + std::string(to_string(scaling.type)) + " ×" + number(scaling.factor);
+  if (scaling.type == RopeScalingType::Yarn) s += " over " + std::to_string(scaling.original_max_position);
   return s;
 }
 
@@ -30,7 +31,9 @@ std::string describe_layer_positions(const TransformerConfig& c, int layer) {
   std::string s;
   switch (c.positions) {
     case PositionKind::Rope:
-      if (!c.rotates(layer)) s = "no positions (NoPE)";
+      if (!c.rotates(layer))
+        s = "no positions (NoPE)" + (c.temperature_tuning ? ", queries × log(⌊(p + 1) / " + number(c.floor_scale) + "⌋ + 1)·" +
+                                                               number(c.attn_scale) + " + 1" : std::string());
       else if (c.unscaled_rope(layer)) s = rope_words(c.rope_local_theta.value_or(c.rope_theta), RopeScaling{});
       else s = rope_words(c.rope_theta, c.scaling);
       break;
@@ -48,6 +51,8 @@ std::string describe_layer_positions(const TransformerConfig& c, int layer) {
   }
   if (c.is_local(layer))
     s += c.bidirectional() ? ", window ±" + std::to_string(c.sliding_window / 2) : ", window " + std::to_string(c.sliding_window);
+  if (c.is_chunked(layer)) s += ", chunks of " + std::to_string(c.chunk_size);
+  if (c.qk_l2_norm && c.rotates(layer) && c.positions == PositionKind::Rope) s += ", q and k L2-normed";
   return s;
 }
 
@@ -99,13 +104,18 @@ std::string describe_positions(const TransformerConfig& c) {
            std::to_string(c.mrope_section[2]) + " pairs" + (c.mrope_interleaved ? " interleaved" : "") +
            " (on text the three ids are equal: 1-D RoPE)";
   }
+  if (c.learned_sinks) s += " · a learned sink per head";
   if (!c.arch->wrapper_note.empty()) s += " · " + c.arch->wrapper_note;
   if (c.experts > 0) {
     std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
     for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = c.is_sparse(l);
     const bool all = std::all_of(sparse.begin(), sparse.end(), [](bool b) { return b; });
-    s += " · a mixture of " + std::to_string(c.experts) + " experts, each token routed to " + std::to_string(c.experts_per_token) +
-         (c.norm_topk ? " (weights renormalized)" : "") + (all ? " in every layer" : " in layers " + layer_ranges(sparse));
+    const char* weights = c.arch->moe == MoeKind::GptOss   ? " (weights: the softmax of the chosen)"
+                          : c.arch->moe == MoeKind::Llama4 ? " (weights: a sigmoid each; a shared expert beside them)"
+                          : c.norm_topk                    ? " (weights renormalized)"
+                                                           : "";
+    s += " · a mixture of " + std::to_string(c.experts) + " experts, each token routed to " + std::to_string(c.experts_per_token) + weights +
+         (all ? " in every layer" : " in layers " + layer_ranges(sparse));
   }
   return s;
 }

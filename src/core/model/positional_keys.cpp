@@ -1,6 +1,7 @@
 #include "core/model/positional_keys.hpp"
 
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 namespace poslab {
 
@@ -69,6 +70,17 @@ void add_window_keys(std::vector<PositionalKey>& out, const Architecture& a) {
   }
 }
 
+// The keys refused in this family: the foreign ones it does not read itself (Llama 4 reads its
+// chunks and temperature), and its own.
+std::vector<Refusal> refusals_of(const Architecture& a) {
+  std::vector<Refusal> all;
+  for (const Refusal& r : foreign_refusals())
+    if (!(a.chunked_attention && (std::string_view(r.key) == "attention_chunk_size" || std::string_view(r.key) == "attn_temperature_tuning")))
+      all.push_back(r);
+  for (Refusal& r : family_refusals(a)) all.push_back(std::move(r));
+  return all;
+}
+
 bool neutral(const Json& value, const Refusal& r) {
   if (value.is_null()) return true;
   for (const Json& n : r.neutral)
@@ -93,21 +105,23 @@ std::vector<PositionalKey> positional_keys(const Architecture& a) {
   }
   add_window_keys(out, a);
   if (a.defaults.nope_interval > 0) add(out, {"no_rope_layers", "no_rope_layer_interval"}, "which layers have no RoPE (NoPE)");
+  if (a.chunked_attention) {
+    add(out, {"attention_chunk_size"}, "the chunks the rotating layers attend within");
+    add(out, {"layer_types"}, "which layers attend within chunks (chunked_attention, full_attention; any other value refused)");
+    add(out, {"attn_temperature_tuning", "floor_scale", "attn_scale"}, "the NoPE layers' query temperature, growing with the position");
+    add(out, {"use_qk_norm"}, "the L2 norm of q and k after RoPE on the rotating layers");
+  }
   if (a.name == "poslab") {
     add(out, {"poslab_positions"}, "where positions enter (PosLab's trained models)");
     add(out, {"poslab_rope_fraction"}, "p-RoPE: the fraction of pairs that rotate");
     add(out, {"poslab_t5_buckets", "poslab_t5_max_distance"}, "T5's buckets");
   }
-  for (const auto* list : {&foreign_refusals()})
-    for (const Refusal& r : *list) out.push_back({r.key, KeyAction::Refused, r.why});
-  for (const Refusal& r : family_refusals(a)) out.push_back({r.key, KeyAction::Refused, r.why});
+  for (const Refusal& r : refusals_of(a)) out.push_back({r.key, KeyAction::Refused, r.why});
   return out;
 }
 
 Status refuse_unread_keys(const Json& config, const Architecture& a, const std::string& name) {
-  std::vector<Refusal> all = foreign_refusals();
-  for (Refusal& r : family_refusals(a)) all.push_back(std::move(r));
-  for (const Refusal& r : all)
+  for (const Refusal& r : refusals_of(a))
     if (config.contains(r.key) && !neutral(config.at(r.key), r))
       return Error{name + ": \"" + r.key + "\" " + config.at(r.key).dump() + " " + r.why};
   return Ok{};

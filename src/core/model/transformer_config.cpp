@@ -273,9 +273,9 @@ Result<std::vector<std::uint8_t>> per_layer(const Json& c, const char* key, int 
 // else the family's rule.
 Result<std::vector<std::uint8_t>> windowed_layers(const Json& c, const std::string& name, const TransformerConfig& t) {
   if (c.contains("layer_types") && !c["layer_types"].is_null())
-    return per_layer(c, "layer_types", t.layers, name, [](const Json& v) -> std::optional<bool> {
+    return per_layer(c, "layer_types", t.layers, name, [&t](const Json& v) -> std::optional<bool> {
       if (v == "sliding_attention") return true;
-      if (v == "full_attention") return false;
+      if (v == "full_attention" || (t.arch->chunked_attention && v == "chunked_attention")) return false;
       return std::nullopt;
     });
   std::vector<std::uint8_t> w(static_cast<std::size_t>(t.layers), 0);
@@ -354,16 +354,74 @@ Status read_layers(const Json& c, const std::string& name, TransformerConfig& t)
   return Ok{};
 }
 
+// A list of layer indices (mlp_only_layers, moe_layers) as one flag per layer, or an error naming
+// the key and the value out of range.
+Result<std::vector<std::uint8_t>> layer_list(const Json& c, const char* key, int layers, const std::string& name) {
+  if (!c[key].is_array()) return Error{name + ": \"" + key + "\" must be a list of layer indices"};
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(layers), 0);
+  for (const Json& v : c[key]) {
+    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= layers)
+      return Error{name + ": \"" + key + "\" holds " + v.dump() + ", not a layer from 0 to " + std::to_string(layers - 1)};
+    out[static_cast<std::size_t>(v.get<long long>())] = 1;
+  }
+  return out;
+}
+
+// Llama 4's chunks, q/k norm and temperature: the chunked layers are layer_types'
+// "chunked_attention" ones, else the layers that rotate (transformers' default layer_types).
+Status read_chunks_and_temperature(const Json& c, const std::string& name, TransformerConfig& t) {
+  if (t.arch->chunked_attention) {
+    auto chunk = whole(c, {"attention_chunk_size"}, 0, name);
+    auto qk_norm = flag(c, "use_qk_norm", true, name);
+    // Llama 4 Scout's own config.json says 4 here: transformers takes any number as its truth.
+    auto tuning = c.contains("attn_temperature_tuning") && c["attn_temperature_tuning"].is_number()
+                      ? Result<bool>(c["attn_temperature_tuning"].get<double>() != 0.0)
+                      : flag(c, "attn_temperature_tuning", true, name);
+    auto floor_scale = real(c, {"floor_scale"}, 8192.0, name);
+    auto attn_scale = real(c, {"attn_scale"}, 0.1, name);
+    if (!chunk) return Error{chunk.error()};
+    for (const auto* r : {&qk_norm, &tuning})
+      if (!*r) return Error{r->error()};
+    for (const auto* r : {&floor_scale, &attn_scale})
+      if (!*r) return Error{r->error()};
+    if (*floor_scale <= 0.0) return Error{name + ": \"floor_scale\" must be positive"};
+    t.chunk_size = *chunk;
+    t.qk_l2_norm = *qk_norm;
+    t.temperature_tuning = *tuning;
+    t.floor_scale = *floor_scale;
+    t.attn_scale = *attn_scale;
+    if (c.contains("layer_types") && !c["layer_types"].is_null()) {
+      auto chunked = per_layer(c, "layer_types", t.layers, name, [](const Json& v) -> std::optional<bool> {
+        if (v == "chunked_attention") return true;
+        if (v == "full_attention") return false;
+        return std::nullopt;
+      });
+      if (!chunked) return Error{chunked.error()};
+      t.chunked = *chunked;
+    } else {
+      for (int l = 0; l < t.layers; ++l) t.chunked.push_back(t.rotates(l) ? 1 : 0);
+    }
+  }
+  t.learned_sinks = t.arch->slot(TensorRole::Sinks) != nullptr;
+  auto limit = real(c, {"swiglu_limit"}, 7.0, name);
+  if (!limit) return Error{limit.error()};
+  if (*limit <= 0.0) return Error{name + ": \"swiglu_limit\" must be positive"};
+  t.swiglu_limit = *limit;
+  return Ok{};
+}
+
 // A mixture of experts' routing: Qwen3-MoE's num_experts, moe_intermediate_size, norm_topk_prob,
 // decoder_sparse_step and mlp_only_layers; Mixtral's num_local_experts (every layer sparse, the
 // chosen weights always renormalized); num_experts_per_tok for both.
 Status read_experts(const Json& c, const std::string& name, TransformerConfig& t) {
   if (t.arch->moe == MoeKind::None) return Ok{};
-  const bool qwen = t.arch->moe == MoeKind::Qwen3;
+  const bool qwen = t.arch->moe == MoeKind::Qwen3, llama4 = t.arch->moe == MoeKind::Llama4;
   auto experts = whole(c, {qwen ? "num_experts" : "num_local_experts"}, qwen ? -1 : 8, name);
-  auto k = whole(c, {"num_experts_per_tok"}, qwen ? -1 : 2, name);
-  auto inner = qwen ? whole(c, {"moe_intermediate_size"}, -1, name) : Result<int>(t.intermediate);
-  auto step = whole(c, {"decoder_sparse_step"}, 1, name);
+  auto k = whole(c, {"num_experts_per_tok"}, qwen ? -1 : llama4 ? 1 : 2, name);
+  // Llama 4's experts and shared expert are intermediate_size wide (its dense MLP is
+  // intermediate_size_mlp, the row's Ffn); GPT-OSS's and Mixtral's are the config's intermediate size.
+  auto inner = qwen ? whole(c, {"moe_intermediate_size"}, -1, name) : llama4 ? whole(c, {"intermediate_size"}, -1, name) : Result<int>(t.intermediate);
+  auto step = whole(c, {llama4 ? "interleave_moe_layer_step" : "decoder_sparse_step"}, 1, name);
   auto norm = flag(c, "norm_topk_prob", !qwen, name);
   for (const auto* r : {&experts, &k, &inner, &step})
     if (!*r) return Error{r->error()};
@@ -377,13 +435,16 @@ Status read_experts(const Json& c, const std::string& name, TransformerConfig& t
   t.expert_intermediate = *inner;
   t.norm_topk = qwen ? *norm : true;
   std::vector<std::uint8_t> dense(static_cast<std::size_t>(t.layers), 0);
+  if (llama4 && c.contains("moe_layers") && !c["moe_layers"].is_null()) {
+    auto listed = layer_list(c, "moe_layers", t.layers, name);
+    if (!listed) return Error{listed.error()};
+    for (int l = 0; l < t.layers; ++l) t.sparse.push_back(!(*listed)[static_cast<std::size_t>(l)] ? 0 : 1);
+    return Ok{};
+  }
   if (qwen && c.contains("mlp_only_layers") && !c["mlp_only_layers"].is_null()) {
-    if (!c["mlp_only_layers"].is_array()) return Error{name + ": \"mlp_only_layers\" must be a list of layer indices"};
-    for (const Json& v : c["mlp_only_layers"]) {
-      if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() >= t.layers)
-        return Error{name + ": \"mlp_only_layers\" holds " + v.dump() + ", not a layer from 0 to " + std::to_string(t.layers - 1)};
-      dense[static_cast<std::size_t>(v.get<long long>())] = 1;
-    }
+    auto listed = layer_list(c, "mlp_only_layers", t.layers, name);
+    if (!listed) return Error{listed.error()};
+    dense = *listed;
   }
   for (int l = 0; l < t.layers; ++l) t.sparse.push_back(!dense[static_cast<std::size_t>(l)] && (l + 1) % *step == 0);
   return Ok{};
@@ -508,7 +569,8 @@ Result<TransformerConfig> parse_transformer_config(std::string_view text, const 
     t.spatial_merge = std::max(1, *merge);
   }
   const auto refusals = [](const Json& j, const std::string& n, TransformerConfig& into) { return refuse_unread_keys(j, *into.arch, n); };
-  for (auto step : {+refusals, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_experts, read_training_record})
+  for (auto step : {+refusals, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_chunks_and_temperature, read_experts,
+                    read_training_record})
     if (auto s = step(*body, name, t); !s) return Error{s.error()};
   return t;
 }

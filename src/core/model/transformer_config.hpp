@@ -69,6 +69,17 @@ struct TransformerConfig {
   int experts = 0, experts_per_token = 0, expert_intermediate = 0;
   bool norm_topk = false;
   std::vector<std::uint8_t> sparse;
+  double swiglu_limit = 7.0;  // GPT-OSS: its experts' gate clamped above, up on both sides, at this
+  // Llama 4: chunked attention on the layers that rotate (attention_chunk_size; 0: none), an L2
+  // norm of each head's q and k after RoPE there (use_qk_norm), and on the NoPE layers a query
+  // temperature log(⌊(p + 1) / floor_scale⌋ + 1)·attn_scale + 1 at position p (attn_temperature_tuning).
+  int chunk_size = 0;
+  std::vector<std::uint8_t> chunked;  // per layer: attends within chunks
+  bool qk_l2_norm = false;
+  bool temperature_tuning = false;
+  double floor_scale = 8192.0, attn_scale = 0.1;
+  bool learned_sinks = false;  // GPT-OSS: self_attn.sinks, a logit per head in every softmax row
+  bool is_chunked(int layer) const { return chunk_size > 0 && !chunked.empty() && chunked[static_cast<std::size_t>(layer)]; }
   bool is_sparse(int layer) const { return !sparse.empty() && sparse[static_cast<std::size_t>(layer)]; }
   // A model PosLab trained: its task, training length and seed (poslab_task, …), else empty.
   std::optional<TrainingRecord> training;

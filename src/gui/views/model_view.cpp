@@ -337,6 +337,18 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
     ImGui::SetNextItemWidth(field);
     if (ImGui::InputInt("window (tokens)", &window) && window >= 1) m.window = window == c.sliding_window ? -1 : window;
   }
+  if (!c.chunked.empty()) {  // --chunk: Llama 4's chunked layers
+    bool none = m.chunk == 0;
+    if (ImGui::Checkbox("chunks off", &none)) m.chunk = none ? 0 : -1;
+    flow::same_line_if_fits(field + flow::label("chunk (tokens)"));
+    int chunk = m.chunk > 0 ? m.chunk : c.chunk_size;
+    ImGui::SetNextItemWidth(field);
+    if (ImGui::InputInt("chunk (tokens)", &chunk) && chunk >= 1) m.chunk = chunk == c.chunk_size ? -1 : chunk;
+  }
+  if (c.learned_sinks) {  // --sinks off: GPT-OSS without its learned sinks
+    bool off_sinks = !m.sinks;
+    if (ImGui::Checkbox("learned sinks removed", &off_sinks)) m.sinks = !off_sinks;
+  }
   if (c.positions == PositionKind::Alibi) {
     float scale = static_cast<float>(m.alibi_scale);
     ImGui::SetNextItemWidth(field);

@@ -51,7 +51,7 @@ TEST(CliFamilies, InfoStatesEachFoldersPositionalDesign) {
       {"gpt_oss", "GPT-OSS: layer 0 local: RoPE base 150000, yarn ×32 over 256, window 4; layer 1 global: RoPE base 150000, yarn ×32 over 256"},
       {"gpt_oss_bf16", "· a learned sink per head · a mixture of 4 experts, each token routed to 2 (weights: the softmax of the chosen)"},
       {"llama4", "Llama 4 (text): layers 0–2: RoPE base 500000, llama3 ×8, chunks of 4, q and k L2-normed; layer 3: no positions (NoPE), "
-                 "queries × log(⌊(p + 1) / 4⌋ + 1)·0.5 + 1 · interleaved pairs"},
+                 "queries × (1 + 0.5·ln(floor((p + 1) / 4) + 1)) · interleaved pairs"},
       {"llama4_mm", "Llama 4 Scout / Maverick: layers 0–2"},
   };
   for (const auto& c : cases) {

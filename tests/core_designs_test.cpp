@@ -54,6 +54,42 @@ TEST(Mxfp4, BlocksDecodeLowNibbleFirstEachTimesItsBlocksScale) {
   EXPECT_EQ(row1[63], -48.0f);
 }
 
+// E4M3FN by hand: sign, 4 exponent bits (bias 7), 3 mantissa bits; exponent 0 subnormal; only
+// S.1111.111 is NaN (no infinities), so 0x7E is the largest, 448.
+TEST(Fp8, E4M3BytesDecodeAsTheFormatSays) {
+  EXPECT_EQ(fp8_e4m3(0x38), 1.0f);
+  EXPECT_EQ(fp8_e4m3(0xC0), -2.0f);
+  EXPECT_EQ(fp8_e4m3(0x7E), 448.0f);
+  EXPECT_EQ(fp8_e4m3(0x01), std::ldexp(1.0f, -9));
+  EXPECT_EQ(fp8_e4m3(0x4B), 5.5f);
+  EXPECT_TRUE(std::signbit(fp8_e4m3(0x80)) && fp8_e4m3(0x80) == 0.0f);
+  EXPECT_TRUE(std::isnan(fp8_e4m3(0x7F)) && std::isnan(fp8_e4m3(0xFF)));
+}
+
+// A 130 × 3 matrix: two row blocks (the second of two rows), one column block; each value its
+// byte times its block's scale, by rows and by columns.
+TEST(Fp8, EachBlockOf128By128TakesItsOwnScale) {
+  std::vector<unsigned char> bytes(130 * 3, 0x38);  // 1.0 everywhere
+  bytes[129 * 3 + 2] = 0xC0;                        // −2 in the last row
+  const float scales[2] = {0.5f, 3.0f};
+  WeightTensor w;
+  w.type = WeightType::F8E4M3;
+  w.rows = 130;
+  w.cols = 3;
+  w.data = reinterpret_cast<const char*>(bytes.data());
+  w.scales = reinterpret_cast<const char*>(scales);
+  std::vector<float> rows(130 * 3);
+  read_rows(w, 0, 130, rows.data());
+  EXPECT_EQ(rows[0], 0.5f);
+  EXPECT_EQ(rows[127 * 3 + 1], 0.5f);
+  EXPECT_EQ(rows[128 * 3], 3.0f);
+  EXPECT_EQ(rows[129 * 3 + 2], -6.0f);
+  std::vector<float> last(130);
+  read_cols(w, 2, 1, last.data());
+  EXPECT_EQ(last[0], 0.5f);
+  EXPECT_EQ(last[129], -6.0f);
+}
+
 AttentionInput random_input(int T, int heads, int dh, std::uint64_t seed) {
   AttentionInput in;
   in.Q = gaussian_matrix(T, heads * dh, 1.0, mix_seed(seed, 1));

@@ -43,6 +43,7 @@ std::shared_ptr<const Checkpoint> open_model(const std::string& name) {
 PositionIntervention intervention_for(const std::string& c) {
   PositionIntervention v;
   if (c == "rope_theta_10000") v.rope_theta = 10000.0;
+  if (c == "rope_theta_1000") v.rope_theta = 1000.0;
   if (c == "rope_off" || c == "wpe_zero" || c == "positions_off") v.positions_off = true;
   if (c == "interleaved") v.pairing = RopeStyle::Interleaved;
   if (c == "rope_style_half") v.pairing = RopeStyle::Half;
@@ -150,6 +151,20 @@ TEST_P(RealModel, EveryLayerLogitsAndLossMatchTheReferenceInEveryCase) {
       }
       EXPECT_LE(worst_sink, 1e-4);
     }
+    if (expected.contains("score_position")) {  // DeepSeek: the scores' content and position parts, where a key is seen
+      double worst_part = 0.0;
+      for (int l = 0; l < c.layers; ++l) {
+        const LayerAttention& a = r->layers[static_cast<std::size_t>(l)];
+        ASSERT_EQ(a.score_position.size(), static_cast<std::size_t>(c.heads)) << "layer " << l;
+        for (std::size_t h = 0; h < a.score_position.size(); ++h)
+          for (Eigen::Index i = 0; i < a.score_position[h].rows(); ++i)
+            for (Eigen::Index j = 0; j <= i; ++j)
+              for (const auto& [part, key] : {std::pair{&a.score_position[h], "score_position"}, std::pair{&a.score_content[h], "score_content"}})
+                worst_part = std::max(worst_part, std::abs((*part)(i, j) - expected[key][static_cast<std::size_t>(l)][h][static_cast<std::size_t>(i)]
+                                                                                   [static_cast<std::size_t>(j)].get<double>()));
+      }
+      EXPECT_LE(worst_part, 1e-4);
+    }
     if (expected.contains("frequency_usage"))
       for (int l = 0; l < c.layers; ++l)
         EXPECT_LE(relative_error(r->layers[static_cast<std::size_t>(l)].frequency_usage, expected["frequency_usage"][static_cast<std::size_t>(l)]), 1e-4);
@@ -173,7 +188,7 @@ INSTANTIATE_TEST_SUITE_P(Folders, RealModel,
                                            "opt", "qwen3", "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "phi3_short",
                                            "smollm3", "olmo2", "olmo3", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
                                            "qwen3_moe", "qwen3_moe_fused", "mixtral", "mixtral_window", "gpt_oss", "gpt_oss_bf16",
-                                           "llama4", "llama4_mm"));
+                                           "llama4", "llama4_mm", "deepseek_v3", "deepseek_v3_bf16", "deepseek_v2_lite"));
 
 TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {
   auto llama = open_model("llama");
@@ -203,7 +218,9 @@ TEST(RealModelErrors, BadFoldersAreClearErrors) {
   for (const Case& c : {Case{"bad_missing_tensor", {"model.layers.1.mlp.up_proj.weight", "missing"}},
                         Case{"bad_shape", {"model.layers.0.self_attn.k_proj.weight", "[24, 64]", "[16, 64]"}},
                         Case{"bad_arch", {"XLNetLMHeadModel", "supported"}},
-                        Case{"bad_shard", {"model-00003-of-00003.safetensors", "not in the folder"}}}) {
+                        Case{"bad_shard", {"model-00003-of-00003.safetensors", "not in the folder"}},
+                        Case{"bad_mxfp4_scales", {"gate_up_proj_scales", "4 × 64 × 1", "4 × 64 × 2"}},
+                        Case{"bad_mxfp4_dtype", {"down_proj_blocks", "dtype I8", "MXFP4 is stored as U8"}}}) {
     auto model = Checkpoint::open(reference_dir() / c.folder);
     ASSERT_FALSE(model) << c.folder;
     for (const std::string& w : c.words) EXPECT_NE(model.error().find(w), std::string::npos) << model.error();
@@ -312,10 +329,11 @@ TEST(ArchitectureTable, EveryRowIsCompleteAndConsistent) {
   for (const Architecture& a : architectures()) {
     // A role once per stack (T5's encoder and decoder layers both have q), or once per need (T5's
     // up projection is wi for ReLU, wi_1 for gated GELU).
-    // A mixture's experts have each role twice: one tensor per expert, and all stacked in one.
-    std::set<std::tuple<TensorRole, bool, Need, bool>> roles;
+    // A mixture's experts have each role twice: one tensor per expert, and all stacked in one
+    // (GPT-OSS's stacked twice: MXFP4 blocks, or dequantized).
+    std::set<std::tuple<TensorRole, bool, Need, bool, bool>> roles;
     for (const TensorSlot& s : a.tensors) {
-      EXPECT_TRUE(roles.insert({s.role, s.decoder, s.need, s.stacked}).second) << a.name << ": " << s.name << " repeats a role";
+      EXPECT_TRUE(roles.insert({s.role, s.decoder, s.need, s.stacked, s.mxfp4}).second) << a.name << ": " << s.name << " repeats a role";
       EXPECT_EQ(is_layer_role(s.role), s.name.find("{L}") != std::string::npos) << a.name << ": " << s.name;
       EXPECT_NE(s.rows, Dim::None) << a.name << ": " << s.name;
     }
@@ -331,12 +349,16 @@ TEST(ArchitectureTable, EveryRowIsCompleteAndConsistent) {
     EXPECT_EQ(a.slot(TensorRole::HeadDense) != nullptr, a.head == OutputHead::MaskedLm) << a.name;
     // Only a parallel block may do without the MLP's own norm (GPT-J's MLP reads the attention's).
     EXPECT_TRUE(a.slot(TensorRole::MlpNorm) || a.slot(TensorRole::PostMlpNorm) || a.residual == Residual::Parallel) << a.name;
-    EXPECT_TRUE(a.slot(TensorRole::Qkv) || (a.slot(TensorRole::Q) && a.slot(TensorRole::K) && a.slot(TensorRole::V))) << a.name;
+    // DeepSeek's latent attention has q (or q_a and q_b) and kv_a, kv_b instead of k and v.
+    EXPECT_TRUE(a.slot(TensorRole::Qkv) || (a.slot(TensorRole::Q) && a.slot(TensorRole::K) && a.slot(TensorRole::V)) ||
+                (a.latent_attention && a.slot(TensorRole::KvA) && a.slot(TensorRole::KvB)))
+        << a.name;
     // A gated MLP has its gate; a plain one none, unless config.json can make it gated (T5's wi_0).
     const TensorSlot* gate = a.slot(TensorRole::Gate);
     const bool gate_by_config = gate && gate->need == Need::IfGatedMlp;
     EXPECT_EQ(a.mlp == MlpKind::Gated,
-              (gate != nullptr && !gate_by_config) || a.slot(TensorRole::GateUp) != nullptr || a.slot(TensorRole::ExpertGate) != nullptr)
+              (gate != nullptr && !gate_by_config) || a.slot(TensorRole::GateUp) != nullptr || a.slot(TensorRole::ExpertGate) != nullptr ||
+                  a.slot(TensorRole::ExpertGateUp) != nullptr)
         << a.name;
     EXPECT_FALSE(a.slot(TensorRole::Gate) && a.slot(TensorRole::GateUp)) << a.name;
     EXPECT_FALSE(a.title.empty()) << a.name;

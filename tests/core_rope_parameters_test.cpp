@@ -205,7 +205,7 @@ std::string positional_signature(const TransformerConfig& c) {
     << c.partial_rotary << ' ' << c.rotary_dim << ' ' << c.rope_local_theta.value_or(0) << ' ' << c.sliding_window << ' '
     << static_cast<int>(c.positions) << ' ' << c.t5_buckets << ' ' << c.t5_max_distance << ' ' << c.max_positions << ' '
     << c.rope_fraction << ' ' << c.chunk_size << ' ' << c.qk_l2_norm << ' ' << c.temperature_tuning << ' ' << c.floor_scale << ' '
-    << c.attn_scale << " w";
+    << c.attn_scale << ' ' << static_cast<int>(c.rope_style) << " w";
   for (auto w : c.windowed) s << int(w);
   s << " r";
   for (auto r : c.rope_layers) s << int(r);
@@ -261,6 +261,8 @@ std::pair<Json, Json> variants(const std::string& key, const Json& base, int lay
   else if (key == "floor_scale") a[key] = 4, b[key] = 8;
   else if (key == "attn_scale") a[key] = 0.5, b[key] = 0.25;
   else if (key == "use_qk_norm") a[key] = false, b[key] = true;
+  else if (key == "rope_interleave") a[key] = true, b[key] = false;
+  else if (key == "qk_rope_head_dim") a[key] = 8, b[key] = 4;
   else if (key == "use_bidirectional_attention") a[key] = false, b[key] = true;
   else if (key == "position_embedding_type") a[key] = "absolute", b[key] = "relative_key";
   else if (key == "poslab_positions") a[key] = "rope", b[key] = "none";
@@ -318,7 +320,7 @@ INSTANTIATE_TEST_SUITE_P(Families, PositionalKeys,
                          ::testing::Values("llama", "llama_v5", "qwen2", "gpt2", "poslab_rope", "neox", "gptj", "bloom", "opt", "qwen3",
                                            "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "smollm3", "bert", "modernbert", "t5",
                                            "olmo2", "olmo3", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
-                                           "qwen3_moe", "mixtral", "gpt_oss", "llama4", "llama4_mm"));
+                                           "qwen3_moe", "mixtral", "gpt_oss", "llama4", "llama4_mm", "deepseek_v3", "deepseek_v2_lite"));
 
 TEST(PositionalKeys, TheDocsTableIsTheCodesTable) {
   std::ifstream in(fs::path(POSLAB_TEST_DATA).parent_path().parent_path() / "docs" / "CONFIG_KEYS.md");

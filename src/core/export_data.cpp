@@ -15,7 +15,8 @@ namespace poslab {
 
 void write_attention_csv(std::ostream& out, const Results& r) {
   const bool sinks = !r.attention.sink_share.empty();
-  out << "head,query,key,query_token,key_token,score,weight" << (sinks ? ",sink" : "") << "\n";
+  const bool split = !r.attention.score_position.empty();
+  out << "head,query,key,query_token,key_token,score,weight" << (sinks ? ",sink" : "") << (split ? ",score_content,score_position" : "") << "\n";
   const int Tq = static_cast<int>(r.tokens.size());
   const int Tk = static_cast<int>(r.key_tokens.size());
   std::vector<std::string> queries, keys;
@@ -46,7 +47,7 @@ void write_attention_csv(std::ostream& out, const Results& r) {
       for (int j = 0; j < Tk; ++j) {
         // Room for the longest row: the texts, two floats (≤ 16 characters each) and separators.
         const std::size_t longest = prefix.size() + key_parts[static_cast<std::size_t>(j)].size() + query.size() +
-                                    keys[static_cast<std::size_t>(j)].size() + 60;
+                                    keys[static_cast<std::size_t>(j)].size() + 100;
         if (used + longest > block.size()) {
           out.write(block.data(), static_cast<std::streamsize>(used));
           used = 0;
@@ -62,6 +63,12 @@ void write_attention_csv(std::ostream& out, const Results& r) {
         if (sinks) {
           block[used++] = ',';
           put_float(r.attention.sink_share[h](i));
+        }
+        if (split) {
+          block[used++] = ',';
+          put_float(r.attention.score_content[h](i, j));
+          block[used++] = ',';
+          put_float(r.attention.score_position[h](i, j));
         }
         block[used++] = '\n';
       }

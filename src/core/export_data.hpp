@@ -13,7 +13,9 @@ namespace poslab {
 
 // header `head,query,key,query_token,key_token,score,weight`; one row per cell; masked cells
 // have score -inf and weight 0. With learned sinks (GPT-OSS) a column `sink` more: the query row's
-// share that went to the sink, so that weight summed over a row plus sink is 1.
+// share that went to the sink, so that weight summed over a row plus sink is 1. With DeepSeek's
+// latent attention two more, `score_content` and `score_position`: the score's two parts, whose
+// sum is the score.
 void write_attention_csv(std::ostream& out, const Results& results);
 
 // header `pair,theta,wavelength,theta_scaled,wavelength_scaled`: θᵢ = base^(−2i/r) and its

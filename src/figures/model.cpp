@@ -120,6 +120,62 @@ plot::Figure cross_lines_panels(const ModelRun& run, int layer) {
   return fig;
 }
 
+// DeepSeek: each head's position part of the scores, q_pe·k_pe (with the softmax scale), alone —
+// the only place its positions enter — on a diverging scale symmetric about 0 for the layer.
+float add_position_part_grid(plot::Figure& fig, const LayerAttention& a, float y, float side) {
+  float extent = 1e-6f;
+  for (const Matrix& m : a.score_position)
+    for (Eigen::Index k = 0; k < m.size(); ++k)
+      if (std::isfinite(m.data()[k])) extent = std::max(extent, std::abs(m.data()[k]));
+  const std::string title = "The position part of each head's scores, q_pe·k_pe (RoPE's slice; the content part q_nope·k_nope is the rest) · "
+                            "blue −" + fmt("%.3g", extent) + " to red +" + fmt("%.3g", extent);
+  fig.text({kMargin, y}, title, 13.0f, kInk);
+  fig.width = std::max(fig.width, 2.0f * kMargin + plot::figure_text_measure().width(title, 13.0f));
+  y += 22.0f;
+  const int heads = static_cast<int>(a.score_position.size()), per_row = std::min(8, heads);
+  const float cell_w = side + 14.0f, cell_h = side + 22.0f;
+  for (int h = 0; h < heads; ++h) {
+    const float x0 = kMargin + static_cast<float>(h % per_row) * cell_w, y0 = y + static_cast<float>(h / per_row) * cell_h;
+    plot::HeatmapSpec spec;
+    spec.values = &a.score_position[static_cast<std::size_t>(h)];
+    spec.masked = [&a](int i, int j) { return a.masked(i, j); };
+    spec.colormap = plot::Colormap::Diverging;
+    spec.vmin = -extent;
+    spec.vmax = extent;
+    const plot::Box box{x0, y0 + 14.0f, x0 + side, y0 + 14.0f + side};
+    fig.image(box, fig.add_image(plot::heatmap_cells(spec)));
+    fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
+    fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
+  }
+  fig.width = std::max(fig.width, kMargin * 2 + static_cast<float>(per_row) * cell_w);
+  return y + static_cast<float>((heads + per_row - 1) / per_row) * cell_h + 8.0f;
+}
+
+// Llama 4's NoPE layer: the factor on its queries against the position, from 0 to four times
+// floor_scale (a sentence shorter than floor_scale sees 1 throughout), the sentence's span marked.
+plot::Figure temperature_figure(const TransformerConfig& config, int layer, int tokens, float width) {
+  plot::LinePlotSpec spec;
+  spec.title = "Layer " + std::to_string(layer) + " has no RoPE: its queries are scaled by a temperature that grows with the position";
+  spec.subtitle = "1 + " + fmt("%g", config.attn_scale) + "·ln(floor((p + 1) / " + fmt("%g", config.floor_scale) +
+                  ") + 1) (Llama 4's attn_temperature_tuning) · the sentence's " + std::to_string(tokens) + " tokens dashed";
+  spec.x_label = "position p";
+  spec.y_label = "query × this";
+  spec.width = width;
+  spec.height = 200.0f;
+  plot::Series s{"temperature", {}, {}, plot::series_color(0)};
+  s.markers = false;
+  // Every position up to 4·floor_scale (a step at each multiple), or 2,000 of them spread evenly.
+  const long long last = std::max<long long>(tokens, static_cast<long long>(4.0 * config.floor_scale));
+  const long long samples = std::min<long long>(last, 2000);
+  for (long long k = 0; k <= samples; ++k) {
+    const int p = static_cast<int>(last * k / samples);
+    s.x.push_back(p), s.y.push_back(query_temperature(config, p));
+  }
+  spec.series.push_back(std::move(s));
+  spec.marks.push_back({static_cast<double>(tokens - 1), "the sentence's last token", kMuted});
+  return plot::build_line_plot(spec, plot::figure_text_measure()).figure;
+}
+
 // GPT-OSS: each head's learned sink share of every query's row against the query's position —
 // the attention no key gets. With many heads: their mean, and the three that give the sink the
 // most and the least.
@@ -191,9 +247,14 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
     for (ModelStack stack : {ModelStack::Encoder, ModelStack::Decoder, ModelStack::Cross}) y = add_stack_grids(out, run, config, stack, y, side) + 6.0f;
   else
     y = add_stack_grids(out, run, config, ModelStack::Encoder, y, side);
+  if (const LayerAttention* a = run.shown().layer(layer); a && !a->score_position.empty()) {
+    y = add_position_part_grid(fig, *a, y, side);
+  }
   fig.height = y + kMargin;
   fig.rects.front() = {{0, 0, fig.width, fig.height}, kWhite};
   if (t5) fig.append_below(cross_lines_panels(run, layer));
+  if (const LayerAttention* a = run.unchanged.layer(layer); a && a->temperature)
+    fig.append_below(temperature_figure(config, layer, static_cast<int>(run.unchanged.tokens.size()), std::min(fig.width, 720.0f) - 120.0f));
   // The learned sinks' shares: the shown model's, or the unchanged one's when the change removed them.
   for (const ForwardResult* f : {&run.shown(), &run.unchanged})
     if (const LayerAttention* a = f->layer(layer); a && !a->sink_share.empty()) {

@@ -68,6 +68,7 @@ the YaRN ramp part kept, part scaled, part blended; and the logits move when the
 truncate, the clamp, the gate/up interleave, the temperature, the qk norm or the pair layout is
 taken away.
 """
+import json
 import math
 import os
 import shutil
@@ -81,7 +82,7 @@ import make_family_reference as mf  # noqa: E402
 
 T = mm.T
 normal = mm.normal
-FOLDERS = ["gpt_oss", "gpt_oss_bf16", "llama4", "llama4_mm"]
+FOLDERS = ["gpt_oss", "gpt_oss_bf16", "llama4", "llama4_mm", "bad_mxfp4_scales", "bad_mxfp4_dtype"]
 # safetensors' unsigned bytes: mm's writer looks dtypes up in this table (MXFP4 blocks and scales).
 mm.NP_OF.setdefault("U8", "u1")
 
@@ -768,6 +769,27 @@ def build_llama4(out):
           f"layer 1 position 0 experts {cases['base']['experts'][1][0]}")
 
 
+def write_bad_mxfp4(out):
+    """Two copies of gpt_oss whose files lie: layer 0's gate_up scales one block short, and its
+    down blocks stored as I8 (not U8). A reader must refuse each naming the tensor."""
+    import make_wrapper_reference as mw  # noqa: E402 (the raw safetensors reader and writer)
+    src = os.path.join(out, "gpt_oss")
+    header, data = mw.read_raw_safetensors(os.path.join(src, "model.safetensors"))
+    for name, change in [("bad_mxfp4_scales", "model.layers.0.mlp.experts.gate_up_proj_scales"),
+                         ("bad_mxfp4_dtype", "model.layers.0.mlp.experts.down_proj_blocks")]:
+        dst = os.path.join(out, name)
+        shutil.copytree(src, dst)
+        bad = json.loads(json.dumps(header))
+        if name == "bad_mxfp4_scales":
+            shape = bad[change]["shape"]
+            shape[-1] -= 1
+            begin = bad[change]["data_offsets"][0]
+            bad[change]["data_offsets"][1] = begin + int(np.prod(shape))
+        else:
+            bad[change]["dtype"] = "I8"
+        mw.write_raw_safetensors(os.path.join(dst, "model.safetensors"), bad, data)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_design_reference.py OUTDIR")
@@ -779,6 +801,7 @@ def main():
     check_sink_attention()
     build_gpt_oss(out)
     build_llama4(out)
+    write_bad_mxfp4(out)
     print(f"{out}: {', '.join(FOLDERS)}")
 
 

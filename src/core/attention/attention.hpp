@@ -129,6 +129,9 @@ struct AttentionOutput {
   // Learned sinks (AttentionInput::sinks): per head, each query's share that went to the sink
   // (1 − the row's sum). Empty without sinks.
   std::vector<Eigen::VectorXf> sink_share;
+  // DeepSeek's latent attention (a real model's layer): per head, the content and position parts
+  // of the scores (LayerAttention's). Empty otherwise.
+  std::vector<Matrix> score_content, score_position;
   Matrix context;               // T_q × d: per-head A·V, heads side by side
   Matrix output;                // T_q × d: context · W_o
 };

@@ -56,7 +56,11 @@ enum class TensorRole {
   Router, ExpertGate, ExpertUp, ExpertDown, ExpertGateUp,
   // GPT-OSS: the router's bias, the experts' biases (stacked [experts × n]) and each head's
   // learned sink logit. Llama 4: the shared expert beside the routed ones (a gated MLP).
-  RouterBias, ExpertGateUpBias, ExpertDownBias, Sinks, SharedGate, SharedUp, SharedDown
+  RouterBias, ExpertGateUpBias, ExpertDownBias, Sinks, SharedGate, SharedUp, SharedDown,
+  // DeepSeek's multi-head latent attention: q through a low-rank pair (q_a, its norm, q_b) or one
+  // q_proj; kv_a gives the compressed key-value and the shared RoPE key, kv_b each head's key and
+  // value; the router's correction bias (V3: for choosing only).
+  QA, QANorm, QB, KvA, KvANorm, KvB, RouterCorrection
 };
 bool is_layer_role(TensorRole r);
 
@@ -65,16 +69,20 @@ bool is_layer_role(TensorRole r);
 // TokenTypes: BERT's type_vocab_size.
 // Experts: a mixture's expert count; ExpertFfn: an expert's inner width (moe_intermediate_size, or
 // Mixtral's intermediate_size), FusedExpertFfn twice that (gate and up stacked).
+// SharedExpertFfn: the shared experts' width (n_shared_experts × the expert width; Llama 4: one).
+// QLoraRank, KvLoraRank, KvAWidth (the compressed kv and the RoPE key), KvBWidth (each head's key
+// and value), ValueWidth (heads × v_head_dim): DeepSeek's latent attention.
 enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, FusedFfn, HeadDim, Vocab, Positions, Heads, Buckets, TokenTypes,
-                 Experts, ExpertFfn, FusedExpertFfn };
+                 Experts, ExpertFfn, FusedExpertFfn, SharedExpertFfn, QLoraRank, KvLoraRank, KvAWidth, KvBWidth, ValueWidth };
 
 // When the tensor is read: always, or only when the config asks for it. IfPresent: read when the
 // files have it (ModernBERT's first layer has no attention norm; BertModel has no masked-LM head).
 // IfGatedMlp / IfPlainMlp: T5's wi_0 and wi_1, or wi, by config.json's feed_forward_proj.
 // IfDenseLayer / IfSparseLayer: a mixture of experts' dense MLP layers (Qwen3-MoE's
 // mlp_only_layers) and its expert layers.
+// IfQLora / IfNoQLora: DeepSeek's q through q_a and q_b (q_lora_rank set) or one q_proj.
 enum class Need { Always, IfAttentionBias, IfUntied, IfLearnedPositions, IfT5Positions, IfPresent, IfGatedMlp, IfPlainMlp,
-                  IfDenseLayer, IfSparseLayer };
+                  IfDenseLayer, IfSparseLayer, IfQLora, IfNoQLora };
 
 
 struct TensorSlot {
@@ -101,7 +109,10 @@ struct TensorSlot {
 // GPT-OSS's: the router has a bias, the top k logits are chosen first and their softmax weighs
 // them; each expert's gate and up are interleaved, clamped, and carry biases. Llama 4's: the top k
 // logits through a sigmoid scale the expert's input, and a shared expert runs on every token.
-enum class MoeKind { None, Qwen3, Mixtral, GptOss, Llama4 };
+// DeepSeek-V3's: sigmoid scores, chosen with a correction bias among the best groups of experts,
+// weighed by the uncorrected scores (renormalized when norm_topk_prob) × routed_scaling_factor;
+// DeepSeek-V2's: softmax over every expert, the top k × routed_scaling_factor. Both add shared experts.
+enum class MoeKind { None, Qwen3, Mixtral, GptOss, Llama4, DeepSeekV2, DeepSeekV3 };
 
 // The config.json keys that give a size (the first present wins; the first is named in messages).
 struct ConfigKeys {
@@ -155,6 +166,8 @@ struct Architecture {
   bool unscaled_sliding_rope = false;
   // Llama 4: layer_types may say "chunked_attention" (its rotating layers) beside "full_attention".
   bool chunked_attention = false;
+  // DeepSeek: multi-head latent attention, positions on a qk_rope_head_dim slice of each head only.
+  bool latent_attention = false;
   NormPlacement norm_placement = NormPlacement::Pre;
   OutputHead head = OutputHead::NextToken;
   Stacks stacks = Stacks::One;
@@ -194,8 +207,8 @@ std::vector<Architecture> wrapper_architectures(const Architecture& gemma3, cons
                                                 const Architecture& qwen3, const Architecture& llama);
 // The mixtures of experts (Qwen3-MoE, Mixtral).
 std::vector<Architecture> moe_architectures(const Architecture& qwen3, const Architecture& mistral);
-// The positional designs of 2025–26: GPT-OSS (learned sinks) and Llama 4 (NoPE layers, chunks,
-// temperature tuning), text model and wrapper.
+// The positional designs of 2025–26: GPT-OSS (learned sinks), Llama 4 (NoPE layers, chunks,
+// temperature tuning), text model and wrapper, and DeepSeek-V2 / V3 (decoupled RoPE).
 std::vector<Architecture> design_architectures(const Architecture& llama);
 
 // Every architecture PosLab runs.

@@ -88,9 +88,9 @@ Architecture llama4_text(const Architecture& llama) {
                 {{R::Router, l + "router.weight", Dim::Experts, Dim::Hidden, Need::IfSparseLayer},
                  stacked(R::ExpertGateUp, l + "experts.gate_up_proj", Dim::Hidden, Dim::FusedExpertFfn, WeightLayout::InOut),
                  stacked(R::ExpertDown, l + "experts.down_proj", Dim::ExpertFfn, Dim::Hidden, WeightLayout::InOut),
-                 {R::SharedGate, l + "shared_expert.gate_proj.weight", Dim::ExpertFfn, Dim::Hidden, Need::IfSparseLayer},
-                 {R::SharedUp, l + "shared_expert.up_proj.weight", Dim::ExpertFfn, Dim::Hidden, Need::IfSparseLayer},
-                 {R::SharedDown, l + "shared_expert.down_proj.weight", Dim::Hidden, Dim::ExpertFfn, Need::IfSparseLayer}});
+                 {R::SharedGate, l + "shared_expert.gate_proj.weight", Dim::SharedExpertFfn, Dim::Hidden, Need::IfSparseLayer},
+                 {R::SharedUp, l + "shared_expert.up_proj.weight", Dim::SharedExpertFfn, Dim::Hidden, Need::IfSparseLayer},
+                 {R::SharedDown, l + "shared_expert.down_proj.weight", Dim::Hidden, Dim::SharedExpertFfn, Need::IfSparseLayer}});
   return a;
 }
 
@@ -115,11 +115,59 @@ Architecture llama4(const Architecture& text) {
   return a;
 }
 
+// DeepSeek-V3 / R1 / V3.1, Moonlight, Kimi K2 (DeepseekV3ForCausalLM) and DeepSeek-V2 / V2-Lite
+// (DeepseekV2ForCausalLM): multi-head latent attention. q = q_b(norm(q_a(x))) (or q_proj(x) without
+// q_lora_rank), each head's q split into a content part (qk_nope_head_dim) and a position part
+// (qk_rope_head_dim); kv_a(x) gives the compressed key-value and ONE RoPE key shared by every
+// head; kv_b(norm(compressed)) each head's content key and value. RoPE on the position parts
+// only, pairs (2i, 2i + 1); the softmax scale (nope + rope)^−½ × YaRN's mscale². The first
+// first_k_dense_replace layers dense, then a router over mlp.experts.N beside shared experts.
+Architecture deepseek(const Architecture& llama, bool v3) {
+  Architecture a = llama;
+  a.name = v3 ? "deepseek_v3" : "deepseek_v2";
+  a.title = v3 ? "DeepSeek-V3" : "DeepSeek-V2";
+  a.classes = {v3 ? "DeepseekV3ForCausalLM" : "DeepseekV2ForCausalLM", v3 ? "DeepseekV3Model" : "DeepseekV2Model"};
+  a.model_types = {v3 ? "deepseek_v3" : "deepseek_v2"};
+  a.moe = v3 ? MoeKind::DeepSeekV3 : MoeKind::DeepSeekV2;
+  a.latent_attention = true;
+  a.rope_style = RopeStyle::Interleaved;
+  a.keys.head_dim = {};  // transformers 5 writes head_dim = qk_rope_head_dim: not the heads' width
+  a.keys.partial_rotary = {};  // the rotated slice is qk_rope_head_dim
+  const std::string s = "model.layers.{L}.self_attn.", m = "model.layers.{L}.mlp.";
+  std::erase_if(a.tensors, [](const TensorSlot& t) {
+    return t.role == R::Q || t.role == R::K || t.role == R::V || t.role == R::QBias || t.role == R::KBias || t.role == R::VBias ||
+           t.role == R::O || t.role == R::OBias;
+  });
+  for (TensorSlot& t : a.tensors)
+    if (t.role == R::Gate || t.role == R::Up || t.role == R::Down) t.need = Need::IfDenseLayer;
+  insert_before(a, R::MlpNorm,
+                {{R::QA, s + "q_a_proj.weight", Dim::QLoraRank, Dim::Hidden, Need::IfQLora},
+                 {R::QANorm, s + "q_a_layernorm.weight", Dim::QLoraRank, Dim::None, Need::IfQLora},
+                 {R::QB, s + "q_b_proj.weight", Dim::QueryWidth, Dim::QLoraRank, Need::IfQLora},
+                 {R::Q, s + "q_proj.weight", Dim::QueryWidth, Dim::Hidden, Need::IfNoQLora},
+                 {R::KvA, s + "kv_a_proj_with_mqa.weight", Dim::KvAWidth, Dim::Hidden},
+                 {R::KvANorm, s + "kv_a_layernorm.weight", Dim::KvLoraRank, Dim::None},
+                 {R::KvB, s + "kv_b_proj.weight", Dim::KvBWidth, Dim::KvLoraRank},
+                 {R::O, s + "o_proj.weight", Dim::Hidden, Dim::ValueWidth}});
+  std::vector<TensorSlot> moe = {
+      {R::Router, m + "gate.weight", Dim::Experts, Dim::Hidden, Need::IfSparseLayer},
+      {R::ExpertGate, m + "experts.{E}.gate_proj.weight", Dim::ExpertFfn, Dim::Hidden, Need::IfSparseLayer},
+      {R::ExpertUp, m + "experts.{E}.up_proj.weight", Dim::ExpertFfn, Dim::Hidden, Need::IfSparseLayer},
+      {R::ExpertDown, m + "experts.{E}.down_proj.weight", Dim::Hidden, Dim::ExpertFfn, Need::IfSparseLayer},
+      {R::SharedGate, m + "shared_experts.gate_proj.weight", Dim::SharedExpertFfn, Dim::Hidden, Need::IfSparseLayer},
+      {R::SharedUp, m + "shared_experts.up_proj.weight", Dim::SharedExpertFfn, Dim::Hidden, Need::IfSparseLayer},
+      {R::SharedDown, m + "shared_experts.down_proj.weight", Dim::Hidden, Dim::SharedExpertFfn, Need::IfSparseLayer}};
+  for (std::size_t i = 1; i < 4; ++i) moe[i].per_expert = true;
+  if (v3) moe.insert(moe.begin() + 1, {R::RouterCorrection, m + "gate.e_score_correction_bias", Dim::Experts, Dim::None, Need::IfSparseLayer});
+  insert_before(a, R::FinalNorm, moe);
+  return a;
+}
+
 }  // namespace
 
 std::vector<Architecture> design_architectures(const Architecture& llama) {
   const Architecture text = llama4_text(llama);
-  return {gpt_oss(llama), text, llama4(text)};
+  return {gpt_oss(llama), text, llama4(text), deepseek(llama, true), deepseek(llama, false)};
 }
 
 }  // namespace poslab

@@ -59,20 +59,36 @@ void convert(const char* src, WeightType type, std::int64_t n, float* dst) {
       }
       return;
     }
-    case WeightType::MXFP4: return;  // read by block (convert_mxfp4): a value's scale depends on its column
+    case WeightType::MXFP4:
+    case WeightType::F8E4M3: return;  // read by block (convert_blocks): a value's scale depends on its column
   }
 }
 
 std::size_t item_bytes(WeightType t) { return t == WeightType::F32 ? 4 : 2; }
 
+// Values [col, col + n) of row `row` of an F8_E4M3 tensor, each times its 128 × 128 block's scale.
+void convert_fp8(const WeightTensor& w, std::int64_t row, std::int64_t col, std::int64_t n, float* dst) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(w.data) + row * w.cols;
+  const std::int64_t blocks_per_row = (w.cols + 127) / 128;
+  const char* scale_row = w.scales + static_cast<std::size_t>((row / 128) * blocks_per_row) * 4;
+  for (std::int64_t c = col, end = col + n; c < end;) {
+    float scale;
+    std::memcpy(&scale, scale_row + static_cast<std::size_t>(c / 128) * 4, 4);
+    for (const std::int64_t block_end = std::min(end, (c / 128 + 1) * 128); c < block_end; ++c) *dst++ = fp8_e4m3(bytes[c]) * scale;
+  }
+}
+
 // Values [col, col + n) of row `row` of an MXFP4 tensor, each code times its block's 2^(s − 127).
 void convert_mxfp4(const WeightTensor& w, std::int64_t row, std::int64_t col, std::int64_t n, float* dst) {
   const auto* blocks = reinterpret_cast<const unsigned char*>(w.data) + row * (w.cols / 2);
   const auto* scales = reinterpret_cast<const unsigned char*>(w.scales) + row * (w.cols / 32);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::int64_t c = col + i;
-    const unsigned byte = blocks[c / 2];
-    dst[i] = std::ldexp(fp4_e2m1(c % 2 == 0 ? byte & 0x0F : byte >> 4), static_cast<int>(scales[c / 32]) - 127);
+  // A block's scale once, then a product per value: the inner loop of GPT-OSS's experts.
+  for (std::int64_t c = col, end = col + n; c < end;) {
+    const float scale = std::ldexp(1.0f, static_cast<int>(scales[c / 32]) - 127);
+    for (const std::int64_t block_end = std::min(end, (c / 32 + 1) * 32); c < block_end; ++c) {
+      const unsigned byte = blocks[c / 2];
+      *dst++ = fp4_e2m1(c % 2 == 0 ? byte & 0x0F : byte >> 4) * scale;
+    }
   }
 }
 
@@ -88,17 +104,28 @@ float fp4_e2m1(unsigned code) {
   return (code & 8) ? -m : m;
 }
 
+float fp8_e4m3(unsigned byte) {
+  const unsigned exponent = (byte >> 3) & 0xF, mantissa = byte & 7;
+  float magnitude;
+  if (exponent == 0xF && mantissa == 7) magnitude = std::nanf("");
+  else if (exponent == 0) magnitude = std::ldexp(static_cast<float>(mantissa) / 8.0f, -6);
+  else magnitude = std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, static_cast<int>(exponent) - 7);
+  return (byte & 0x80) ? -magnitude : magnitude;
+}
+
 void read_rows(const WeightTensor& w, std::int64_t first, std::int64_t count, float* dst) {
-  if (w.type == WeightType::MXFP4) {
-    for (std::int64_t r = 0; r < count; ++r) convert_mxfp4(w, first + r, 0, w.cols, dst + r * w.cols);
+  if (w.type == WeightType::MXFP4 || w.type == WeightType::F8E4M3) {
+    const auto convert_row = w.type == WeightType::MXFP4 ? convert_mxfp4 : convert_fp8;
+    for (std::int64_t r = 0; r < count; ++r) convert_row(w, first + r, 0, w.cols, dst + r * w.cols);
     return;
   }
   convert(w.data + static_cast<std::size_t>(first * w.cols) * item_bytes(w.type), w.type, count * w.cols, dst);
 }
 
 void read_cols(const WeightTensor& w, std::int64_t first, std::int64_t count, float* dst) {
-  if (w.type == WeightType::MXFP4) {
-    for (std::int64_t r = 0; r < w.rows; ++r) convert_mxfp4(w, r, first, count, dst + r * count);
+  if (w.type == WeightType::MXFP4 || w.type == WeightType::F8E4M3) {
+    const auto convert_part = w.type == WeightType::MXFP4 ? convert_mxfp4 : convert_fp8;
+    for (std::int64_t r = 0; r < w.rows; ++r) convert_part(w, r, first, count, dst + r * count);
     return;
   }
   const std::size_t item = item_bytes(w.type);
@@ -202,6 +229,13 @@ WeightTensor* LayerWeights::slot(TensorRole role) {
     case TensorRole::SharedUp: return &shared_up;
     case TensorRole::SharedDown: return &shared_down;
     case TensorRole::Sinks: return &sinks;
+    case TensorRole::QA: return &q_a;
+    case TensorRole::QANorm: return &q_a_norm;
+    case TensorRole::QB: return &q_b;
+    case TensorRole::KvA: return &kv_a;
+    case TensorRole::KvANorm: return &kv_a_norm;
+    case TensorRole::KvB: return &kv_b;
+    case TensorRole::RouterCorrection: return &router_correction;
     default: return nullptr;
   }
 }
@@ -304,6 +338,7 @@ Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorS
     return Error{file.name() + ": " + w.name + " has shape " +
                  (t.shape.size() > 2 ? std::to_string(t.shape.size()) + "-D" : shape_text(t_rows, t_cols)) +
                  ", but config.json means " + shape_text(rows, cols)};
+  if (t.dtype == "F8_E4M3" && cols > 0) return resolve_fp8(index, slot, layer, expert, file, t, std::move(w), dtypes);
   auto type = weight_type(file, t);
   if (!type) return Error{type.error()};
   w.type = *type;
@@ -312,6 +347,30 @@ Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorS
   w.rows = cols == 0 ? 1 : rows;
   w.cols = cols == 0 ? rows : cols;
   weight_bytes_ += t.end - t.begin;
+  return w;
+}
+
+// An F8_E4M3 matrix and its weight_scale_inv beside it, F32 [⌈rows/128⌉ × ⌈cols/128⌉]: one scale a
+// 128 × 128 block (config.json's weight_block_size, checked when it is read).
+Result<WeightTensor> Checkpoint::resolve_fp8(const TensorIndex& index, const TensorSlot& slot, int layer, int expert, const SafetensorsFile& file,
+                                             const TensorInfo& info, WeightTensor w, std::set<std::string>& dtypes) {
+  TensorSlot scale_slot = slot;
+  scale_slot.name = slot.name + "_scale_inv";
+  const auto* scales = index.find(scale_slot, layer, expert);
+  const std::string scale_name = layer_tensor(scale_slot.name, layer, expert);
+  if (!scales) return Error{file.name() + ": " + info.name + " is F8_E4M3, and its scales " + scale_name + " are missing"};
+  const std::int64_t rows = info.shape[0], cols = info.shape[1];
+  const std::vector<std::int64_t> want{(rows + 127) / 128, (cols + 127) / 128};
+  if (scales->info->dtype != "F32" || scales->info->shape != want)
+    return Error{scales->file->name() + ": " + scales->info->name + " must be F32 [" + std::to_string(want[0]) + ", " + std::to_string(want[1]) +
+                 "], one scale a 128 × 128 block of " + info.name};
+  w.type = WeightType::F8E4M3;
+  w.data = file.bytes(info).data();
+  w.scales = scales->file->bytes(*scales->info).data();
+  w.rows = rows;
+  w.cols = cols;
+  dtypes.insert("F8_E4M3");
+  weight_bytes_ += (info.end - info.begin) + (scales->info->end - scales->info->begin);
   return w;
 }
 
@@ -439,7 +498,7 @@ Status Checkpoint::resolve_experts(const TensorIndex& index, int layer, LayerWei
   const bool split = split_gate && index.find(*split_gate, layer, 0);
   std::set<TensorRole> done;
   for (const TensorSlot& s : config_.arch->tensors) {
-    if (s.role == TensorRole::Router || s.role == TensorRole::RouterBias) {
+    if (s.role == TensorRole::Router || s.role == TensorRole::RouterBias || s.role == TensorRole::RouterCorrection) {
       auto r = resolve(index, s, layer, dtypes);
       if (!r) return Error{r.error()};
       *w.slot(s.role) = std::move(*r);
@@ -488,7 +547,9 @@ Status Checkpoint::resolve_layers(const TensorIndex& index, bool decoder, std::s
     for (const TensorSlot& slot : config_.arch->tensors) {
       const int layer = static_cast<int>(l);
       if (!is_layer_role(slot.role) || slot.decoder != decoder || !is_needed(config_, slot.need, layer)) continue;
-      if (slot.role == TensorRole::Router || slot.role == TensorRole::RouterBias || slot.per_expert || slot.stacked) continue;  // resolve_experts
+      if (slot.role == TensorRole::Router || slot.role == TensorRole::RouterBias || slot.role == TensorRole::RouterCorrection ||
+          slot.per_expert || slot.stacked)
+        continue;  // resolve_experts
       auto w = resolve(index, slot, layer, dtypes);
       if (!w) return Error{w.error()};
       *stack[l].slot(slot.role) = std::move(*w);

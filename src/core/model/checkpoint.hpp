@@ -19,7 +19,9 @@ namespace poslab {
 
 // MXFP4 (OCP microscaling, GPT-OSS's experts): two FP4 E2M1 values a byte, the low nibble first,
 // and one E8M0 scale byte (2^(s − 127)) for each 32 values of a row.
-enum class WeightType { F32, F16, BF16, MXFP4 };
+// F8_E4M3 (DeepSeek-V3's files): one byte a value (sign, four exponent bits of bias 7, three
+// mantissa bits), each 128 × 128 block times its F32 weight_scale_inv.
+enum class WeightType { F32, F16, BF16, MXFP4, F8E4M3 };
 
 // One tensor where it lies in its mapped file: rows × cols (a vector is 1 × n).
 struct WeightTensor {
@@ -27,12 +29,14 @@ struct WeightTensor {
   const char* data = nullptr;  // null: the architecture has no such tensor (an absent bias)
   WeightType type = WeightType::F32;
   std::int64_t rows = 0, cols = 0;
-  const char* scales = nullptr;  // MXFP4: rows × cols/32 scale bytes
+  const char* scales = nullptr;  // MXFP4: rows × cols/32 scale bytes; F8E4M3: ⌈rows/128⌉ × ⌈cols/128⌉ floats
   bool present() const { return data != nullptr; }
 };
 
 // FP4 E2M1's sixteen values by code (sign, two exponent bits, one mantissa bit).
 float fp4_e2m1(unsigned code);
+// FP8 E4M3 (the FN variant: no infinities, 0x7F and 0xFF are NaN) by byte.
+float fp8_e4m3(unsigned byte);
 
 // Rows [first, first + count) as floats into dst (count × cols, row-major).
 void read_rows(const WeightTensor& w, std::int64_t first, std::int64_t count, float* dst);
@@ -59,6 +63,8 @@ struct LayerWeights {
   WeightTensor router, router_bias;    // a mixture's sparse layer: experts × hidden (GPT-OSS: and a bias)
   WeightTensor shared_gate, shared_up, shared_down;  // Llama 4: the shared expert beside the routed ones
   WeightTensor sinks;                  // GPT-OSS: each head's learned sink logit
+  WeightTensor q_a, q_a_norm, q_b, kv_a, kv_a_norm, kv_b;  // DeepSeek's latent attention
+  WeightTensor router_correction;      // DeepSeek-V3: added to the scores for choosing only
   std::vector<ExpertWeights> experts;  // views into the mapped files, never copies
   WeightTensor* slot(TensorRole role);  // null for a role that is not a layer's
 };
@@ -106,6 +112,8 @@ class Checkpoint {
   Status resolve_layers(const TensorIndex& index, bool decoder, std::set<std::string>& dtypes);
   Result<WeightTensor> resolve(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes, int expert = 0);
   Result<std::vector<WeightTensor>> resolve_stacked(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes);
+  Result<WeightTensor> resolve_fp8(const TensorIndex& index, const TensorSlot& slot, int layer, int expert, const SafetensorsFile& file,
+                                   const TensorInfo& info, WeightTensor w, std::set<std::string>& dtypes);
   Result<std::vector<WeightTensor>> resolve_mxfp4(const TensorIndex& index, const TensorSlot& slot, int layer, std::set<std::string>& dtypes);
   Status resolve_experts(const TensorIndex& index, int layer, LayerWeights& w, std::set<std::string>& dtypes);
   WeightTensor* model_slot(TensorRole role);

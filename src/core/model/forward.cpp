@@ -156,6 +156,7 @@ class ForwardPass {
   Status run_layer(const Stack& s, int l, Matrix& X, const Matrix* encoded);
   Result<Matrix> attend(const Stack& s, int l, QkvProjections p, bool keep);
   void llama4_queries_and_keys(int l, QkvProjections& p, LayerAttention& layer) const;
+  void split_latent_scores(const AttentionInput& in, LayerAttention& layer) const;
   Result<Matrix> attend_encoder(int l, const LayerWeights& w, const Matrix& H, const Matrix& encoded, bool keep);
   Result<Matrix> compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids);
   Status run_decoder(const Matrix& encoded);
@@ -257,7 +258,26 @@ Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool
   in.softcap = static_cast<float>(c.attn_softcap);
   in.key_valid.assign(static_cast<std::size_t>(in.K.rows()), 1);
   in.relative_bias = local ? s.bias_local : s.bias_global;
+  if (first && keep && c.latent()) split_latent_scores(in, layer);
   return compute(std::move(in), std::move(layer), keep, first ? result_.ids : result_.decoder_ids);
+}
+
+// DeepSeek: each head's score as its content part (q_nope·k_nope) and its position part
+// (q_pe·k_pe), both with the softmax scale; −∞ where the mask is, as in the scores.
+void ForwardPass::split_latent_scores(const AttentionInput& in, LayerAttention& layer) const {
+  const TransformerConfig& c = model_.config();
+  const int dh = c.head_dim, dr = c.rotary_dim, dn = c.qk_nope_dim;
+  const float inv_sqrt = 1.0f / std::sqrt(static_cast<float>(dh));
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  for (int h = 0; h < c.heads; ++h) {
+    Matrix position = (in.Q.middleCols(h * dh, dr) * in.K.middleCols(h * dh, dr).transpose()) * inv_sqrt;
+    Matrix content = (in.Q.middleCols(h * dh + dr, dn) * in.K.middleCols(h * dh + dr, dn).transpose()) * inv_sqrt;
+    for (Eigen::Index i = 0; i < position.rows(); ++i)
+      for (Eigen::Index j = 0; j < position.cols(); ++j)
+        if (layer.masked(static_cast<int>(i), static_cast<int>(j))) position(i, j) = content(i, j) = neg_inf;
+    layer.score_position.push_back(std::move(position));
+    layer.score_content.push_back(std::move(content));
+  }
 }
 
 // Llama 4, after RoPE: on the rotating layers each head's q and k divided by their root mean
@@ -326,7 +346,7 @@ Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* en
   }
   auto context = attend(s, l, project_qkv(H, w, c), s.keep_self && keeps(l));
   if (!context) return Error{context.error()};
-  Matrix out = linear(*context, w.o, c.arch->layout);
+  Matrix out = linear(c.latent() ? latent_context(*context, c) : *context, w.o, c.arch->layout);
   add_bias(out, w.o_bias);
   if (w.post_attn_norm.present()) out = norm(out, w.post_attn_norm, {});
   if (auto st = check_finite(out, where + "'s attention"); !st) return st;

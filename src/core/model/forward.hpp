@@ -95,6 +95,9 @@ struct LayerAttention {
   // GPT-OSS: per head, each query's share of the row that went to the learned sink (the row's
   // weights sum to 1 minus it); empty without sinks.
   std::vector<Eigen::VectorXf> sink_share;
+  // DeepSeek: per head, each score's content part (q_nope·k_nope) and position part (q_pe·k_pe),
+  // both scaled as the score is, −∞ where masked; their sum is the score. Empty otherwise.
+  std::vector<Matrix> score_content, score_position;
   std::vector<Matrix> scores, weights;  // per head, T × T (scores: q·k/√d_h, −inf above the diagonal)
   std::vector<HeadSummary> heads;  // cross-attention: the sink only (no distance between two texts)
   bool summary_only = false;       // summarize_all_layers: `heads` alone, no matrices

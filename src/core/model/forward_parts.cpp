@@ -155,7 +155,43 @@ QkvProjections split_fused(const Matrix& QKV, const TransformerConfig& c) {
 
 }  // namespace
 
+// DeepSeek's latent attention as the attention paths take it: each head's q and k laid out
+// [position part | content part], so that RoPE rotates the first qk_rope_head_dim dimensions as
+// it does any partial rotary; the one RoPE key of kv_a copied into every head; each head's value
+// [v | 0] to the q/k width, the zeros' context dropped after (latent_context). The low-rank
+// norms have Hugging Face's default eps, 10⁻⁶, whatever rms_norm_eps says.
+QkvProjections project_latent(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
+  constexpr double kLatentEps = 1e-6;
+  const Eigen::Index T = H.rows();
+  const int dn = c.qk_nope_dim, dr = c.rotary_dim, dh = c.head_dim, dv = c.v_head_dim;
+  const Matrix q = c.q_lora_rank > 0
+                       ? linear(normalize(linear(H, w.q_a, WeightLayout::OutIn), w.q_a_norm, {}, NormKind::Rms, kLatentEps), w.q_b, WeightLayout::OutIn)
+                       : linear(H, w.q, WeightLayout::OutIn);
+  const Matrix kv_a = linear(H, w.kv_a, WeightLayout::OutIn);  // [compressed kv | RoPE key]
+  const Matrix compressed = kv_a.leftCols(c.kv_lora_rank);
+  const Matrix kv = linear(normalize(compressed, w.kv_a_norm, {}, NormKind::Rms, kLatentEps), w.kv_b, WeightLayout::OutIn);
+  QkvProjections p;
+  p.Q.resize(T, static_cast<Eigen::Index>(c.heads) * dh);
+  p.K.resize(T, p.Q.cols());
+  p.V = Matrix::Zero(T, p.Q.cols());
+  for (int h = 0; h < c.heads; ++h) {
+    p.Q.middleCols(h * dh, dr) = q.middleCols(h * dh + dn, dr);
+    p.Q.middleCols(h * dh + dr, dn) = q.middleCols(h * dh, dn);
+    p.K.middleCols(h * dh, dr) = kv_a.rightCols(dr);
+    p.K.middleCols(h * dh + dr, dn) = kv.middleCols(h * (dn + dv), dn);
+    p.V.middleCols(h * dh, dv) = kv.middleCols(h * (dn + dv) + dn, dv);
+  }
+  return p;
+}
+
+Matrix latent_context(const Matrix& context, const TransformerConfig& c) {
+  Matrix out(context.rows(), static_cast<Eigen::Index>(c.heads) * c.v_head_dim);
+  for (int h = 0; h < c.heads; ++h) out.middleCols(h * c.v_head_dim, c.v_head_dim) = context.middleCols(h * c.head_dim, c.v_head_dim);
+  return out;
+}
+
 QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
+  if (c.latent()) return project_latent(H, w, c);
   const WeightLayout layout = c.arch->layout;
   QkvProjections p;
   if (w.qkv.present()) {
@@ -279,15 +315,59 @@ ExpertChoice route(const Eigen::Ref<const RowVector>& logits, const TransformerC
   return chosen;
 }
 
+// DeepSeek's router for one token. V3: sigmoid scores; the correction bias added for choosing
+// only; the experts in groups of E / n_group, each group worth the sum of its two best corrected
+// scores, the topk_group best groups kept (the others' scores 0, as HF's masked_fill); the top k of
+// what is left; weights the uncorrected scores, renormalized when norm_topk_prob, ×
+// routed_scaling_factor. V2: softmax over every expert, the top k × routed_scaling_factor.
+ExpertChoice route_deepseek(const Eigen::Ref<const RowVector>& logits, const RowVector& correction, const TransformerConfig& c) {
+  const std::size_t E = static_cast<std::size_t>(logits.size());
+  std::vector<double> score(E), choose(E);
+  if (c.arch->moe == MoeKind::DeepSeekV3) {
+    for (std::size_t e = 0; e < E; ++e) {
+      score[e] = 1.0 / (1.0 + std::exp(-static_cast<double>(logits(static_cast<Eigen::Index>(e)))));
+      choose[e] = score[e] + (correction.size() > 0 ? correction(static_cast<Eigen::Index>(e)) : 0.0f);
+    }
+    const std::size_t per_group = E / static_cast<std::size_t>(c.expert_groups);
+    std::vector<double> group_score(static_cast<std::size_t>(c.expert_groups));
+    for (std::size_t g = 0; g < group_score.size(); ++g) {
+      std::vector<double> members(choose.begin() + static_cast<std::ptrdiff_t>(g * per_group), choose.begin() + static_cast<std::ptrdiff_t>((g + 1) * per_group));
+      std::partial_sort(members.begin(), members.begin() + std::min<std::size_t>(2, members.size()), members.end(), std::greater<>());
+      group_score[g] = members[0] + (members.size() > 1 ? members[1] : 0.0);
+    }
+    std::vector<std::uint8_t> kept(group_score.size(), 0);
+    for (int g : top_experts(group_score, c.groups_kept)) kept[static_cast<std::size_t>(g)] = 1;
+    for (std::size_t e = 0; e < E; ++e)
+      if (!kept[e / per_group]) choose[e] = 0.0;
+  } else {
+    const double top = logits.maxCoeff();
+    double sum = 0.0;
+    for (std::size_t e = 0; e < E; ++e) sum += score[e] = std::exp(static_cast<double>(logits(static_cast<Eigen::Index>(e))) - top);
+    for (std::size_t e = 0; e < E; ++e) choose[e] = score[e] /= sum;
+  }
+  ExpertChoice chosen;
+  double kept_sum = 0.0;
+  for (int e : top_experts(choose, c.experts_per_token)) {
+    chosen.emplace_back(e, score[static_cast<std::size_t>(e)]);
+    kept_sum += score[static_cast<std::size_t>(e)];
+  }
+  for (auto& [e, w] : chosen) w = (c.norm_topk ? w / (kept_sum + 1e-20) : w) * c.routed_scaling;
+  // Chosen by the corrected scores, listed as every router's choice is: most weight first.
+  std::stable_sort(chosen.begin(), chosen.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return chosen;
+}
+
 // A sparse layer: each expert runs once, on the rows routed to it, and adds its weighted output.
 // Llama 4 weighs the expert's input instead of its output, and adds its shared expert's MLP.
 Matrix mixture(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes) {
   Matrix logits = linear(H, w.router, c.arch->layout);  // T × experts
   add_bias(logits, w.router_bias);
+  const bool deepseek = c.arch->moe == MoeKind::DeepSeekV2 || c.arch->moe == MoeKind::DeepSeekV3;
+  const RowVector correction = w.router_correction.present() ? read_vector(w.router_correction) : RowVector();
   std::vector<ExpertChoice> chosen(static_cast<std::size_t>(H.rows()));
   std::vector<std::vector<std::pair<Eigen::Index, float>>> rows(static_cast<std::size_t>(c.experts));
   for (Eigen::Index t = 0; t < H.rows(); ++t) {
-    chosen[static_cast<std::size_t>(t)] = route(logits.row(t), c);
+    chosen[static_cast<std::size_t>(t)] = deepseek ? route_deepseek(logits.row(t), correction, c) : route(logits.row(t), c);
     for (const auto& [e, weight] : chosen[static_cast<std::size_t>(t)]) rows[static_cast<std::size_t>(e)].emplace_back(t, static_cast<float>(weight));
   }
   const bool scale_input = c.arch->moe == MoeKind::Llama4;

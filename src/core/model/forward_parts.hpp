@@ -43,8 +43,11 @@ void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec);
 struct QkvProjections {
   Matrix Q, K, V;
 };
-// q, k and v of H, fused or apart, with their biases and Qwen3's / Gemma 3's per-head norms.
+// q, k and v of H, fused or apart, with their biases and Qwen3's / Gemma 3's per-head norms;
+// DeepSeek's latent attention, each head [position part | content part] (project_latent).
 QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c);
+// DeepSeek: the heads' contexts of their [v | 0] values, v_head_dim each, side by side.
+Matrix latent_context(const Matrix& context, const TransformerConfig& c);
 
 // MLP(h): gated (down(act(gate) ⊙ up); gate and up fused in Phi-3 and ModernBERT) or plain
 // (down(act(up))), then Gemma's norm of the output.

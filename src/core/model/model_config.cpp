@@ -136,7 +136,9 @@ Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::pa
     // Every family's own keys (T5's num_heads, ModernBERT's global_rope_theta) as the model reads them.
     next.heads = c->heads;
     next.kv_heads = c->kv_heads != c->heads ? c->kv_heads : 0;
-    if (c->positions == PositionKind::Rope) next.base = c->rope_theta;
+    // The base and scaling as the model reads them: a wrapper keeps them in text_config, transformers
+    // 5 in rope_parameters, where the top-level keys above do not look.
+    if (c->positions == PositionKind::Rope) next.base = c->rope_theta, next.scaling = c->scaling;
     // A relative bias (BLOOM's ALiBi) is the model's positions: on, as the model has them.
     if (c->positions == PositionKind::Alibi) next.encoding = EncodingKind::None, next.bias = BiasKind::Alibi;
     if (c->positions == PositionKind::T5) next.encoding = EncodingKind::None, next.bias = BiasKind::T5;

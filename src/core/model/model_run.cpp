@@ -197,6 +197,8 @@ Results layer_results(const ForwardResult& f, int layer, const TransformerConfig
     r.attention.scores = a->scores;
     r.attention.weights = a->weights;
     r.attention.sink_share = a->sink_share;
+    r.attention.score_content = a->score_content;
+    r.attention.score_position = a->score_position;
     r.score_formula = score_formula(config, *a);
   }
   r.backend = f.backend;

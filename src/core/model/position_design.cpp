@@ -1,6 +1,7 @@
 #include "core/model/position_design.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -32,8 +33,8 @@ std::string describe_layer_positions(const TransformerConfig& c, int layer) {
   switch (c.positions) {
     case PositionKind::Rope:
       if (!c.rotates(layer))
-        s = "no positions (NoPE)" + (c.temperature_tuning ? ", queries × log(⌊(p + 1) / " + number(c.floor_scale) + "⌋ + 1)·" +
-                                                               number(c.attn_scale) + " + 1" : std::string());
+        s = "no positions (NoPE)" + (c.temperature_tuning ? ", queries × (1 + " + number(c.attn_scale) + "·ln(floor((p + 1) / " +
+                                                               number(c.floor_scale) + ") + 1))" : std::string());
       else if (c.unscaled_rope(layer)) s = rope_words(c.rope_local_theta.value_or(c.rope_theta), RopeScaling{});
       else s = rope_words(c.rope_theta, c.scaling);
       break;
@@ -105,15 +106,25 @@ std::string describe_positions(const TransformerConfig& c) {
            " (on text the three ids are equal: 1-D RoPE)";
   }
   if (c.learned_sinks) s += " · a learned sink per head";
+  if (c.latent()) {
+    const double mscale2 = c.query_scale * std::sqrt(static_cast<double>(c.head_dim));
+    s += " · latent attention: positions only on that slice, whose key is one for every head (decoupled RoPE); kv rank " +
+         std::to_string(c.kv_lora_rank) + (c.q_lora_rank > 0 ? ", q rank " + std::to_string(c.q_lora_rank) : std::string()) +
+         (std::abs(mscale2 - 1.0) > 1e-12 ? "; softmax scale × " + number(mscale2) + " (YaRN's mscale²)" : std::string());
+  }
   if (!c.arch->wrapper_note.empty()) s += " · " + c.arch->wrapper_note;
   if (c.experts > 0) {
     std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
     for (int l = 0; l < c.layers; ++l) sparse[static_cast<std::size_t>(l)] = c.is_sparse(l);
     const bool all = std::all_of(sparse.begin(), sparse.end(), [](bool b) { return b; });
-    const char* weights = c.arch->moe == MoeKind::GptOss   ? " (weights: the softmax of the chosen)"
-                          : c.arch->moe == MoeKind::Llama4 ? " (weights: a sigmoid each; a shared expert beside them)"
-                          : c.norm_topk                    ? " (weights renormalized)"
-                                                           : "";
+    const std::string weights =
+        c.arch->moe == MoeKind::GptOss       ? " (weights: the softmax of the chosen)"
+        : c.arch->moe == MoeKind::Llama4     ? " (weights: a sigmoid each; a shared expert beside them)"
+        : c.arch->moe == MoeKind::DeepSeekV3 ? " (sigmoid scores, the best " + std::to_string(c.groups_kept) + " of " + std::to_string(c.expert_groups) +
+                                                   " groups, × " + number(c.routed_scaling) + "; " + std::to_string(c.shared_experts) + " shared)"
+        : c.arch->moe == MoeKind::DeepSeekV2 ? " (softmax × " + number(c.routed_scaling) + "; " + std::to_string(c.shared_experts) + " shared)"
+        : c.norm_topk                        ? " (weights renormalized)"
+                                             : "";
     s += " · a mixture of " + std::to_string(c.experts) + " experts, each token routed to " + std::to_string(c.experts_per_token) + weights +
          (all ? " in every layer" : " in layers " + layer_ranges(sparse));
   }

@@ -111,6 +111,10 @@ std::vector<PositionalKey> positional_keys(const Architecture& a) {
     add(out, {"attn_temperature_tuning", "floor_scale", "attn_scale"}, "the NoPE layers' query temperature, growing with the position");
     add(out, {"use_qk_norm"}, "the L2 norm of q and k after RoPE on the rotating layers");
   }
+  if (a.latent_attention) {
+    add(out, {"qk_rope_head_dim"}, "the slice of each q/k head that RoPE rotates (decoupled RoPE; its key shared by every head)");
+    add(out, {"rope_interleave"}, "pairs (2i, 2i + 1) when true (the default), rotate-half pairs within the slice when false");
+  }
   if (a.name == "poslab") {
     add(out, {"poslab_positions"}, "where positions enter (PosLab's trained models)");
     add(out, {"poslab_rope_fraction"}, "p-RoPE: the fraction of pairs that rotate");

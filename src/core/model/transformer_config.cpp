@@ -410,11 +410,105 @@ Status read_chunks_and_temperature(const Json& c, const std::string& name, Trans
   return Ok{};
 }
 
+// quantization_config: the formats PosLab reads as the files store them — fp8 (E4M3 in 128 × 128
+// blocks: DeepSeek-V3, R1, Kimi K2) and GPT-OSS's mxfp4 — and nothing else, named.
+Status read_quantization(const Json& c, const std::string& name, TransformerConfig& t) {
+  if (!c.contains("quantization_config") || c["quantization_config"].is_null()) return Ok{};
+  const Json& q = c["quantization_config"];
+  const std::string method = q.is_object() && q.contains("quant_method") && q["quant_method"].is_string() ? q["quant_method"].get<std::string>() : "";
+  if (method == "mxfp4" && t.arch->moe == MoeKind::GptOss) return Ok{};
+  if (method == "fp8") {
+    const bool blocks = !q.contains("weight_block_size") || q["weight_block_size"] == Json::array({128, 128});
+    const bool e4m3 = !q.contains("fmt") || q["fmt"] == "e4m3";
+    if (blocks && e4m3) return Ok{};
+    return Error{name + ": quantization_config " + q.dump() + ": PosLab reads fp8 as E4M3 in 128 × 128 blocks only"};
+  }
+  return Error{name + ": quantization_config's quant_method \"" + method + "\" is not a format PosLab reads (fp8 in 128 × 128 blocks; GPT-OSS's mxfp4)"};
+}
+
+// DeepSeek's latent attention: the ranks and widths, each head q/k width the content and position
+// parts together (head_dim), the position part rotated (rotary_dim), the value width apart; the
+// softmax scale head_dim^−½ × mscale², mscale = 0.1·mscale_all_dim·ln(factor) + 1 with YaRN.
+Status read_latent_attention(const Json& c, const std::string& name, TransformerConfig& t) {
+  if (!t.latent()) return Ok{};
+  auto q_rank = whole(c, {"q_lora_rank"}, 0, name);
+  auto kv_rank = whole(c, {"kv_lora_rank"}, -1, name);
+  auto nope = whole(c, {"qk_nope_head_dim"}, -1, name);
+  auto rope = whole(c, {"qk_rope_head_dim"}, -1, name);
+  auto v = whole(c, {"v_head_dim"}, -1, name);
+  for (const auto* r : {&q_rank, &kv_rank, &nope, &rope, &v})
+    if (!*r) return Error{r->error()};
+  if (*kv_rank < 1 || *v < 1 || *rope < 2 || *rope % 2 != 0 || *nope < 0)
+    return Error{name + ": kv_lora_rank and v_head_dim must be at least 1, qk_rope_head_dim an even number from 2"};
+  if (*v > *nope + *rope)
+    return Error{name + ": v_head_dim " + std::to_string(*v) + " is wider than a q/k head (" + std::to_string(*nope + *rope) +
+                 "), which PosLab's attention paths do not take"};
+  t.q_lora_rank = *q_rank;
+  t.kv_lora_rank = *kv_rank;
+  t.qk_nope_dim = *nope;
+  t.v_head_dim = *v;
+  t.head_dim = *nope + *rope;
+  t.rotary_dim = *rope;
+  t.kv_heads = t.heads;  // each head its own content key; the position key is shared by repetition
+  auto interleave = flag(c, "rope_interleave", true, name);
+  if (!interleave) return Error{interleave.error()};
+  t.rope_style = *interleave ? RopeStyle::Interleaved : RopeStyle::Half;
+  double mscale = 1.0;
+  for (const char* key : {"rope_scaling", "rope_parameters"})
+    if (c.contains(key) && c[key].is_object() && c[key].contains("mscale_all_dim") && c[key]["mscale_all_dim"].is_number() &&
+        t.scaling.type == RopeScalingType::Yarn && t.scaling.factor > 1.0)
+      mscale = 0.1 * c[key]["mscale_all_dim"].get<double>() * std::log(t.scaling.factor) + 1.0;
+  t.query_scale = mscale * mscale / std::sqrt(static_cast<double>(t.head_dim));
+  return Ok{};
+}
+
+// DeepSeek's mixture: n_routed_experts of moe_intermediate_size, num_experts_per_tok of them per
+// token, n_shared_experts beside them, dense layers before first_k_dense_replace (then every
+// moe_layer_freq-th sparse), groups (n_group, topk_group) and routed_scaling_factor.
+Status read_deepseek_experts(const Json& c, const std::string& name, TransformerConfig& t) {
+  const bool v3 = t.arch->moe == MoeKind::DeepSeekV3;
+  auto experts = whole(c, {"n_routed_experts"}, -1, name);
+  auto k = whole(c, {"num_experts_per_tok"}, -1, name);
+  auto inner = whole(c, {"moe_intermediate_size"}, -1, name);
+  auto shared = whole(c, {"n_shared_experts"}, v3 ? 1 : 0, name);
+  auto dense = whole(c, {"first_k_dense_replace"}, 0, name);
+  auto freq = whole(c, {"moe_layer_freq"}, 1, name);
+  auto groups = whole(c, {"n_group"}, 1, name);
+  auto kept = whole(c, {"topk_group"}, 1, name);
+  auto scaling = real(c, {"routed_scaling_factor"}, 1.0, name);
+  auto norm = flag(c, "norm_topk_prob", v3, name);
+  for (const auto* r : {&experts, &k, &inner, &shared, &dense, &freq, &groups, &kept})
+    if (!*r) return Error{r->error()};
+  if (!scaling) return Error{scaling.error()};
+  if (!norm) return Error{norm.error()};
+  const std::string scoring = c.contains("scoring_func") && c["scoring_func"].is_string() ? c["scoring_func"].get<std::string>() : (v3 ? "sigmoid" : "softmax");
+  const std::string method = c.contains("topk_method") && c["topk_method"].is_string() ? c["topk_method"].get<std::string>() : (v3 ? "noaux_tc" : "greedy");
+  if (scoring != (v3 ? "sigmoid" : "softmax") || method != (v3 ? "noaux_tc" : "greedy"))
+    return Error{name + ": scoring_func \"" + scoring + "\" with topk_method \"" + method + "\" is not a routing PosLab runs (" +
+                 (v3 ? "sigmoid with noaux_tc" : "softmax with greedy") + ")"};
+  if (*experts < 1 || *k < 1 || *k > *experts || *inner < 1 || *freq < 1 || *groups < 1 || *experts % *groups != 0 || *kept < 1 ||
+      *kept > *groups || *k > *kept * (*experts / *groups))
+    return Error{name + ": n_routed_experts, num_experts_per_tok, n_group and topk_group do not make a routing (" + std::to_string(*experts) +
+                 " experts in " + std::to_string(*groups) + " groups, " + std::to_string(*kept) + " kept, " + std::to_string(*k) + " chosen)"};
+  t.experts = *experts;
+  t.experts_per_token = *k;
+  t.expert_intermediate = *inner;
+  t.shared_experts = *shared;
+  t.expert_groups = v3 ? *groups : 1;
+  t.groups_kept = v3 ? *kept : 1;
+  t.routed_scaling = *scaling;
+  t.norm_topk = *norm;
+  for (int l = 0; l < t.layers; ++l) t.sparse.push_back(l >= *dense && l % *freq == 0);
+  return Ok{};
+}
+
 // A mixture of experts' routing: Qwen3-MoE's num_experts, moe_intermediate_size, norm_topk_prob,
 // decoder_sparse_step and mlp_only_layers; Mixtral's num_local_experts (every layer sparse, the
 // chosen weights always renormalized); num_experts_per_tok for both.
 Status read_experts(const Json& c, const std::string& name, TransformerConfig& t) {
   if (t.arch->moe == MoeKind::None) return Ok{};
+  if (t.arch->moe == MoeKind::DeepSeekV2 || t.arch->moe == MoeKind::DeepSeekV3) return read_deepseek_experts(c, name, t);
+  if (t.arch->moe == MoeKind::Llama4) t.shared_experts = 1;
   const bool qwen = t.arch->moe == MoeKind::Qwen3, llama4 = t.arch->moe == MoeKind::Llama4;
   auto experts = whole(c, {qwen ? "num_experts" : "num_local_experts"}, qwen ? -1 : 8, name);
   auto k = whole(c, {"num_experts_per_tok"}, qwen ? -1 : llama4 ? 1 : 2, name);
@@ -498,6 +592,12 @@ std::int64_t dimension(const TransformerConfig& c, Dim d) {
     case Dim::Experts: return c.experts;
     case Dim::ExpertFfn: return c.expert_intermediate;
     case Dim::FusedExpertFfn: return 2LL * c.expert_intermediate;
+    case Dim::SharedExpertFfn: return static_cast<std::int64_t>(c.shared_experts) * c.expert_intermediate;
+    case Dim::QLoraRank: return c.q_lora_rank;
+    case Dim::KvLoraRank: return c.kv_lora_rank;
+    case Dim::KvAWidth: return static_cast<std::int64_t>(c.kv_lora_rank) + c.rotary_dim;
+    case Dim::KvBWidth: return static_cast<std::int64_t>(c.heads) * (c.qk_nope_dim + c.v_head_dim);
+    case Dim::ValueWidth: return static_cast<std::int64_t>(c.heads) * (c.latent() ? c.v_head_dim : c.head_dim);
   }
   return 0;
 }
@@ -520,6 +620,8 @@ bool is_needed(const TransformerConfig& c, Need n) {
     case Need::IfPlainMlp: return !c.gated_mlp;
     case Need::IfDenseLayer:
     case Need::IfSparseLayer: return true;  // which layers: the layer-aware overload
+    case Need::IfQLora: return c.q_lora_rank > 0;
+    case Need::IfNoQLora: return c.q_lora_rank == 0;
   }
   return false;
 }
@@ -569,7 +671,8 @@ Result<TransformerConfig> parse_transformer_config(std::string_view text, const 
     t.spatial_merge = std::max(1, *merge);
   }
   const auto refusals = [](const Json& j, const std::string& n, TransformerConfig& into) { return refuse_unread_keys(j, *into.arch, n); };
-  for (auto step : {+refusals, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_chunks_and_temperature, read_experts,
+  for (auto step : {+refusals, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_chunks_and_temperature, read_latent_attention,
+                    read_quantization, read_experts,
                     read_training_record})
     if (auto s = step(*body, name, t); !s) return Error{s.error()};
   return t;

@@ -79,12 +79,19 @@ struct TransformerConfig {
   bool temperature_tuning = false;
   double floor_scale = 8192.0, attn_scale = 0.1;
   bool learned_sinks = false;  // GPT-OSS: self_attn.sinks, a logit per head in every softmax row
+  // DeepSeek's latent attention: q's low rank (0: one q_proj), the compressed kv's rank, and each
+  // head's content and position widths (head_dim is their sum, rotary_dim the position width) and
+  // value width. Its mixture: shared experts, dense first layers, groups of experts.
+  int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_dim = 0, v_head_dim = 0;
+  int shared_experts = 0, expert_groups = 1, groups_kept = 1;
+  double routed_scaling = 1.0;
   bool is_chunked(int layer) const { return chunk_size > 0 && !chunked.empty() && chunked[static_cast<std::size_t>(layer)]; }
   bool is_sparse(int layer) const { return !sparse.empty() && sparse[static_cast<std::size_t>(layer)]; }
   // A model PosLab trained: its task, training length and seed (poslab_task, …), else empty.
   std::optional<TrainingRecord> training;
 
   int query_width() const { return heads * head_dim; }
+  bool latent() const { return arch->latent_attention; }
   // A local layer: one that attends through the window (and, in Gemma 3, rotates by the local base).
   bool is_local(int layer) const { return sliding_window > 0 && !windowed.empty() && windowed[static_cast<std::size_t>(layer)]; }
   bool has_local_layers() const;

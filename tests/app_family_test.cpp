@@ -53,6 +53,10 @@ TEST(CliFamilies, InfoStatesEachFoldersPositionalDesign) {
       {"llama4", "Llama 4 (text): layers 0–2: RoPE base 500000, llama3 ×8, chunks of 4, q and k L2-normed; layer 3: no positions (NoPE), "
                  "queries × (1 + 0.5·ln(floor((p + 1) / 4) + 1)) · interleaved pairs"},
       {"llama4_mm", "Llama 4 Scout / Maverick: layers 0–2"},
+      {"deepseek_v3", "DeepSeek-V3: RoPE base 10000, yarn ×4 over 256 in every layer · interleaved pairs on 8 of 24 dimensions · latent "
+                      "attention: positions only on that slice, whose key is one for every head (decoupled RoPE); kv rank 32, q rank 48; "
+                      "softmax scale × 1.29648 (YaRN's mscale²)"},
+      {"deepseek_v2_lite", "(softmax × 2; 2 shared) in layers 1–2"},
   };
   for (const auto& c : cases) {
     const auto r = run("info --model " + model(c.folder));
@@ -76,6 +80,7 @@ TEST(CliFamilies, EveryInterventionChangesTheRunOfTheModelItAppliesTo) {
       {"smollm3", "--no-positions"},     {"qwen3", "--base 10000"},         {"gpt_oss", "--sinks off"},
       {"gpt_oss", "--window none"},      {"gpt_oss", "--no-positions"},      {"llama4", "--chunk none"},
       {"llama4", "--chunk 2"},           {"llama4", "--no-positions"},       {"llama4_mm", "--chunk 3"},
+      {"deepseek_v3", "--rope-style half"}, {"deepseek_v3", "--no-positions"}, {"deepseek_v2_lite", "--base 500"},
   };
   for (const auto& c : cases) {
     const double unchanged = loss_with(c.folder, ""), changed = loss_with(c.folder, c.options);
@@ -86,6 +91,35 @@ TEST(CliFamilies, EveryInterventionChangesTheRunOfTheModelItAppliesTo) {
   EXPECT_DOUBLE_EQ(loss_with("gptj", "--rope-style interleaved"), loss_with("gptj", ""));
   EXPECT_DOUBLE_EQ(loss_with("gpt_oss", "--sinks on"), loss_with("gpt_oss", ""));
   EXPECT_DOUBLE_EQ(loss_with("llama4", "--chunk 4"), loss_with("llama4", "--chunk model"));
+}
+
+// DeepSeek's latent attention: in the CSV every seen cell's score is its content part plus its
+// position part; without positions the position part is what the unrotated slices give.
+TEST(CliFamilies, LatentAttentionSplitsEveryScoreIntoContentAndPosition) {
+  const fs::path dir = fs::temp_directory_path() / ("poslab-mla-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto r = run("export attention --backend cpu --model " + model("deepseek_v3") + " --layer 2 --sentence 'the cat sat on the mat' --csv " +
+                     (dir / "a.csv").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream csv(read_file(dir / "a.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "head,query,key,query_token,key_token,score,weight,score_content,score_position");
+  int seen = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> f;
+    for (std::size_t at = 0, next; at <= line.size(); at = next + 1) {
+      next = line.find(',', at);
+      if (next == std::string::npos) next = line.size();
+      f.push_back(line.substr(at, next - at));
+    }
+    const std::size_t n = f.size();
+    if (f[n - 4] == "-inf") continue;  // a masked cell: every part −∞ too
+    EXPECT_NEAR(std::stod(f[n - 2]) + std::stod(f[n - 1]), std::stod(f[n - 4]), 1e-5 * (1.0 + std::abs(std::stod(f[n - 4])))) << line;
+    ++seen;
+  }
+  EXPECT_GT(seen, 20);
+  fs::remove_all(dir);
 }
 
 // GPT-OSS's attention as Hugging Face returns it: a row's weights and its `sink` share sum to one;

@@ -124,23 +124,26 @@ case "$mode" in
     wait_for_sanitized_build() { wait "$background_job" || { cat build-san/background.log; return 1; }; }
     timed "sanitized build (the part after ctest)" wait_for_sanitized_build
     export POSLAB_SANITIZED_BUILT=1
-    timed "sanitized parsers" tests/sanitized_parsers.sh
-    # Each fuzzer for a bounded time (on one core), and beside them the GUI built with the
-    # sanitizers under a seeded monkey (random clicks, drags, wheel, keys and text in every tab)
-    # for 75 s: no crash, no report, no memory growth after the first minute. Side by side: the
-    # monkey keeps a person's pace and fails only on a freeze, never on a slow frame.
-    fuzzers_beside_monkey() {
-      local fuzz_status=0 monkey_status=0 fuzz_pid
+    # Three side by side: the parser tests; each fuzzer for a bounded time (on one core); and the
+    # GUI built with the sanitizers under a seeded monkey (random clicks, drags, wheel, keys and
+    # text in every tab) for 75 s: no crash, no report, no memory growth after the first minute.
+    # The monkey keeps a person's pace and fails only on a freeze, never on a slow frame.
+    parsers_and_fuzzers_beside_monkey() {
+      local parsers_status=0 fuzz_status=0 monkey_status=0 parsers_pid fuzz_pid
+      tests/sanitized_parsers.sh >build-san/parsers.log 2>&1 &
+      parsers_pid=$!
       fuzz/run.sh "${POSLAB_FUZZ_SECONDS:-10}" >build-san/fuzzers.log 2>&1 &
       fuzz_pid=$!
       tests/gui_monkey.sh "${POSLAB_MONKEY_SECONDS:-75}" || monkey_status=$?
+      wait "$parsers_pid" || parsers_status=$?
       wait "$fuzz_pid" || fuzz_status=$?
-      cat build-san/fuzzers.log
+      cat build-san/parsers.log build-san/fuzzers.log
+      [ "$parsers_status" -eq 0 ] || echo "setup: the sanitized parser tests failed (exit $parsers_status)" >&2
       [ "$fuzz_status" -eq 0 ] || echo "setup: a fuzzer failed (exit $fuzz_status)" >&2
       [ "$monkey_status" -eq 0 ] || echo "setup: the monkey failed (exit $monkey_status)" >&2
-      [ "$fuzz_status" -eq 0 ] && [ "$monkey_status" -eq 0 ]
+      [ "$parsers_status" -eq 0 ] && [ "$fuzz_status" -eq 0 ] && [ "$monkey_status" -eq 0 ]
     }
-    timed "fuzzers beside the monkey" fuzzers_beside_monkey
+    timed "sanitized parsers and fuzzers beside the monkey" parsers_and_fuzzers_beside_monkey
     # The hostile-input table again, against that sanitized build: lying files and flag sets end
     # with a message, under AddressSanitizer and UBSan too.
     POSLAB_HOSTILE_BINARY="$PWD/build-san/poslab" POSLAB_HOSTILE_SANITIZED=1 \

@@ -94,6 +94,15 @@ Status assign(Result<T> parsed, auto& field) {
   return Ok{};
 }
 
+// A width in tokens a model folder has its own of (--window, --chunk): N, none (0) or model (−1).
+Status parse_tokens_none_or_model(std::string_view v, const char* flag, int& field) {
+  if (v == "none" || v == "model") {
+    field = v == "none" ? 0 : -1;
+    return Ok{};
+  }
+  return assign(parse_integer(v, flag, 1, 1 << 24), field);
+}
+
 // --model DIR: a Hugging Face model folder (or a cache folder): its embeddings, and the RoPE and
 // heads of its config.json. --model ORG/NAME[@REVISION]: that model's snapshot in Hugging Face's
 // cache, through the resolver the front end installed (core/model_resolver.hpp); the state keeps the folder.
@@ -240,21 +249,9 @@ std::vector<StateOption> view_options() {
     {"--position-shift", "K", "a model folder: token t sits at position t + K (GPT-2: row t + K of its table) (0)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--position-shift", 0, 1 << 20), s.model.position_shift); }},
     {"--window", "none|N|model", "a model folder: every local layer's sliding window, N tokens or none (model: its own)",
-     [](State& s, std::string_view v) -> Status {
-       if (v == "none" || v == "model") {
-         s.model.window = v == "none" ? 0 : -1;
-         return Ok{};
-       }
-       return assign(parse_integer(v, "--window", 1, 1 << 24), s.model.window);
-     }},
+     [](State& s, std::string_view v) { return parse_tokens_none_or_model(v, "--window", s.model.window); }},
     {"--chunk", "none|N|model", "a model folder: the chunk its chunked layers attend within, N tokens or none (Llama 4; model: its own)",
-     [](State& s, std::string_view v) -> Status {
-       if (v == "none" || v == "model") {
-         s.model.chunk = v == "none" ? 0 : -1;
-         return Ok{};
-       }
-       return assign(parse_integer(v, "--chunk", 1, 1 << 24), s.model.chunk);
-     }},
+     [](State& s, std::string_view v) { return parse_tokens_none_or_model(v, "--chunk", s.model.chunk); }},
     {"--sinks", "on|off", "a model folder: its learned attention sinks kept or removed (GPT-OSS) (on)",
      [](State& s, std::string_view v) -> Status {
        if (v != "on" && v != "off") return Error{"--sinks must be on or off, not \"" + std::string(v) + "\""};

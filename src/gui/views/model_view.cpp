@@ -276,6 +276,20 @@ void ModelView::draw_picker(const std::vector<std::string>& recent, std::string&
   if (!open.empty()) std::snprintf(folder_input_, sizeof folder_input_, "%s", open.c_str());
 }
 
+namespace {
+
+// A width in tokens the model has its own of (--window, --chunk): off (0), the model's (−1) or N.
+void tokens_none_or_model(const char* off_label, const char* width_label, int& setting, int own, float field) {
+  bool none = setting == 0;
+  if (ImGui::Checkbox(off_label, &none)) setting = none ? 0 : -1;
+  flow::same_line_if_fits(field + flow::label(width_label));
+  int width = setting > 0 ? setting : own;
+  ImGui::SetNextItemWidth(field);
+  if (ImGui::InputInt(width_label, &width) && width >= 1) setting = width == own ? -1 : width;
+}
+
+}  // namespace
+
 // The switches of the model's own positional design: off, the other pairing, the base, the
 // rotated width, windows, the local base, LongRoPE's factors, ALiBi's slopes, shift, shuffle.
 void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
@@ -329,22 +343,8 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
       if (ImGui::SliderFloat("share of the pairs", &fraction, 0.05f, 1.0f, "%.2f")) m.drop_pairs.fraction = fraction;
     }
   }
-  if (c.has_local_layers()) {
-    bool none = m.window == 0;
-    if (ImGui::Checkbox("sliding windows off", &none)) m.window = none ? 0 : -1;
-    flow::same_line_if_fits(field + flow::label("window (tokens)"));
-    int window = m.window > 0 ? m.window : c.sliding_window;
-    ImGui::SetNextItemWidth(field);
-    if (ImGui::InputInt("window (tokens)", &window) && window >= 1) m.window = window == c.sliding_window ? -1 : window;
-  }
-  if (!c.chunked.empty()) {  // --chunk: Llama 4's chunked layers
-    bool none = m.chunk == 0;
-    if (ImGui::Checkbox("chunks off", &none)) m.chunk = none ? 0 : -1;
-    flow::same_line_if_fits(field + flow::label("chunk (tokens)"));
-    int chunk = m.chunk > 0 ? m.chunk : c.chunk_size;
-    ImGui::SetNextItemWidth(field);
-    if (ImGui::InputInt("chunk (tokens)", &chunk) && chunk >= 1) m.chunk = chunk == c.chunk_size ? -1 : chunk;
-  }
+  if (c.has_local_layers()) tokens_none_or_model("sliding windows off", "window (tokens)", m.window, c.sliding_window, field);
+  if (!c.chunked.empty()) tokens_none_or_model("chunks off", "chunk (tokens)", m.chunk, c.chunk_size, field);  // Llama 4
   if (c.learned_sinks) {  // --sinks off: GPT-OSS without its learned sinks
     bool off_sinks = !m.sinks;
     if (ImGui::Checkbox("learned sinks removed", &off_sinks)) m.sinks = !off_sinks;

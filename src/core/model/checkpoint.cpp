@@ -9,7 +9,7 @@
 #include <set>
 #include <unordered_map>
 
-#if defined(__F16C__)
+#if defined(__F16C__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -78,6 +78,28 @@ void convert_fp8(const WeightTensor& w, std::int64_t row, std::int64_t col, std:
   }
 }
 
+#if defined(__AVX2__)
+// One whole block of 32 MXFP4 values (16 bytes, low nibble first) times its scale: each nibble's
+// three low bits index the eight magnitudes in a register (vpermps), its fourth bit is the sign.
+// A forward pass of GPT-OSS decodes every expert it touches, 1.6 G values for 2 layers at full
+// width, so this is its inner loop.
+void decode_mxfp4_block(const unsigned char* bytes, float scale, float* dst) {
+  const __m256 magnitudes = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
+  const __m256 factor = _mm256_set1_ps(scale);
+  const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes));
+  const __m128i low = _mm_and_si128(packed, _mm_set1_epi8(0x0F));
+  const __m128i high = _mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(0x0F));
+  const __m128i halves[2] = {_mm_unpacklo_epi8(low, high), _mm_unpackhi_epi8(low, high)};  // values in order
+  for (int h = 0; h < 2; ++h)
+    for (int q = 0; q < 2; ++q) {
+      const __m256i codes = _mm256_cvtepu8_epi32(q == 0 ? halves[h] : _mm_srli_si128(halves[h], 8));
+      const __m256 magnitude = _mm256_permutevar8x32_ps(magnitudes, codes);
+      const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(codes, _mm256_set1_epi32(8)), 28);
+      _mm256_storeu_ps(dst + 16 * h + 8 * q, _mm256_mul_ps(_mm256_xor_ps(magnitude, _mm256_castsi256_ps(sign)), factor));
+    }
+}
+#endif
+
 // Values [col, col + n) of row `row` of an MXFP4 tensor, each code times its block's 2^(s − 127).
 void convert_mxfp4(const WeightTensor& w, std::int64_t row, std::int64_t col, std::int64_t n, float* dst) {
   const auto* blocks = reinterpret_cast<const unsigned char*>(w.data) + row * (w.cols / 2);
@@ -85,6 +107,14 @@ void convert_mxfp4(const WeightTensor& w, std::int64_t row, std::int64_t col, st
   // A block's scale once, then a product per value: the inner loop of GPT-OSS's experts.
   for (std::int64_t c = col, end = col + n; c < end;) {
     const float scale = std::ldexp(1.0f, static_cast<int>(scales[c / 32]) - 127);
+#if defined(__AVX2__)
+    if (c % 32 == 0 && c + 32 <= end) {
+      decode_mxfp4_block(blocks + c / 2, scale, dst);
+      c += 32;
+      dst += 32;
+      continue;
+    }
+#endif
     for (const std::int64_t block_end = std::min(end, (c / 32 + 1) * 32); c < block_end; ++c) {
       const unsigned byte = blocks[c / 2];
       *dst++ = fp4_e2m1(c % 2 == 0 ? byte & 0x0F : byte >> 4) * scale;

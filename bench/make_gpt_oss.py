@@ -59,8 +59,8 @@ import numpy as np
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the bench scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_gemma3_1b import bytes_to_unicode_chars  # noqa: E402
 from make_llama1b import CHUNK, f32_to_bf16_bits  # noqa: E402
+from make_qwen3_moe import tokenizer as byte_level_tokenizer  # noqa: E402
 
 FULL = {"hidden": 2880, "heads": 64, "kv_heads": 8, "head_dim": 64, "experts": 32, "top": 4, "inter": 2880,
         "vocab": 201088, "window": 128, "original": 4096}
@@ -208,24 +208,8 @@ def write_safetensors(path, tensors, seed):
 
 def tokenizer(s):
     sp = specials(s)
-    vocab = {u: b for b, u in enumerate(bytes_to_unicode_chars())}
-    vocab.update(sp)
-    assert max(vocab.values()) < s["vocab"]
-    added = [{"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True} for t, i in sp.items()]
-    return {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": added,
-        "normalizer": None,
-        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True},
-        "post_processor": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
-                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": vocab, "merges": []},
-    }
+    assert max(sp.values()) < s["vocab"]
+    return byte_level_tokenizer(sp)
 
 
 def main():

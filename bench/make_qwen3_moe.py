@@ -120,11 +120,13 @@ def tensor_list(layers, experts):
     return out
 
 
-def tokenizer():
+def tokenizer(specials=None):
+    """A byte-level BPE tokenizer.json without merges: the 256 bytes, then `specials` (name → id)."""
+    specials = SPECIALS if specials is None else specials
     vocab = {u: b for b, u in enumerate(bytes_to_unicode_chars())}
-    vocab.update(SPECIALS)
+    vocab.update(specials)
     added = [{"id": i, "content": s, "single_word": False, "lstrip": False, "rstrip": False,
-              "normalized": False, "special": True} for s, i in SPECIALS.items()]
+              "normalized": False, "special": True} for s, i in specials.items()]
     return {
         "version": "1.0",
         "truncation": None,

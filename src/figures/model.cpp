@@ -34,6 +34,23 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
+// One head's thumbnail of `values` (a layer's T × T matrix) with the layer's masks, its frame and
+// its "head h" label above; returns the heatmap's box.
+plot::Box add_thumbnail(plot::Figure& fig, const LayerAttention& a, const Matrix& values, int h, float x0, float y0, float side,
+                        plot::Colormap colormap, float vmin, float vmax) {
+  plot::HeatmapSpec spec;
+  spec.values = &values;
+  spec.masked = [&a](int i, int j) { return a.masked(i, j); };
+  spec.colormap = colormap;
+  spec.vmin = vmin;
+  spec.vmax = vmax;
+  const plot::Box box{x0, y0 + 14.0f, x0 + side, y0 + 14.0f + side};
+  fig.image(box, fig.add_image(plot::heatmap_cells(spec)));
+  fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
+  fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
+  return box;
+}
+
 // One grid of thumbnails for a kept layer's attention (none: only the title), starting at y;
 // each thumbnail's place is added to `thumbs` as `stack`'s, of the changed model when `changed`.
 float add_heads_grid(plot::Figure& fig, const LayerAttention* a, float y, float side, const std::string& title,
@@ -49,18 +66,9 @@ float add_heads_grid(plot::Figure& fig, const LayerAttention* a, float y, float 
   for (int h = 0; h < heads; ++h) {
     const float x0 = kMargin + static_cast<float>(h % per_row) * cell_w;
     const float y0 = y + static_cast<float>(h / per_row) * cell_h;
-    plot::HeatmapSpec spec;
-    spec.values = &a->weights[static_cast<std::size_t>(h)];
-    spec.masked = [a](int i, int j) { return a->masked(i, j); };
-    spec.colormap = plot::Colormap::Viridis;
-    spec.vmin = 0.0f;
-    spec.vmax = std::max(a->weights[static_cast<std::size_t>(h)].maxCoeff(), 1e-6f);
-    const int image = fig.add_image(plot::heatmap_cells(spec));
-    const plot::Box box{x0, y0 + 14.0f, x0 + side, y0 + 14.0f + side};
-    fig.image(box, image);
-    fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
+    const Matrix& A = a->weights[static_cast<std::size_t>(h)];
+    const plot::Box box = add_thumbnail(fig, *a, A, h, x0, y0, side, plot::Colormap::Viridis, 0.0f, std::max(A.maxCoeff(), 1e-6f));
     thumbs.push_back({box, h, a->stack, changed});
-    fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
     if (a->heads.size() <= static_cast<std::size_t>(h)) continue;
     const HeadSummary& s = a->heads[static_cast<std::size_t>(h)];
     if (a->cross) {  // two texts: no distance, no previous token, no induction between them
@@ -136,16 +144,7 @@ float add_position_part_grid(plot::Figure& fig, const LayerAttention& a, float y
   const float cell_w = side + 14.0f, cell_h = side + 22.0f;
   for (int h = 0; h < heads; ++h) {
     const float x0 = kMargin + static_cast<float>(h % per_row) * cell_w, y0 = y + static_cast<float>(h / per_row) * cell_h;
-    plot::HeatmapSpec spec;
-    spec.values = &a.score_position[static_cast<std::size_t>(h)];
-    spec.masked = [&a](int i, int j) { return a.masked(i, j); };
-    spec.colormap = plot::Colormap::Diverging;
-    spec.vmin = -extent;
-    spec.vmax = extent;
-    const plot::Box box{x0, y0 + 14.0f, x0 + side, y0 + 14.0f + side};
-    fig.image(box, fig.add_image(plot::heatmap_cells(spec)));
-    fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
-    fig.text({x0, y0}, "head " + std::to_string(h), kSmall, kInk);
+    add_thumbnail(fig, a, a.score_position[static_cast<std::size_t>(h)], h, x0, y0, side, plot::Colormap::Diverging, -extent, extent);
   }
   fig.width = std::max(fig.width, kMargin * 2 + static_cast<float>(per_row) * cell_w);
   return y + static_cast<float>((heads + per_row - 1) / per_row) * cell_h + 8.0f;

@@ -101,9 +101,8 @@ float head_sink(const AttentionInput& in, int h) {
   return in.sinks.empty() ? -std::numeric_limits<float>::infinity() : in.sinks[static_cast<std::size_t>(h)];
 }
 
-// Row softmax with Eigen's vectorised exp; e^(−∞) = 0 makes masked weights exactly 0. In place:
-// S becomes its weights, and no second T_q × T_k matrix is made. `share` (when given) receives
-// each row's sink share.
+// softmax_row on every row of S, in place: S becomes its weights, and no second T_q × T_k matrix
+// is made. `share` (when given) receives each row's sink share.
 void softmax_rows_in_place(Matrix& S, float sink, Eigen::VectorXf* share) {
   if (share) share->resize(S.rows());
   for (Eigen::Index i = 0; i < S.rows(); ++i) {

@@ -9,7 +9,7 @@
 #include <set>
 #include <unordered_map>
 
-#if defined(__F16C__) || defined(__AVX2__)
+#if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
@@ -60,7 +60,7 @@ void convert(const char* src, WeightType type, std::int64_t n, float* dst) {
       return;
     }
     case WeightType::MXFP4:
-    case WeightType::F8E4M3: return;  // read by block (convert_blocks): a value's scale depends on its column
+    case WeightType::F8E4M3: return;  // read by block (convert_mxfp4, convert_fp8): a value's scale depends on its column
   }
 }
 
@@ -78,12 +78,13 @@ void convert_fp8(const WeightTensor& w, std::int64_t row, std::int64_t col, std:
   }
 }
 
-#if defined(__AVX2__)
+#if defined(__x86_64__)
 // One whole block of 32 MXFP4 values (16 bytes, low nibble first) times its scale: each nibble's
 // three low bits index the eight magnitudes in a register (vpermps), its fourth bit is the sign.
 // A forward pass of GPT-OSS decodes every expert it touches, 1.6 G values for 2 layers at full
-// width, so this is its inner loop.
-void decode_mxfp4_block(const unsigned char* bytes, float scale, float* dst) {
+// width, so this is its inner loop. Compiled for AVX2 whatever the build's flags, and taken only
+// where the processor has it (mxfp4_simd), so that a package built here runs on any x86-64.
+__attribute__((target("avx2"))) void decode_mxfp4_block(const unsigned char* bytes, float scale, float* dst) {
   const __m256 magnitudes = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
   const __m256 factor = _mm256_set1_ps(scale);
   const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes));
@@ -98,6 +99,11 @@ void decode_mxfp4_block(const unsigned char* bytes, float scale, float* dst) {
       _mm256_storeu_ps(dst + 16 * h + 8 * q, _mm256_mul_ps(_mm256_xor_ps(magnitude, _mm256_castsi256_ps(sign)), factor));
     }
 }
+
+const bool mxfp4_simd = __builtin_cpu_supports("avx2");
+#else
+constexpr bool mxfp4_simd = false;
+void decode_mxfp4_block(const unsigned char*, float, float*) {}
 #endif
 
 // Values [col, col + n) of row `row` of an MXFP4 tensor, each code times its block's 2^(s − 127).
@@ -107,19 +113,24 @@ void convert_mxfp4(const WeightTensor& w, std::int64_t row, std::int64_t col, st
   // A block's scale once, then a product per value: the inner loop of GPT-OSS's experts.
   for (std::int64_t c = col, end = col + n; c < end;) {
     const float scale = std::ldexp(1.0f, static_cast<int>(scales[c / 32]) - 127);
-#if defined(__AVX2__)
-    if (c % 32 == 0 && c + 32 <= end) {
+    if (mxfp4_simd && c % 32 == 0 && c + 32 <= end) {
       decode_mxfp4_block(blocks + c / 2, scale, dst);
       c += 32;
       dst += 32;
       continue;
     }
-#endif
     for (const std::int64_t block_end = std::min(end, (c / 32 + 1) * 32); c < block_end; ++c) {
       const unsigned byte = blocks[c / 2];
       *dst++ = fp4_e2m1(c % 2 == 0 ? byte & 0x0F : byte >> 4) * scale;
     }
   }
+}
+
+// A tensor's shape as messages write it: "4 × 64 × 2".
+std::string dims_text(const std::vector<std::int64_t>& shape) {
+  std::string s;
+  for (std::int64_t d : shape) s += (s.empty() ? "" : " × ") + std::to_string(d);
+  return s.empty() ? std::string("()") : s;
 }
 
 std::string shape_text(std::int64_t rows, std::int64_t cols) {
@@ -416,11 +427,7 @@ Result<std::vector<WeightTensor>> Checkpoint::resolve_stacked(const TensorIndex&
   // A stacked vector (GPT-OSS's experts' biases) is [experts × n].
   const std::vector<std::int64_t> expected = cols == 0 ? std::vector<std::int64_t>{experts, rows} : std::vector<std::int64_t>{experts, rows, cols};
   if (t.shape != expected)
-    return Error{found->file->name() + ": " + t.name + " has shape " + [&] {
-      std::string s;
-      for (std::int64_t d : t.shape) s += (s.empty() ? "" : " × ") + std::to_string(d);
-      return s.empty() ? std::string("()") : s;
-    }() + ", but config.json means " + std::to_string(experts) + " × " + shape_text(rows, cols)};
+    return Error{found->file->name() + ": " + t.name + " has shape " + dims_text(t.shape) + ", but config.json means " + std::to_string(experts) + " × " + shape_text(rows, cols)};
   auto type = weight_type(*found->file, t);
   if (!type) return Error{type.error()};
   dtypes.insert(t.dtype);
@@ -440,8 +447,6 @@ Result<std::vector<WeightTensor>> Checkpoint::resolve_stacked(const TensorIndex&
 }
 
 namespace {
-
-std::string found_name(const TensorIndex::Located& found) { return found.file->name() + ": " + found.info->name; }
 
 // Whether a stacked slot after `s` in the table, of the same role, names a tensor the files hold:
 // then `s`'s absence is not an error.
@@ -487,18 +492,16 @@ Result<std::vector<WeightTensor>> Checkpoint::resolve_mxfp4(const TensorIndex& i
     return Error{folder_.string() + ": the tensor " + layer_tensor((blocks ? scale_slot : slot).name, layer) + " is missing (MXFP4 needs " +
                  "blocks and scales)"};
   const std::int64_t experts = config_.experts, rows = dimension(config_, slot.rows), cols = dimension(config_, slot.cols);
-  if (cols % 32 != 0) return Error{found_name(*blocks) + ": MXFP4 needs rows of whole 32-value blocks, and this one has " + std::to_string(cols)};
-  const auto shape_is = [](const TensorInfo& t, const std::vector<std::int64_t>& want) { return t.shape == want; };
+  if (cols % 32 != 0)
+    return Error{blocks->file->name() + ": " + blocks->info->name + ": MXFP4 needs rows of whole 32-value blocks, and this one has " +
+                 std::to_string(cols)};
   for (const auto& [found, want] : {std::pair{blocks, std::vector<std::int64_t>{experts, rows, cols / 32, 16}},
                                     std::pair{scales, std::vector<std::int64_t>{experts, rows, cols / 32}}}) {
     if (found->info->dtype != "U8")
       return Error{found->file->name() + ": " + found->info->name + " has dtype " + found->info->dtype + ", and MXFP4 is stored as U8"};
-    if (!shape_is(*found->info, want)) {
-      std::string got, expected;
-      for (std::int64_t d : found->info->shape) got += (got.empty() ? "" : " × ") + std::to_string(d);
-      for (std::int64_t d : want) expected += (expected.empty() ? "" : " × ") + std::to_string(d);
-      return Error{found->file->name() + ": " + found->info->name + " has shape " + got + ", but config.json means " + expected};
-    }
+    if (found->info->shape != want)
+      return Error{found->file->name() + ": " + found->info->name + " has shape " + dims_text(found->info->shape) + ", but config.json means " +
+                   dims_text(want)};
   }
   dtypes.insert("MXFP4");
   std::vector<WeightTensor> out(static_cast<std::size_t>(experts));

@@ -258,22 +258,26 @@ Matrix gpt_oss_expert(const Matrix& X, const ExpertWeights& e, const Transformer
   return out;
 }
 
+// down(act(gate·x) ⊙ up·x) with gate, up and down apart: an expert stored one tensor each, and
+// the shared experts beside the routed ones (Llama 4, DeepSeek).
+Matrix gated_mlp(const Matrix& X, const WeightTensor& gate_w, const WeightTensor& up_w, const WeightTensor& down_w, const TransformerConfig& c) {
+  Matrix gate = linear(X, gate_w, c.arch->layout);
+  activate(gate, c.activation);
+  Matrix up = linear(X, up_w, c.arch->layout);
+  up.array() *= gate.array();
+  return linear(up, down_w, c.arch->layout);
+}
+
 // One expert's gated MLP: down(act(gate·x) ⊙ up·x), gate and up apart or stacked (gate first).
 Matrix expert_mlp(const Matrix& X, const ExpertWeights& e, const TransformerConfig& c) {
   if (c.arch->moe == MoeKind::GptOss) return gpt_oss_expert(X, e, c);
-  const WeightLayout layout = c.arch->layout;
-  Matrix gate, up;
-  if (e.gate_up.present()) {
-    const Matrix both = linear(X, e.gate_up, e.gate_up_layout);
-    gate = both.leftCols(c.expert_intermediate);
-    up = both.rightCols(c.expert_intermediate);
-  } else {
-    gate = linear(X, e.gate, layout);
-    up = linear(X, e.up, layout);
-  }
+  if (!e.gate_up.present()) return gated_mlp(X, e.gate, e.up, e.down, c);
+  const Matrix both = linear(X, e.gate_up, e.gate_up_layout);
+  Matrix gate = both.leftCols(c.expert_intermediate);
+  Matrix up = both.rightCols(c.expert_intermediate);
   activate(gate, c.activation);
   up.array() *= gate.array();
-  return linear(up, e.down, e.gate_up.present() ? e.down_layout : layout);
+  return linear(up, e.down, e.down_layout);
 }
 
 // The k experts with the largest values of `v` (the lower index first among equals, as
@@ -289,7 +293,8 @@ std::vector<int> top_experts(const std::vector<double>& v, int k) {
 }
 
 // The router's choice for one token, in double as HF's float routing. Qwen3-MoE and Mixtral:
-// softmax over every expert, the k largest, renormalized to sum 1 where the family does. GPT-OSS:
+// softmax over every expert, the k largest, renormalized to sum 1 where the family does
+// (DeepSeek-V2: never, and × routed_scaling_factor). GPT-OSS:
 // the k largest logits, then the softmax of those k. Llama 4: the k largest, each through a sigmoid.
 ExpertChoice route(const Eigen::Ref<const RowVector>& logits, const TransformerConfig& c) {
   std::vector<double> v(static_cast<std::size_t>(logits.size()));
@@ -311,40 +316,33 @@ ExpertChoice route(const Eigen::Ref<const RowVector>& logits, const TransformerC
     kept += w;
   }
   const double total = over_chosen || c.norm_topk ? kept : sum;
-  for (auto& [e, w] : chosen) w /= total;
+  for (auto& [e, w] : chosen) w = w / total * c.routed_scaling;  // DeepSeek-V2's routed_scaling_factor; 1 elsewhere
   return chosen;
 }
 
-// DeepSeek's router for one token. V3: sigmoid scores; the correction bias added for choosing
+// DeepSeek-V3's router for one token: sigmoid scores; the correction bias added for choosing
 // only; the experts in groups of E / n_group, each group worth the sum of its two best corrected
 // scores, the topk_group best groups kept (the others' scores 0, as HF's masked_fill); the top k of
 // what is left; weights the uncorrected scores, renormalized when norm_topk_prob, ×
-// routed_scaling_factor. V2: softmax over every expert, the top k × routed_scaling_factor.
-ExpertChoice route_deepseek(const Eigen::Ref<const RowVector>& logits, const RowVector& correction, const TransformerConfig& c) {
+// routed_scaling_factor. (V2's softmax routing is route()'s, × routed_scaling_factor.)
+ExpertChoice route_deepseek_v3(const Eigen::Ref<const RowVector>& logits, const RowVector& correction, const TransformerConfig& c) {
   const std::size_t E = static_cast<std::size_t>(logits.size());
   std::vector<double> score(E), choose(E);
-  if (c.arch->moe == MoeKind::DeepSeekV3) {
-    for (std::size_t e = 0; e < E; ++e) {
-      score[e] = 1.0 / (1.0 + std::exp(-static_cast<double>(logits(static_cast<Eigen::Index>(e)))));
-      choose[e] = score[e] + (correction.size() > 0 ? correction(static_cast<Eigen::Index>(e)) : 0.0f);
-    }
-    const std::size_t per_group = E / static_cast<std::size_t>(c.expert_groups);
-    std::vector<double> group_score(static_cast<std::size_t>(c.expert_groups));
-    for (std::size_t g = 0; g < group_score.size(); ++g) {
-      std::vector<double> members(choose.begin() + static_cast<std::ptrdiff_t>(g * per_group), choose.begin() + static_cast<std::ptrdiff_t>((g + 1) * per_group));
-      std::partial_sort(members.begin(), members.begin() + std::min<std::size_t>(2, members.size()), members.end(), std::greater<>());
-      group_score[g] = members[0] + (members.size() > 1 ? members[1] : 0.0);
-    }
-    std::vector<std::uint8_t> kept(group_score.size(), 0);
-    for (int g : top_experts(group_score, c.groups_kept)) kept[static_cast<std::size_t>(g)] = 1;
-    for (std::size_t e = 0; e < E; ++e)
-      if (!kept[e / per_group]) choose[e] = 0.0;
-  } else {
-    const double top = logits.maxCoeff();
-    double sum = 0.0;
-    for (std::size_t e = 0; e < E; ++e) sum += score[e] = std::exp(static_cast<double>(logits(static_cast<Eigen::Index>(e))) - top);
-    for (std::size_t e = 0; e < E; ++e) choose[e] = score[e] /= sum;
+  for (std::size_t e = 0; e < E; ++e) {
+    score[e] = 1.0 / (1.0 + std::exp(-static_cast<double>(logits(static_cast<Eigen::Index>(e)))));
+    choose[e] = score[e] + (correction.size() > 0 ? correction(static_cast<Eigen::Index>(e)) : 0.0f);
   }
+  const std::size_t per_group = E / static_cast<std::size_t>(c.expert_groups);
+  std::vector<double> group_score(static_cast<std::size_t>(c.expert_groups));
+  for (std::size_t g = 0; g < group_score.size(); ++g) {
+    std::vector<double> members(choose.begin() + static_cast<std::ptrdiff_t>(g * per_group), choose.begin() + static_cast<std::ptrdiff_t>((g + 1) * per_group));
+    std::partial_sort(members.begin(), members.begin() + std::min<std::size_t>(2, members.size()), members.end(), std::greater<>());
+    group_score[g] = members[0] + (members.size() > 1 ? members[1] : 0.0);
+  }
+  std::vector<std::uint8_t> kept(group_score.size(), 0);
+  for (int g : top_experts(group_score, c.groups_kept)) kept[static_cast<std::size_t>(g)] = 1;
+  for (std::size_t e = 0; e < E; ++e)
+    if (!kept[e / per_group]) choose[e] = 0.0;
   ExpertChoice chosen;
   double kept_sum = 0.0;
   for (int e : top_experts(choose, c.experts_per_token)) {
@@ -362,12 +360,12 @@ ExpertChoice route_deepseek(const Eigen::Ref<const RowVector>& logits, const Row
 Matrix mixture(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes) {
   Matrix logits = linear(H, w.router, c.arch->layout);  // T × experts
   add_bias(logits, w.router_bias);
-  const bool deepseek = c.arch->moe == MoeKind::DeepSeekV2 || c.arch->moe == MoeKind::DeepSeekV3;
+  const bool v3 = c.arch->moe == MoeKind::DeepSeekV3;
   const RowVector correction = w.router_correction.present() ? read_vector(w.router_correction) : RowVector();
   std::vector<ExpertChoice> chosen(static_cast<std::size_t>(H.rows()));
   std::vector<std::vector<std::pair<Eigen::Index, float>>> rows(static_cast<std::size_t>(c.experts));
   for (Eigen::Index t = 0; t < H.rows(); ++t) {
-    chosen[static_cast<std::size_t>(t)] = deepseek ? route_deepseek(logits.row(t), correction, c) : route(logits.row(t), c);
+    chosen[static_cast<std::size_t>(t)] = v3 ? route_deepseek_v3(logits.row(t), correction, c) : route(logits.row(t), c);
     for (const auto& [e, weight] : chosen[static_cast<std::size_t>(t)]) rows[static_cast<std::size_t>(e)].emplace_back(t, static_cast<float>(weight));
   }
   const bool scale_input = c.arch->moe == MoeKind::Llama4;
@@ -380,13 +378,7 @@ Matrix mixture(const Matrix& H, const LayerWeights& w, const TransformerConfig& 
     const Matrix Y = expert_mlp(X, w.experts[static_cast<std::size_t>(e)], c);
     for (std::size_t i = 0; i < mine.size(); ++i) out.row(mine[i].first) += (scale_input ? 1.0f : mine[i].second) * Y.row(static_cast<Eigen::Index>(i));
   }
-  if (w.shared_gate.present()) {
-    Matrix gate = linear(H, w.shared_gate, c.arch->layout);
-    activate(gate, c.activation);
-    Matrix up = linear(H, w.shared_up, c.arch->layout);
-    up.array() *= gate.array();
-    out += linear(up, w.shared_down, c.arch->layout);
-  }
+  if (w.shared_gate.present()) out += gated_mlp(H, w.shared_gate, w.shared_up, w.shared_down, c);
   if (routes) *routes = std::move(chosen);
   return out;
 }

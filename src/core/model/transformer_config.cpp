@@ -77,6 +77,7 @@ Status read_architecture(const Json& c, const std::string& name, TransformerConf
   if (!arch) return Error{name + ": " + arch.error()};
   t.arch = *arch;
   t.positions = t.arch->positions;
+  t.learned_sinks = t.arch->slot(TensorRole::Sinks) != nullptr;  // GPT-OSS's self_attn.sinks
   if (!c.contains("poslab_positions")) return Ok{};
   for (PositionKind p : {PositionKind::Rope, PositionKind::Learned, PositionKind::Sinusoidal, PositionKind::None,
                          PositionKind::Alibi, PositionKind::T5})
@@ -370,43 +371,37 @@ Result<std::vector<std::uint8_t>> layer_list(const Json& c, const char* key, int
 // Llama 4's chunks, q/k norm and temperature: the chunked layers are layer_types'
 // "chunked_attention" ones, else the layers that rotate (transformers' default layer_types).
 Status read_chunks_and_temperature(const Json& c, const std::string& name, TransformerConfig& t) {
-  if (t.arch->chunked_attention) {
-    auto chunk = whole(c, {"attention_chunk_size"}, 0, name);
-    auto qk_norm = flag(c, "use_qk_norm", true, name);
-    // Llama 4 Scout's own config.json says 4 here: transformers takes any number as its truth.
-    auto tuning = c.contains("attn_temperature_tuning") && c["attn_temperature_tuning"].is_number()
-                      ? Result<bool>(c["attn_temperature_tuning"].get<double>() != 0.0)
-                      : flag(c, "attn_temperature_tuning", true, name);
-    auto floor_scale = real(c, {"floor_scale"}, 8192.0, name);
-    auto attn_scale = real(c, {"attn_scale"}, 0.1, name);
-    if (!chunk) return Error{chunk.error()};
-    for (const auto* r : {&qk_norm, &tuning})
-      if (!*r) return Error{r->error()};
-    for (const auto* r : {&floor_scale, &attn_scale})
-      if (!*r) return Error{r->error()};
-    if (*floor_scale <= 0.0) return Error{name + ": \"floor_scale\" must be positive"};
-    t.chunk_size = *chunk;
-    t.qk_l2_norm = *qk_norm;
-    t.temperature_tuning = *tuning;
-    t.floor_scale = *floor_scale;
-    t.attn_scale = *attn_scale;
-    if (c.contains("layer_types") && !c["layer_types"].is_null()) {
-      auto chunked = per_layer(c, "layer_types", t.layers, name, [](const Json& v) -> std::optional<bool> {
-        if (v == "chunked_attention") return true;
-        if (v == "full_attention") return false;
-        return std::nullopt;
-      });
-      if (!chunked) return Error{chunked.error()};
-      t.chunked = *chunked;
-    } else {
-      for (int l = 0; l < t.layers; ++l) t.chunked.push_back(t.rotates(l) ? 1 : 0);
-    }
+  if (!t.arch->chunked_attention) return Ok{};
+  auto chunk = whole(c, {"attention_chunk_size"}, 0, name);
+  auto qk_norm = flag(c, "use_qk_norm", true, name);
+  // Llama 4 Scout's own config.json says 4 here: transformers takes any number as its truth.
+  auto tuning = c.contains("attn_temperature_tuning") && c["attn_temperature_tuning"].is_number()
+                    ? Result<bool>(c["attn_temperature_tuning"].get<double>() != 0.0)
+                    : flag(c, "attn_temperature_tuning", true, name);
+  auto floor_scale = real(c, {"floor_scale"}, 8192.0, name);
+  auto attn_scale = real(c, {"attn_scale"}, 0.1, name);
+  if (!chunk) return Error{chunk.error()};
+  for (const auto* r : {&qk_norm, &tuning})
+    if (!*r) return Error{r->error()};
+  for (const auto* r : {&floor_scale, &attn_scale})
+    if (!*r) return Error{r->error()};
+  if (*floor_scale <= 0.0) return Error{name + ": \"floor_scale\" must be positive"};
+  t.chunk_size = *chunk;
+  t.qk_l2_norm = *qk_norm;
+  t.temperature_tuning = *tuning;
+  t.floor_scale = *floor_scale;
+  t.attn_scale = *attn_scale;
+  if (c.contains("layer_types") && !c["layer_types"].is_null()) {
+    auto chunked = per_layer(c, "layer_types", t.layers, name, [](const Json& v) -> std::optional<bool> {
+      if (v == "chunked_attention") return true;
+      if (v == "full_attention") return false;
+      return std::nullopt;
+    });
+    if (!chunked) return Error{chunked.error()};
+    t.chunked = *chunked;
+  } else {
+    for (int l = 0; l < t.layers; ++l) t.chunked.push_back(t.rotates(l) ? 1 : 0);
   }
-  t.learned_sinks = t.arch->slot(TensorRole::Sinks) != nullptr;
-  auto limit = real(c, {"swiglu_limit"}, 7.0, name);
-  if (!limit) return Error{limit.error()};
-  if (*limit <= 0.0) return Error{name + ": \"swiglu_limit\" must be positive"};
-  t.swiglu_limit = *limit;
   return Ok{};
 }
 
@@ -497,7 +492,7 @@ Status read_deepseek_experts(const Json& c, const std::string& name, Transformer
   t.expert_groups = v3 ? *groups : 1;
   t.groups_kept = v3 ? *kept : 1;
   t.routed_scaling = *scaling;
-  t.norm_topk = *norm;
+  t.norm_topk = v3 && *norm;  // transformers' DeepseekV2 never renormalizes the chosen weights
   for (int l = 0; l < t.layers; ++l) t.sparse.push_back(l >= *dense && l % *freq == 0);
   return Ok{};
 }
@@ -509,6 +504,12 @@ Status read_experts(const Json& c, const std::string& name, TransformerConfig& t
   if (t.arch->moe == MoeKind::None) return Ok{};
   if (t.arch->moe == MoeKind::DeepSeekV2 || t.arch->moe == MoeKind::DeepSeekV3) return read_deepseek_experts(c, name, t);
   if (t.arch->moe == MoeKind::Llama4) t.shared_experts = 1;
+  if (t.arch->moe == MoeKind::GptOss) {  // its experts' clamp
+    auto limit = real(c, {"swiglu_limit"}, 7.0, name);
+    if (!limit) return Error{limit.error()};
+    if (*limit <= 0.0) return Error{name + ": \"swiglu_limit\" must be positive"};
+    t.swiglu_limit = *limit;
+  }
   const bool qwen = t.arch->moe == MoeKind::Qwen3, llama4 = t.arch->moe == MoeKind::Llama4;
   auto experts = whole(c, {qwen ? "num_experts" : "num_local_experts"}, qwen ? -1 : 8, name);
   auto k = whole(c, {"num_experts_per_tok"}, qwen ? -1 : llama4 ? 1 : 2, name);

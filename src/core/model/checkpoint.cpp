@@ -100,7 +100,8 @@ __attribute__((target("avx2"))) void decode_mxfp4_block(const unsigned char* byt
     }
 }
 
-const bool mxfp4_simd = __builtin_cpu_supports("avx2");
+// Initialized with the statics, maybe before libgcc's own constructor has read cpuid: so init first.
+const bool mxfp4_simd = (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
 #else
 constexpr bool mxfp4_simd = false;
 void decode_mxfp4_block(const unsigned char*, float, float*) {}

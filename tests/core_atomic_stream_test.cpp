@@ -8,6 +8,8 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "base/atomic_stream.hpp"
 #include "core/export_data.hpp"
@@ -48,6 +50,27 @@ TEST(AtomicStream, WritesReplacesAndLeavesNothingOnFailure) {
   const Status missing = write_stream_atomic(scratch() / "no" / "such.csv", [](std::ostream&) {});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().find("does not exist"), std::string::npos) << missing.error();
+}
+
+// Two fetches of one model write its refs/main at the same moment from two threads of one process.
+// Each write has a temporary file of its own, so neither renames the other's away.
+TEST(AtomicStream, ThreadsWritingOneFileAtOnceAllSucceed) {
+  const fs::path file = scratch() / "refs-main";
+  constexpr int kThreads = 4, kWrites = 200;
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < kWrites && errors[t].empty(); ++k)
+        if (Status s = write_stream_atomic(file, [&](std::ostream& out) { out << "commit-" << t << "\n"; }); !s.ok())
+          errors[t] = s.error();
+    });
+  for (auto& thread : threads) thread.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+  const std::string last = read_all(file);
+  EXPECT_TRUE(last.rfind("commit-", 0) == 0 && last.size() == 9) << last;
+  for (const auto& entry : fs::directory_iterator(file.parent_path()))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
 }
 
 TEST(AttentionCsv, BlocksGiveTheSameTextAsAFieldAtATime) {

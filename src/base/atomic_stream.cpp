@@ -2,11 +2,17 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
 #include <string>
 #include <vector>
 
 namespace poslab {
+
+std::string unique_temp_tag() {
+  static std::atomic<unsigned long long> counter{0};
+  return std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+}
 
 Status write_stream_atomic(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
   const std::string name = path.string();
@@ -15,7 +21,7 @@ Status write_stream_atomic(const std::filesystem::path& path, const std::functio
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   if (!std::filesystem::is_directory(dir, ec)) return Error{name + ": the folder " + dir.string() + " does not exist"};
   if (std::filesystem::is_directory(path, ec)) return Error{name + ": is a folder"};
-  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
+  const std::filesystem::path tmp = path.string() + ".tmp-" + unique_temp_tag();
   {
     std::ofstream out;
     std::vector<char> buffer(1 << 20);  // large writes: the rows arrive in many small pieces
@@ -32,8 +38,9 @@ Status write_stream_atomic(const std::filesystem::path& path, const std::functio
   }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
+    const std::string why = ec.message();  // before remove() overwrites ec
     std::filesystem::remove(tmp, ec);
-    return Error{name + ": cannot replace the file: " + ec.message()};
+    return Error{name + ": cannot replace the file: " + why};
   }
   return Ok{};
 }

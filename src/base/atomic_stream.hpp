@@ -4,10 +4,16 @@
 #include <filesystem>
 #include <functional>
 #include <ostream>
+#include <string>
 
 #include "base/result.hpp"
 
 namespace poslab {
+
+// "PID-N": unique to this process and this call. Temporary names beside a target carry it, so two
+// threads writing the same file at once (two fetches of one model, say) never share a temporary
+// file and rename it from under each other.
+std::string unique_temp_tag();
 
 // Calls `write` with a stream into a temporary file beside `path`, then renames it over `path`:
 // never half-written, and on failure (including a failed stream) the old file is left as it was.

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <system_error>
 
+#include "base/atomic_stream.hpp"
+
 namespace poslab {
 
 namespace fs = std::filesystem;
@@ -41,9 +43,9 @@ fs::path existing_ancestor(fs::path p) {
   return p.empty() ? fs::path(".") : p;
 }
 
-// A hidden name beside `target`, unique to this process: ".NAME.poslab-PID.tmp".
+// A hidden name beside `target`, unique to this process and call: ".NAME.poslab-PID-N.tmp".
 fs::path temp_beside(const fs::path& folder, const fs::path& target) {
-  return folder / ("." + target.filename().string() + ".poslab-" + std::to_string(::getpid()) + ".tmp");
+  return folder / ("." + target.filename().string() + ".poslab-" + unique_temp_tag() + ".tmp");
 }
 
 std::string errno_text(int err) { return std::generic_category().message(err); }

@@ -1,7 +1,5 @@
 #include "figures/export.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <sstream>
 
@@ -72,7 +70,7 @@ Result<ExportAllPlan> export_all_begin(const State& state, const Results& result
   if (plan.existed && !fs::is_directory(dir, ec)) return Error{dir.string() + ": is a file, not a folder"};
   if (!plan.existed && !fs::create_directories(dir, ec))
     return Error{dir.string() + ": cannot create the folder: " + ec.message()};
-  plan.staging = dir / (".poslab-export-" + std::to_string(::getpid()));
+  plan.staging = dir / (".poslab-export-" + unique_temp_tag());
   if (!fs::create_directory(plan.staging, ec)) {
     const std::string why = ec.message();
     export_all_abort(plan);

@@ -2,11 +2,8 @@
 
 #include <zlib.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +19,8 @@ extern "C" {
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 }
+
+#include "base/atomic_stream.hpp"
 
 namespace poslab::plot {
 
@@ -62,9 +61,7 @@ std::string av_error(int code) {
 
 // A name beside `path` for writing before the rename: hidden, and unique to this process and call.
 fs::path partial_name(const fs::path& path) {
-  static std::atomic<int> counter{0};
-  return path.parent_path() /
-         ("." + path.filename().string() + ".partial-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  return path.parent_path() / ("." + path.filename().string() + ".partial-" + unique_temp_tag());
 }
 
 struct FormatContextDeleter {

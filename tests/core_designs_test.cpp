@@ -1,6 +1,7 @@
 // The pieces of 2025–26's positional designs, each against numbers worked out by hand: MXFP4
 // blocks (GPT-OSS's experts) decoded value by value, learned sinks taking their share of a row,
-// and Llama 4's chunks masking what lies outside a query's chunk, on both CPU paths.
+// and Llama 4's chunks masking what lies outside a query's chunk, on both CPU paths; Gemma 4's
+// layer shapes (wider full-attention heads, proportional RoPE, KV sharing) as its config says.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +12,8 @@
 #include "core/attention/attention.hpp"
 #include "core/model/checkpoint.hpp"
 #include "core/model/forward.hpp"
+#include "core/model/transformer_config.hpp"
+#include "core/model/position_tables.hpp"
 
 namespace poslab {
 namespace {
@@ -139,6 +142,31 @@ TEST(ChunkedAttention, AQuerySeesTheKeysOfItsOwnChunkOnly) {
   EXPECT_LE((attention_context_cpu(sinks_too) - attention_cpu(sinks_too).context).cwiseAbs().maxCoeff(), 1e-5);
 }
 
+// StreamingLLM's cache, first 2 + last 3 over 9 tokens: query 7 sees keys 0, 1, 5, 6 and 7.
+TEST(StreamingAttention, AQuerySeesTheFirstKAndTheLastWKeysOnly) {
+  AttentionInput in = random_input(9, 2, 8, 23);
+  in.causal = true;
+  in.streaming = Streaming{2, 3};
+  const AttentionOutput out = attention_cpu(in);
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) {
+      const bool visible = j <= i && (j < 2 || i - j < 3);
+      EXPECT_EQ(in.masked(i, j), !visible) << i << "," << j;
+      EXPECT_EQ(out.weights[1](i, j) > 0.0f, visible) << i << "," << j;
+      if (!visible) EXPECT_EQ(out.weights[1](i, j), 0.0f);
+    }
+  EXPECT_TRUE(in.cpu_only()) << "the shaders know no streaming mask";
+  EXPECT_LE((attention_context_cpu(in) - out.context).cwiseAbs().maxCoeff(), 1e-5);
+  in.streaming = Streaming{0, 9};  // a window as long as the sentence: plain causal attention
+  AttentionInput plain = in;
+  plain.streaming = {};
+  EXPECT_LE((attention_cpu(in).context - attention_cpu(plain).context).cwiseAbs().maxCoeff(), 0.0f);
+  for (const char* bad : {"2", "2,0", "-1,4", "a,b", "2,3,4", ""}) EXPECT_FALSE(parse_streaming(bad)) << bad;
+  ASSERT_TRUE(parse_streaming("4,256"));
+  EXPECT_EQ(*parse_streaming("4,256"), (Streaming{4, 256}));
+  EXPECT_EQ(to_string(*parse_streaming("none")), "none");
+}
+
 TEST(Llama4Temperature, GrowsLogarithmicallyWithThePositionPastEachFloorScale) {
   TransformerConfig c;
   c.floor_scale = 8192.0;
@@ -147,6 +175,97 @@ TEST(Llama4Temperature, GrowsLogarithmicallyWithThePositionPastEachFloorScale) {
   EXPECT_DOUBLE_EQ(query_temperature(c, 8190), 1.0);
   EXPECT_DOUBLE_EQ(query_temperature(c, 8191), 1.0 + 0.1 * std::log(2.0));  // (8191 + 1) / 8192 = 1
   EXPECT_DOUBLE_EQ(query_temperature(c, 3 * 8192 - 1), 1.0 + 0.1 * std::log(4.0));
+}
+
+// A Gemma 4 text config of six layers (five sliding, the last full): heads of 8 on the sliding
+// layers, 32 on the full one, proportional RoPE turning a quarter of its pairs.
+std::string gemma4_config(const std::string& extra = "") {
+  return R"({"architectures": ["Gemma4ForCausalLM"], "model_type": "gemma4_text", "vocab_size": 50, "hidden_size": 16,
+    "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 32,
+    "intermediate_size": 24, "sliding_window": 4, "hidden_size_per_layer_input": 0,
+    "rope_parameters": {"full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25, "rope_theta": 1000000.0},
+                        "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}})" + extra + "}";
+}
+
+TEST(Gemma4Shapes, FullLayersHaveTheirOwnHeadsAndTurnAShareOfTheirPairs) {
+  auto c = parse_transformer_config(gemma4_config(R"(, "attention_k_eq_v": true, "num_global_key_value_heads": 1, "num_kv_shared_layers": 2,
+    "use_double_wide_mlp": true, "layer_types": ["sliding_attention", "sliding_attention", "full_attention", "sliding_attention",
+    "sliding_attention", "sliding_attention"])"), "config.json");
+  ASSERT_TRUE(c) << c.error();
+  EXPECT_TRUE(c->is_local(0) && !c->is_local(2) && c->is_local(4) && !c->is_local(5)) << "the last layer is full whatever layer_types says";
+  const auto sliding = c->shape(0), full = c->shape(5);
+  EXPECT_EQ(sliding.head_dim, 8);
+  EXPECT_EQ(sliding.kv_heads, 2);
+  EXPECT_EQ(sliding.rotary_dim, 8);
+  EXPECT_DOUBLE_EQ(sliding.rope_fraction, 1.0);
+  EXPECT_EQ(full.head_dim, 32);
+  EXPECT_EQ(full.kv_heads, 1);
+  EXPECT_EQ(c->global_rotating_pairs, 4) << "⌊0.25 · 32 / 2⌋";
+  EXPECT_DOUBLE_EQ(full.rope_fraction, 4.0 / 16.0);
+  EXPECT_EQ(dimension(*c, Dim::QueryWidth, 5), 4 * 32);
+  EXPECT_EQ(dimension(*c, Dim::KvWidth, 5), 32);
+  EXPECT_EQ(dimension(*c, Dim::KvWidth, 0), 16);
+  // The last two layers reuse the last earlier layer of their kind; their MLPs are twice as wide.
+  EXPECT_EQ(c->kv_source(3), -1);
+  EXPECT_EQ(c->kv_source(4), 3);
+  EXPECT_EQ(c->kv_source(5), 2);
+  EXPECT_EQ(c->shape(4).ffn, 48);
+  EXPECT_EQ(c->shape(3).ffn, 24);
+  // The full layer's RoPE: the first four pairs turn at base^(−2i/32), the other twelve not at all.
+  const RopeFrequencies f = model_rope_frequencies(*c, {}, 8, 5);
+  ASSERT_EQ(f.thetas.size(), 16u);
+  for (std::size_t i = 0; i < 16; ++i) EXPECT_DOUBLE_EQ(f.thetas[i], i < 4 ? std::pow(1e6, -2.0 * i / 32.0) : 0.0) << i;
+  PositionIntervention eight;
+  eight.rotary_dim = 8;
+  EXPECT_EQ(model_rope_frequencies(*c, eight, 8, 5).thetas[3], f.thetas[3]);
+  EXPECT_EQ(model_rope_frequencies(*c, eight, 8, 0).thetas.size(), 4u) << "--rotary-dim acts on the full layers alone";
+}
+
+// One transformers revision saves the full layers' heads as per_layer_config instead.
+TEST(Gemma4Shapes, PerLayerConfigGivesTheFullLayersHeads) {
+  auto c = parse_transformer_config(gemma4_config(R"(, "global_head_dim": null, "per_layer_config": {"5": {"head_dim": 24, "num_key_value_heads": 1}})"),
+                                    "config.json");
+  ASSERT_TRUE(c) << c.error();
+  EXPECT_EQ(c->shape(5).head_dim, 24);
+  EXPECT_EQ(c->shape(5).kv_heads, 1);
+  EXPECT_EQ(c->shape(0).head_dim, 8);
+  for (const char* bad : {R"({"2": {"head_dim": 24}})", R"({"5": {"head_dim": 24, "sliding_window": 3}})"}) {
+    auto refused = parse_transformer_config(gemma4_config(std::string(R"(, "per_layer_config": )") + bad), "config.json");
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().find("per_layer_config"), std::string::npos) << refused.error();
+  }
+  auto disagree = parse_transformer_config(gemma4_config(R"(, "per_layer_config": {"5": {"head_dim": 24}})"), "config.json");
+  ASSERT_FALSE(disagree) << "global_head_dim 32 and per_layer_config's 24";
+  EXPECT_NE(disagree.error().find("disagree"), std::string::npos) << disagree.error();
+}
+
+TEST(Gemma4Shapes, ConfigsTransformersCannotRunAreRefusedByName) {
+  const struct {
+    const char* extra;
+    const char* says;
+  } cases[] = {
+      {R"(, "attention_k_eq_v": true)", "num_global_key_value_heads"},
+      {R"(, "num_kv_shared_layers": 6)", "num_kv_shared_layers"},
+      {R"(, "num_kv_shared_layers": 1)", "no earlier layer is of its kind"},
+      {R"(, "global_head_dim": 7)", "global_head_dim"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = parse_transformer_config(gemma4_config(c.extra), "config.json");
+    ASSERT_FALSE(parsed) << c.extra;
+    EXPECT_NE(parsed.error().find(c.says), std::string::npos) << parsed.error();
+  }
+  // Default RoPE on full layers wider than the sliding ones: transformers' cos and sin would not fit them.
+  std::string flat = gemma4_config();
+  flat.replace(flat.find(R"("rope_type": "proportional")"), 27, R"("rope_type": "default")");
+  auto parsed = parse_transformer_config(flat, "config.json");
+  ASSERT_FALSE(parsed);
+  EXPECT_NE(parsed.error().find("proportional"), std::string::npos) << parsed.error();
+  // "proportional" with a share below 1 belongs to Gemma 4.
+  auto llama = parse_transformer_config(R"({"architectures": ["LlamaForCausalLM"], "vocab_size": 50, "hidden_size": 16, "num_hidden_layers": 2,
+    "num_attention_heads": 2, "intermediate_size": 24, "rope_parameters": {"rope_type": "proportional", "partial_rotary_factor": 0.5, "rope_theta": 10000.0}})",
+                                        "config.json");
+  ASSERT_FALSE(llama);
+  EXPECT_NE(llama.error().find("Gemma 4"), std::string::npos) << llama.error();
 }
 
 }  // namespace

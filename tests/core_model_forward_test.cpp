@@ -188,7 +188,8 @@ INSTANTIATE_TEST_SUITE_P(Folders, RealModel,
                                            "opt", "qwen3", "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "phi3_short",
                                            "smollm3", "olmo2", "olmo3", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
                                            "qwen3_moe", "qwen3_moe_fused", "mixtral", "mixtral_window", "gpt_oss", "gpt_oss_bf16",
-                                           "llama4", "llama4_mm", "deepseek_v3", "deepseek_v3_bf16", "deepseek_v2_lite"));
+                                           "llama4", "llama4_mm", "deepseek_v3", "deepseek_v3_bf16", "deepseek_v2_lite", "gemma4",
+                                           "gemma4_moe", "gemma4_mm"));
 
 TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {
   auto llama = open_model("llama");

@@ -104,7 +104,7 @@ TEST(RopeParameters, EveryKeyIsReadOrRefusedByName) {
     const char* message;
   };
   for (const Case& c : {
-           Case{R"({"rope_parameters": {"rope_type": "proportional", "rope_theta": 1e6}})", "rope_type \"proportional\" is not supported"},
+           Case{R"({"rope_parameters": {"rope_type": "dynamic_alpha", "rope_theta": 1e6}})", "rope_type \"dynamic_alpha\" is not supported"},
            Case{R"({"rope_parameters": {"rope_type": "default", "rope_theta": 1e6, "mrope_section": [16, 24]}})", "three section sizes"},
            Case{R"({"rope_parameters": {"rope_type": "default", "rope_theta": 1e6, "mrope_interleaved": true}})", "needs mrope_section"},
            Case{R"({"rope_parameters": {"rope_type": "default", "rope_theta": 1e6, "wobble": 2}})", "rope_parameters.wobble"},
@@ -205,7 +205,8 @@ std::string positional_signature(const TransformerConfig& c) {
     << c.partial_rotary << ' ' << c.rotary_dim << ' ' << c.rope_local_theta.value_or(0) << ' ' << c.sliding_window << ' '
     << static_cast<int>(c.positions) << ' ' << c.t5_buckets << ' ' << c.t5_max_distance << ' ' << c.max_positions << ' '
     << c.rope_fraction << ' ' << c.chunk_size << ' ' << c.qk_l2_norm << ' ' << c.temperature_tuning << ' ' << c.floor_scale << ' '
-    << c.attn_scale << ' ' << static_cast<int>(c.rope_style) << " w";
+    << c.attn_scale << ' ' << static_cast<int>(c.rope_style) << ' ' << c.global_head_dim << ' ' << c.global_kv_heads << ' '
+    << c.keys_as_values << ' ' << c.kv_shared_layers << ' ' << c.global_rotating_pairs << " w";
   for (auto w : c.windowed) s << int(w);
   s << " r";
   for (auto r : c.rope_layers) s << int(r);
@@ -243,6 +244,8 @@ std::pair<Json, Json> variants(const std::string& key, const Json& base, int lay
   else if (key == "rope_parameters") {
     for (Json* j : {&a, &b}) j->erase("rope_scaling");
     a[key] = {{"rope_type", "default"}, {"rope_theta", 300.0}}, b[key] = {{"rope_type", "default"}, {"rope_theta", 700.0}};
+    if (base.contains("global_head_dim"))  // Gemma 4: its full layers' heads are wider, and only proportional RoPE fits them
+      for (Json* j : {&a, &b}) (*j)[key]["rope_type"] = "proportional", (*j)[key]["partial_rotary_factor"] = 0.25;
     for (Json* j : {&a, &b})
       for (const char* old : {"rope_theta", "rotary_emb_base", "global_rope_theta", "rope_local_base_freq", "local_rope_theta"}) j->erase(old);
   } else if (key == "max_position_embeddings" || key == "n_positions") a[key] = 300, b[key] = 400;
@@ -266,6 +269,17 @@ std::pair<Json, Json> variants(const std::string& key, const Json& base, int lay
   else if (key == "use_bidirectional_attention") a[key] = false, b[key] = true;
   else if (key == "position_embedding_type") a[key] = "absolute", b[key] = "relative_key";
   else if (key == "poslab_positions") a[key] = "rope", b[key] = "none";
+  else if (key == "global_head_dim") a[key] = 16, b[key] = 32;
+  else if (key == "num_global_key_value_heads") a[key] = 1, b[key] = 2;
+  else if (key == "attention_k_eq_v") a[key] = false, b[key] = true;
+  else if (key == "num_kv_shared_layers") a[key] = 0, b[key] = 2;
+  else if (key == "per_layer_config") {
+    a[key] = nullptr;
+    b[key] = Json::object();
+    for (int l = 0; l < layers; ++l)
+      if (l == layers - 1 || base["layer_types"][static_cast<std::size_t>(l)] == "full_attention") b[key][std::to_string(l)] = {{"head_dim", 32}};
+    for (Json* j : {&a, &b}) j->erase("global_head_dim");
+  }
   else if (key == "poslab_rope_fraction") a[key] = 0.5, b[key] = 1.0;
   else if (key == "poslab_t5_buckets") a[key] = 16, b[key] = 32;
   else if (key == "poslab_t5_max_distance") a[key] = 64, b[key] = 128;
@@ -279,6 +293,9 @@ std::pair<Json, Json> variants(const std::string& key, const Json& base, int lay
     for (Json* j : {&a, &b}) j->erase("layer_types");
   if (key == "no_rope_layer_interval")
     for (Json* j : {&a, &b}) j->erase("no_rope_layers");
+  // Gemma 4: the full layers' own key/value heads count with attention_k_eq_v, which needs them.
+  if (key == "num_global_key_value_heads") a["attention_k_eq_v"] = b["attention_k_eq_v"] = true;
+  if (key == "attention_k_eq_v") a["num_global_key_value_heads"] = b["num_global_key_value_heads"] = 1;
   return {a, b};
 }
 
@@ -320,7 +337,8 @@ INSTANTIATE_TEST_SUITE_P(Families, PositionalKeys,
                          ::testing::Values("llama", "llama_v5", "qwen2", "gpt2", "poslab_rope", "neox", "gptj", "bloom", "opt", "qwen3",
                                            "mistral", "gemma2", "gemma3", "gemma3_v5", "phi3", "smollm3", "bert", "modernbert", "t5",
                                            "olmo2", "olmo3", "gemma3_mm", "mistral3", "qwen2_5_vl", "qwen2_5_vl_v5", "qwen3_vl",
-                                           "qwen3_moe", "mixtral", "gpt_oss", "llama4", "llama4_mm", "deepseek_v3", "deepseek_v2_lite"));
+                                           "qwen3_moe", "mixtral", "gpt_oss", "llama4", "llama4_mm", "deepseek_v3", "deepseek_v2_lite", "gemma4",
+                                           "gemma4_moe", "gemma4_mm"));
 
 TEST(PositionalKeys, TheDocsTableIsTheCodesTable) {
   std::ifstream in(fs::path(POSLAB_TEST_DATA).parent_path().parent_path() / "docs" / "CONFIG_KEYS.md");

@@ -14,5 +14,6 @@ tests/sanitized_build.sh parser_tests
 /usr/bin/python3 tests/reference/make_wrapper_reference.py build-san/model_reference >/dev/null
 /usr/bin/python3 tests/reference/make_design_reference.py build-san/model_reference >/dev/null
 /usr/bin/python3 tests/reference/make_deepseek_reference.py build-san/model_reference >/dev/null
+/usr/bin/python3 tests/reference/make_gemma4_reference.py build-san/model_reference >/dev/null
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   build-san/tests/parser_tests --gtest_brief=1

@@ -252,6 +252,8 @@ std::vector<StateOption> view_options() {
      [](State& s, std::string_view v) { return parse_tokens_none_or_model(v, "--window", s.model.window); }},
     {"--chunk", "none|N|model", "a model folder: the chunk its chunked layers attend within, N tokens or none (Llama 4; model: its own)",
      [](State& s, std::string_view v) { return parse_tokens_none_or_model(v, "--chunk", s.model.chunk); }},
+    {"--streaming", "K,W|none", "a model folder: every layer sees the first K tokens and the last W only (StreamingLLM) (none)",
+     [](State& s, std::string_view v) { return assign(parse_streaming(v), s.model.streaming); }},
     {"--sinks", "on|off", "a model folder: its learned attention sinks kept or removed (GPT-OSS) (on)",
      [](State& s, std::string_view v) -> Status {
        if (v != "on" && v != "off") return Error{"--sinks must be on or off, not \"" + std::string(v) + "\""};
@@ -360,7 +362,7 @@ bool has_model_folder(const State& state) {
 Status check_given_state_options(const std::function<bool(std::string_view)>& given, const State& state) {
   // A model folder's own design, changed: nothing else has windows, LongRoPE factors, ALiBi
   // slopes to scale, a learned table to shift, or a second stack.
-  static constexpr std::string_view model_only[] = {"--window", "--chunk", "--sinks", "--local-base", "--rope-factors", "--alibi-scale",
+  static constexpr std::string_view model_only[] = {"--window", "--chunk", "--streaming", "--sinks", "--local-base", "--rope-factors", "--alibi-scale",
                                                     "--drop-pairs", "--position-shift", "--stack", "--target"};
   if (!has_model_folder(state))
     for (std::string_view name : model_only)

@@ -8,18 +8,13 @@
 
 #include "core/options.hpp"
 #include "base/files.hpp"
+#include "base/number_text.hpp"
 
 namespace poslab {
 
 namespace {
 
 using Json = nlohmann::json;
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
 
 std::string flag(bool v) { return v ? "true" : "false"; }
 
@@ -102,16 +97,16 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--learned-max", std::to_string(m.learned_max)},
       {"--learned-file", m.learned_file},
       {"--rope-style", std::string(to_string(m.rope_style))},
-      {"--base", number(m.base)},
+      {"--base", number_text(m.base, 17)},
       {"--rotary-dim", std::to_string(m.rotary_dim)},
-      {"--rope-fraction", number(m.rope_fraction)},
+      {"--rope-fraction", number_text(m.rope_fraction, 17)},
       {"--rope-scaling", std::string(to_string(sc.type))},
-      {"--factor", number(sc.factor)},
+      {"--factor", number_text(sc.factor, 17)},
       {"--original-max-position", std::to_string(sc.original_max_position)},
-      {"--low-freq-factor", number(sc.low_freq_factor)},
-      {"--high-freq-factor", number(sc.high_freq_factor)},
-      {"--beta-fast", number(sc.beta_fast)},
-      {"--beta-slow", number(sc.beta_slow)},
+      {"--low-freq-factor", number_text(sc.low_freq_factor, 17)},
+      {"--high-freq-factor", number_text(sc.high_freq_factor, 17)},
+      {"--beta-fast", number_text(sc.beta_fast, 17)},
+      {"--beta-slow", number_text(sc.beta_slow, 17)},
       {"--rope-2d", std::string(to_string(m.rope_2d))},
       {"--cls", flag(m.cls)},
       {"--bias", std::string(to_string(m.bias))},
@@ -122,7 +117,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--heads", std::to_string(m.heads)},
       {"--kv-heads", std::to_string(m.kv_heads)},
       {"--projection", std::string(to_string(m.projection))},
-      {"--sigma", number(m.sigma)},
+      {"--sigma", number_text(m.sigma, 17)},
       {"--seed", std::to_string(m.seed)},
       {"--causal", flag(m.causal)},
       {"--pad-to", std::to_string(m.pad_to)},
@@ -134,10 +129,11 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--position-shift", std::to_string(s.model.position_shift)},
       {"--window", m.window < 0 ? std::string("model") : m.window == 0 ? std::string("none") : std::to_string(m.window)},
       {"--chunk", m.chunk < 0 ? std::string("model") : m.chunk == 0 ? std::string("none") : std::to_string(m.chunk)},
+      {"--streaming", to_string(m.streaming)},
       {"--sinks", m.sinks ? std::string("on") : std::string("off")},
-      {"--local-base", m.local_base > 0.0 ? number(m.local_base) : std::string("model")},
+      {"--local-base", m.local_base > 0.0 ? number_text(m.local_base, 17) : std::string("model")},
       {"--rope-factors", std::string(to_string(m.rope_factors))},
-      {"--alibi-scale", number(m.alibi_scale)},
+      {"--alibi-scale", number_text(m.alibi_scale, 17)},
       {"--drop-pairs", to_string(m.drop_pairs)},
       {"--stack", std::string(to_string(m.stack))},
       {"--target", m.target},
@@ -209,7 +205,7 @@ Result<LoadedSession> parse_session(std::string_view text, const std::string& na
         break;
       case JsonKind::Number:
         if (!value.is_number()) return Error{where + " must be a number"};
-        text_value = value.is_number_integer() ? std::to_string(value.get<long long>()) : number(value.get<double>());
+        text_value = value.is_number_integer() ? std::to_string(value.get<long long>()) : number_text(value.get<double>(), 17);
         break;
       case JsonKind::Text:
         if (!value.is_string()) return Error{where + " must be a string"};

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/number_text.hpp"
+
 namespace poslab {
 
 std::string_view to_string(EncodingKind v) {
@@ -52,11 +54,6 @@ std::string_view to_string(HeatmapValue v) {
 }
 
 namespace {
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 }  // namespace
 
 std::string describe_encoding(const ModelSettings& m) {
@@ -68,21 +65,21 @@ std::string describe_encoding(const ModelSettings& m) {
     case EncodingKind::Binary:
       text = std::string("binary positions ") + (m.binary_values == BinaryValues::ZeroOne ? "{0, 1}" : "{−1, +1}");
       break;
-    case EncodingKind::Sinusoidal: text = "sinusoidal, base " + number(m.base); break;
+    case EncodingKind::Sinusoidal: text = "sinusoidal, base " + number_text(m.base); break;
     case EncodingKind::Learned:
       text = m.learned_file.empty() ? "learned table (seeded, T_max " + std::to_string(m.learned_max) + ")"
                                     : "learned table " + m.learned_file;
       break;
     case EncodingKind::Rope:
       text = std::string("RoPE ") + (m.rope_style == RopeStyle::Interleaved ? "interleaved" : "rotate-half") +
-             ", base " + number(m.base);
+             ", base " + number_text(m.base);
       if (m.grid_width > 0)
         text += std::string(", 2-D ") + (m.rope_2d == Rope2d::Axial ? "axial" : "mixed") + " on " +
                 std::to_string(m.grid_width) + "×" + std::to_string(m.grid_height);
       if (m.rotary_dim > 0) text += ", rotary dim " + std::to_string(m.rotary_dim);
-      if (m.rope_fraction < 1.0) text += ", p " + number(m.rope_fraction);
+      if (m.rope_fraction < 1.0) text += ", p " + number_text(m.rope_fraction);
       if (m.scaling.type != RopeScalingType::None)
-        text += ", " + std::string(to_string(m.scaling.type)) + " ×" + number(m.scaling.factor) + " of " +
+        text += ", " + std::string(to_string(m.scaling.type)) + " ×" + number_text(m.scaling.factor) + " of " +
                 std::to_string(m.scaling.original_max_position);
       if (m.cls) text += ", CLS unrotated";
       break;

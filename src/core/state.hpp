@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/attention/streaming.hpp"
 #include "core/encodings/additive.hpp"
 #include "core/encodings/encodings.hpp"
 #include "base/result.hpp"
@@ -72,6 +73,7 @@ struct ModelSettings {
   DropPairs drop_pairs;         // a model folder's rotary pairs stopped (p-RoPE at inference)
   bool sinks = true;            // GPT-OSS: its learned sinks kept (false: removed)
   int chunk = -1;               // Llama 4: the chunked layers' chunk; 0: none; −1: the model's
+  Streaming streaming;          // StreamingLLM: every layer sees the first K tokens and the last W; off by default
   // An encoder–decoder (T5): whose attention is shown, and the decoder's text (its target).
   ModelStack stack = ModelStack::Encoder;
   std::string target;

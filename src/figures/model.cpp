@@ -225,6 +225,8 @@ HeadsFigure heads_figure(const ModelRun& run, const TransformerConfig& config, f
   const LayerAttention* shown = run.shown().layer(layer);
   if (config.positions == PositionKind::Rope && !config.rotates(layer)) window += ", NoPE";
   if (shown && shown->chunk > 0) window += ", chunks of " + std::to_string(shown->chunk);
+  if (shown && shown->streaming.on())
+    window += ", streaming: first " + std::to_string(shown->streaming.sink) + " + last " + std::to_string(shown->streaming.window);
   if (shown && !shown->sink_share.empty()) window += ", learned sinks";
   const std::string title = t5 ? "Every head of layer " + std::to_string(layer) + " in the encoder, the decoder and the cross-attention"
                                : "Every head of layer " + std::to_string(layer) + window + " · " + stack_grid_title(ModelStack::Encoder, config);
@@ -297,17 +299,26 @@ plot::HeatmapFigure frequency_usage_figure(const ModelRun& run, const Transforme
   spec.title = "RoPE frequency usage · layer " + std::to_string(run.request.layer);
   const int layer = std::clamp(run.request.layer, 0, config.layers - 1);
   const std::string pairs = config.rope_style == RopeStyle::Half ? "(i, i + r/2)" : "(2i, 2i + 1)";
-  const std::string partial = config.rotary_dim < config.head_dim
-                                  ? " · r = " + std::to_string(config.rotary_dim) + " of " + std::to_string(config.head_dim) +
+  const TransformerConfig::LayerShape shape = config.shape(layer);
+  const std::string partial = shape.rotary_dim < shape.head_dim
+                                  ? " · r = " + std::to_string(shape.rotary_dim) + " of " + std::to_string(shape.head_dim) +
                                         " dimensions rotate, the rest never do"
                                   : "";
   spec.subtitle = "mean over positions of ‖q_i‖·‖k_i‖ per rotary pair i " + pairs + ": pair 0 turns fastest" + partial +
                   " · layer " + std::to_string(layer) + ": " + describe_layer_positions(config, layer);
   spec.row_axis = "head";
-  spec.col_axis = "pair i (high → low frequency)";
-  spec.index_rows = spec.index_cols = true;
+  // The pairs this run holds still (θ = 0: proportional RoPE's, p-RoPE's, --drop-pairs'): marked
+  // "·" below their column, and named in the axis, so that what a head uses there is not read as position.
+  const RopeFrequencies turning = model_rope_frequencies(config, run.request.intervention, static_cast<int>(run.shown().ids.size()), layer);
+  std::vector<bool> still(static_cast<std::size_t>(usage.cols()), false);
+  for (Eigen::Index i = 0; i < usage.cols() && static_cast<std::size_t>(i) < turning.thetas.size(); ++i)
+    still[static_cast<std::size_t>(i)] = turning.thetas[static_cast<std::size_t>(i)] == 0.0;
+  const bool any_still = std::find(still.begin(), still.end(), true) != still.end() && config.rotates(layer) && !run.request.intervention.positions_off;
+  spec.col_axis = "pair i (high → low frequency)" + (any_still ? "; · pairs " + layer_ranges(still) + " do not turn" : std::string());
+  spec.index_rows = true;
+  spec.index_cols = !any_still;
   for (Eigen::Index h = 0; h < usage.rows(); ++h) spec.row_labels.push_back(std::to_string(h));
-  for (Eigen::Index i = 0; i < usage.cols(); ++i) spec.col_labels.push_back(std::to_string(i));
+  for (Eigen::Index i = 0; i < usage.cols(); ++i) spec.col_labels.push_back(std::to_string(i) + (any_still && still[static_cast<std::size_t>(i)] ? "·" : ""));
   spec.values = &usage;
   spec.colormap = plot::Colormap::Viridis;
   spec.vmin = 0.0f;
@@ -556,6 +567,7 @@ std::string applicable_options(const TransformerConfig& c) {
   if (c.has_local_layers()) o.push_back("--window");
   if (!c.chunked.empty()) o.push_back("--chunk");
   if (c.learned_sinks) o.push_back("--sinks");
+  if (!c.bidirectional() && !c.encoder_decoder()) o.push_back("--streaming");
   if (c.positions == PositionKind::Rope || c.positions == PositionKind::Learned || c.positions == PositionKind::Sinusoidal)
     o.push_back("--position-shift");
   o.push_back("--permute");
@@ -580,16 +592,19 @@ Status check_interventions_apply(const State& state, const TransformerConfig& c)
     if (m.drop_pairs.fraction > 0.0) return Error{"--drop-pairs stops some of RoPE's pairs" + why};
   }
   // The rotated width is a value of this model's heads: an even number from 2 to their width.
-  if (c.positions == PositionKind::Rope && m.rotary_dim != 0 && (m.rotary_dim < 2 || m.rotary_dim > c.head_dim || m.rotary_dim % 2 != 0))
-    return Error{"--rotary-dim " + std::to_string(m.rotary_dim) + " is out of range: this model's heads have " + std::to_string(c.head_dim) +
-                 " dimensions, so it rotates an even number from 2 to " + std::to_string(c.head_dim - c.head_dim % 2)};
-  if (m.local_base > 0.0 && !c.rope_local_theta) return Error{"--local-base sets the base of Gemma 3's local layers, which this model does not have" + why};
+  const int limit = c.rotary_limit();
+  if (c.positions == PositionKind::Rope && m.rotary_dim != 0 && (m.rotary_dim < 2 || m.rotary_dim > limit || m.rotary_dim % 2 != 0))
+    return Error{"--rotary-dim " + std::to_string(m.rotary_dim) + " is out of range: this model's " + (c.proportional_rope ? "full layers' " : "") +
+                 "heads have " + std::to_string(limit) + " dimensions, so it rotates an even number from 2 to " + std::to_string(limit - limit % 2)};
+  if (m.local_base > 0.0 && !c.rope_local_theta) return Error{"--local-base sets the base of the local (sliding) layers of Gemma 3 and 4, which this model does not have" + why};
   if (m.rope_factors != LongRopeSet::ByLength && c.scaling.type != RopeScalingType::LongRope)
     return Error{"--rope-factors chooses LongRoPE's factors, which this model does not use" + why};
   if (m.alibi_scale != 1.0 && c.positions != PositionKind::Alibi) return Error{"--alibi-scale scales ALiBi's slopes" + why};
   if (m.window >= 0 && !c.has_local_layers()) return Error{"--window changes sliding windows, and no layer of this model has one" + why};
   if (m.chunk >= 0 && c.chunked.empty()) return Error{"--chunk changes chunked attention (Llama 4), and no layer of this model has it" + why};
   if (!m.sinks && !c.learned_sinks) return Error{"--sinks off removes learned attention sinks (GPT-OSS), which this model does not have" + why};
+  if (m.streaming.on() && (c.bidirectional() || c.encoder_decoder()))
+    return Error{"--streaming keeps a causal decoder's first and last tokens, and this model is an encoder" + why};
   if (relative_only && m.position_shift != 0)
     return Error{"--position-shift moves every position alike, which a relative bias cannot see" + why};
   // --encoding and --bias turn the model's own positions off (none) or keep them; another kind

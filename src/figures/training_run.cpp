@@ -8,18 +8,14 @@
 #include <sstream>
 
 #include "core/model/model_run.hpp"
+#include "base/number_text.hpp"
 
 namespace poslab::hub {
 
 namespace {
 
 // A statistic as CSV text: shortest round-trip decimal; never "nan" or "inf" (empty instead).
-std::string number(double v) {
-  if (!std::isfinite(v)) return "";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", v);
-  return text;
-}
+std::string cell_number(double v) { return std::isfinite(v) ? number_text(v, 9) : ""; }
 
 ModelName at_revision(ModelName m, const std::string& revision) {
   m.revision = revision;
@@ -147,8 +143,8 @@ std::string training_csv(const std::vector<RevisionStats>& rows, int layer) {
     for (std::size_t h = 0; h < r.heads.size(); ++h) {
       const HeadSummary& s = r.heads[h];
       out += r.revision + "," + (r.step ? std::to_string(*r.step) : "") + "," + std::to_string(layer) + "," + std::to_string(h) + "," +
-             number(s.previous_token) + "," + number(s.induction) + "," + number(s.sink) + "," + number(s.mean_distance) + "," +
-             number(r.loss) + "\n";
+             cell_number(s.previous_token) + "," + cell_number(s.induction) + "," + cell_number(s.sink) + "," + cell_number(s.mean_distance) + "," +
+             cell_number(r.loss) + "\n";
     }
   return out;
 }

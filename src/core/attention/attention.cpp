@@ -74,6 +74,9 @@ void add_bias_and_mask(const AttentionInput& in, int h, Matrix& S) {
       S.row(i).head(start).setConstant(neg_inf);
       S.row(i).tail(Tk - end).setConstant(neg_inf);
     }
+  if (in.streaming.on())
+    for (int i = 0; i < Tq; ++i)  // keys sink … i − window: between the sink tokens and the window
+      for (int j = in.streaming.sink; j <= i - in.streaming.window && j < Tk; ++j) S(i, j) = neg_inf;
   for (int j = 0; j < Tk; ++j)
     if (in.key_valid[static_cast<std::size_t>(j)] == 0) S.col(j).setConstant(neg_inf);
 }
@@ -179,7 +182,7 @@ Matrix attention_context_cpu(const AttentionInput& input) {
         row.tail(keys - visible).setZero();
         auto head = row.head(visible);
         for (int j = 0; j < visible; ++j)
-          if (input.key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(q, j, input.chunk))
+          if (input.key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(q, j, input.chunk) || outside_stream(q, j, input.streaming))
             head(j) = -std::numeric_limits<float>::infinity();
         softmax_row(head, head_sink(input, h));
       }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attention/streaming.hpp"
 #include "core/encodings/bias.hpp"
 #include "core/encodings/encodings.hpp"
 #include "base/matrix.hpp"
@@ -87,10 +88,11 @@ struct AttentionProblem {
   // A real model's local layer: keys outside its window are masked too (0: none; outside_window).
   int window = 0;
   int chunk = 0;  // Llama 4's chunked layer: keys outside the query's chunk are masked too (outside_chunk)
-  // True where query i may not look at key j (causal future, padding, outside the window or chunk).
+  Streaming streaming;  // --streaming K,W: keys between the first K and the last W masked too
+  // True where query i may not look at key j (causal future, padding, outside the window, chunk or stream).
   bool masked(int i, int j) const {
     return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || outside_window(i, j, window, causal) ||
-           outside_chunk(i, j, chunk);
+           outside_chunk(i, j, chunk) || outside_stream(i, j, streaming);
   }
 };
 
@@ -105,6 +107,7 @@ struct AttentionInput {
   MatricesKept keep;                    // as in AttentionProblem
   float softcap = 0.0f;                 // Gemma 2: scores become c·tanh(s/c) before the bias (CPU only)
   int chunk = 0;                        // Llama 4: a query sees the keys of its own chunk only (CPU only)
+  Streaming streaming;                  // StreamingLLM: the first K keys and the last W only (CPU only)
   // GPT-OSS's learned sinks: one logit per head that joins every row's softmax as an extra key
   // with no value; its share is left out of the weights, so a row sums to less than one. Empty:
   // none (CPU only).
@@ -114,10 +117,10 @@ struct AttentionInput {
   int keys() const { return static_cast<int>(K.rows()); }
   int head_dim() const { return static_cast<int>(Q.cols()) / heads; }
   bool masked(int i, int j) const {
-    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(i, j, chunk);
+    return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(i, j, chunk) || outside_stream(i, j, streaming);
   }
-  // What only the CPU path computes (the shaders know neither soft-capping, chunks nor sinks).
-  bool cpu_only() const { return softcap > 0.0f || chunk > 0 || !sinks.empty() || shaw.has_value(); }
+  // What only the CPU path computes (the shaders know neither soft-capping, chunks, streaming nor sinks).
+  bool cpu_only() const { return softcap > 0.0f || chunk > 0 || streaming.on() || !sinks.empty() || shaw.has_value(); }
   float bias(int h, int i, int j) const {
     return relative_bias.size() == 0 ? 0.0f : relative_bias(h, j - i + queries() - 1);
   }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/encodings/encodings.hpp"
+#include "base/number_text.hpp"
 
 namespace poslab {
 
@@ -95,13 +96,6 @@ std::vector<double> longrope_thetas(int d, double base, const RopeScaling& c, in
 
 Error invalid(const std::string& what) { return Error{"RoPE scaling: " + what}; }
 
-// Shortest readable form of a number for messages ("0.5", not "0.500000").
-std::string show(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 }  // namespace
 
 RopeFrequencies rope_frequencies(int rotary_dim, double base, const RopeScaling& scaling,
@@ -155,29 +149,29 @@ Status validate(const RopeScaling& c) {
   if (c.type == RopeScalingType::None) return Ok{};
   if (!(c.factor >= 1.0) || !std::isfinite(c.factor))
     return invalid("factor must be a finite number ≥ 1 (it is the ratio new length / original "
-                   "length), got " + show(c.factor));
+                   "length), got " + number_text(c.factor));
   if (c.original_max_position < 1)
     return invalid("original_max_position_embeddings must be at least 1, got " +
                    std::to_string(c.original_max_position));
   if (c.type == RopeScalingType::Llama3 &&
       !(c.high_freq_factor > c.low_freq_factor && c.low_freq_factor > 0.0))
     return invalid("Llama 3 needs high_freq_factor > low_freq_factor > 0, got high " +
-                   show(c.high_freq_factor) + " and low " +
-                   show(c.low_freq_factor));
+                   number_text(c.high_freq_factor) + " and low " +
+                   number_text(c.low_freq_factor));
   if (c.type == RopeScalingType::LongRope) {
     if (c.short_factor.empty() || c.short_factor.size() != c.long_factor.size())
       return invalid("LongRoPE needs short_factor and long_factor lists of the same length, one per rotary pair");
     for (const auto* list : {&c.short_factor, &c.long_factor})
       for (double f : *list)
-        if (!(f > 0.0) || !std::isfinite(f)) return invalid("LongRoPE's factors must be finite numbers > 0, got " + show(f));
+        if (!(f > 0.0) || !std::isfinite(f)) return invalid("LongRoPE's factors must be finite numbers > 0, got " + number_text(f));
     if (!(c.attention_factor > 0.0) || !std::isfinite(c.attention_factor))
-      return invalid("LongRoPE's attention_factor must be a finite number > 0, got " + show(c.attention_factor));
+      return invalid("LongRoPE's attention_factor must be a finite number > 0, got " + number_text(c.attention_factor));
   }
   if (c.type == RopeScalingType::Yarn && c.attention_given && !(c.attention_factor > 0.0 && std::isfinite(c.attention_factor)))
-    return invalid("YaRN's attention_factor must be a finite number > 0, got " + show(c.attention_factor));
+    return invalid("YaRN's attention_factor must be a finite number > 0, got " + number_text(c.attention_factor));
   if (c.type == RopeScalingType::Yarn && !(c.beta_fast > c.beta_slow && c.beta_slow > 0.0))
     return invalid("YaRN needs beta_fast > beta_slow > 0, got beta_fast " +
-                   show(c.beta_fast) + " and beta_slow " + show(c.beta_slow));
+                   number_text(c.beta_fast) + " and beta_slow " + number_text(c.beta_slow));
   return Ok{};
 }
 

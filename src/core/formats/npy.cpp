@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/files.hpp"
+#include "base/number_text.hpp"
 
 namespace poslab {
 
@@ -167,13 +168,6 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
   return s + (shape.size() == 1 ? ",)" : ")");
 }
 
-// A double as "1e+300", not std::to_string's 300 digits.
-std::string show(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 enum class DType { F16, F32, F64 };
 
 struct DTypeInfo {
@@ -218,7 +212,7 @@ Result<float> decode(const char* p, DType type) {
       const auto v = std::bit_cast<double>(read_le(p, 8));
       if (!std::isfinite(v)) return Error{"non-finite value (inf or nan)"};
       if (std::fabs(v) > std::numeric_limits<float>::max())
-        return Error{"value " + show(v) + " does not fit a float32"};
+        return Error{"value " + number_text(v) + " does not fit a float32"};
       return static_cast<float>(v);
     }
   }

@@ -6,6 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/number_text.hpp"
+
 namespace poslab {
 
 namespace {
@@ -13,12 +15,6 @@ namespace {
 using Json = nlohmann::json;
 
 bool present(const Json& o, const std::string& key) { return o.contains(key) && !o.at(key).is_null(); }
-
-std::string show(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
 
 // "where.key", or the key alone at the top level (where is empty).
 std::string path(const std::string& where, const std::string& key) { return where.empty() ? key : where + "." + key; }
@@ -59,7 +55,7 @@ Result<RopeScalingType> type_of(const Json& d, const std::string& where) {
     if (to_string(t) == type) return t;
   if (type == "mrope") return RopeScalingType::None;  // Qwen2-VL's first configs: default RoPE with mrope_section
   return Error{where + "." + key + " \"" + type +
-               "\" is not supported (PosLab reads default, linear, dynamic, yarn, llama3, longrope)"};
+               "\" is not supported (PosLab reads default, linear, dynamic, yarn, llama3, longrope, proportional)"};
 }
 
 // The keys each type needs, as transformers' validation requires them (a missing factor is an
@@ -210,6 +206,13 @@ Result<RopeLayerSettings> read_dictionary(const Json& config, const Json& d, con
                    }()};
   }
   RopeLayerSettings spec;
+  // Gemma 4's "proportional" is default RoPE (linear's division when it gives a factor) with a
+  // share of its pairs turning: read as that type, the share kept apart.
+  Json plain = d;
+  if (d.contains("rope_type") && d.at("rope_type") == "proportional") {
+    spec.proportional = true;
+    plain["rope_type"] = present(d, "factor") ? "linear" : "default";
+  }
   if (present(d, "rope_theta")) {
     auto t = number(d, "rope_theta", where);
     if (!t) return Error{t.error()};
@@ -221,7 +224,7 @@ Result<RopeLayerSettings> read_dictionary(const Json& config, const Json& d, con
     spec.partial = {*p, where + ".partial_rotary_factor"};
   }
   if (auto m = read_mrope(d, where, spec); !m) return Error{m.error()};
-  auto type = type_of(d, where);
+  auto type = type_of(plain, where);
   if (!type) return Error{type.error()};
   if (auto s = require(d, *type, where); !s) return Error{s.error()};
   RopeScaling s;
@@ -261,7 +264,7 @@ Result<Sourced<double>> top_level(const Json& config, const std::vector<std::str
       if (!found) {
         found = {*v, k};
       } else if (*v != *found.value) {
-        return Error{name + ": " + found.from + " (" + show(*found.value) + ") and " + k + " (" + show(*v) +
+        return Error{name + ": " + found.from + " (" + number_text(*found.value) + ") and " + k + " (" + number_text(*v) +
                      ") disagree; PosLab will not guess which one the model uses"};
       }
     }
@@ -271,7 +274,7 @@ Result<Sourced<double>> top_level(const Json& config, const std::vector<std::str
 // Both forms give a value: the same one, or a refusal naming both.
 Status agree(const Sourced<double>& a, const Sourced<double>& b, const std::string& name) {
   if (!a || !b || *a.value == *b.value) return Ok{};
-  return Error{name + ": " + a.from + " (" + show(*a.value) + ") and " + b.from + " (" + show(*b.value) +
+  return Error{name + ": " + a.from + " (" + number_text(*a.value) + ") and " + b.from + " (" + number_text(*b.value) +
                ") disagree; PosLab will not guess which one the model uses"};
 }
 
@@ -344,12 +347,14 @@ Status check_local(RopeParameters& r, const std::string& name) {
   if (!r.local) return Ok{};
   if (r.local->scaling)
     return Error{name + ": " + r.local->scaling.from + ": a scaled RoPE on the sliding layers is not supported"};
+  // Gemma 4: the full layers' proportional share is theirs; the sliding layers rotate whole heads.
+  if (r.global.proportional) return Ok{};
   // A rotated share given once (transformers 4's top-level key) is every layer's.
   const double global_partial = r.global.partial ? *r.global.partial.value : 1.0;
   const double local_partial = r.local->partial ? *r.local->partial.value : global_partial;
   if (global_partial != local_partial)
-    return Error{name + ": the sliding and full layers rotate different shares of a head (partial_rotary_factor " + show(local_partial) +
-                 " against " + show(global_partial) + "), which PosLab does not support"};
+    return Error{name + ": the sliding and full layers rotate different shares of a head (partial_rotary_factor " + number_text(local_partial) +
+                 " against " + number_text(global_partial) + "), which PosLab does not support"};
   return Ok{};
 }
 

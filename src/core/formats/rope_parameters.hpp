@@ -42,6 +42,9 @@ struct RopeLayerSettings {
   std::vector<int> mrope_section;
   bool mrope_interleaved = false;
   std::string mrope_from;
+  // Gemma 4's rope_type "proportional": default RoPE over the whole head (÷ factor when given), of
+  // which only the first partial_rotary_factor share of the pairs turn; the others carry nothing.
+  bool proportional = false;
 };
 
 // The model's RoPE: the global (full-attention) layers', and the sliding layers' where they differ.

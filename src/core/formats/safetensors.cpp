@@ -242,6 +242,12 @@ Result<const TensorInfo*> SafetensorsFile::embedding_tensor(const std::string& n
     for (const TensorInfo* t : embed)
       if (t->shape.size() == 2) embed_2d.push_back(t);
     if (embed_2d.size() == 1) return usable(*embed_2d.front());
+    // Gemma 4's per-layer table (embed_tokens_per_layer) beside the token embeddings: the one
+    // whose name ends in embed_tokens.weight is the token embeddings.
+    std::vector<const TensorInfo*> exact;
+    for (const TensorInfo* t : embed_2d)
+      if (t->name.ends_with("embed_tokens.weight")) exact.push_back(t);
+    if (exact.size() == 1) return usable(*exact.front());
     return Error{name_ + ": several tensors are named like embed_tokens; choose one by name: " + list(embed)};
   }
   if (two_d.size() == 1) return usable(*two_d.front());

@@ -394,8 +394,8 @@ bool is_layer_role(TensorRole r) { return r >= TensorRole::AttnNorm; }
 
 std::string supported_families() {
   return "Llama (Llama 2, 3, 3.1, 3.2, TinyLlama), Mistral, Qwen2 / Qwen2.5, Qwen3, SmolLM3, Phi-3 / Phi-3.5 / Phi-4-mini, "
-         "Gemma 2, Gemma 3, OLMo 2, OLMo 3, Qwen3-MoE, Mixtral, GPT-OSS, Llama 4, DeepSeek-V2 / V3, GPT-NeoX / Pythia, GPT-J, BLOOM, OPT, GPT-2; the "
-         "language models of Gemma 3 4B+, Mistral 3, Qwen2.5-VL, Qwen3-VL and Llama 4 Scout / Maverick; the encoders BERT and ModernBERT; the encoder–decoders T5, Flan-T5 and mT5";
+         "Gemma 2, Gemma 3, Gemma 4, OLMo 2, OLMo 3, Qwen3-MoE, Mixtral, GPT-OSS, Llama 4, DeepSeek-V2 / V3, GPT-NeoX / Pythia, GPT-J, BLOOM, OPT, GPT-2; the "
+         "language models of Gemma 3 4B+, Gemma 4, Mistral 3, Qwen2.5-VL, Qwen3-VL and Llama 4 Scout / Maverick; the encoders BERT and ModernBERT; the encoder–decoders T5, Flan-T5 and mT5";
 }
 
 const TensorSlot* Architecture::slot(TensorRole role) const {

@@ -48,6 +48,9 @@ enum class Stacks { One, EncoderDecoder };
 enum class TensorRole {
   Embed, EmbedNorm, EmbedNormBias, Positions, RelativeBias, FinalNorm, FinalNormBias, LmHead, LmHeadBias,
   TokenTypes, HeadDense, HeadDenseBias, HeadNorm, HeadNormBias, DecoderFinalNorm, DecoderRelativeBias,
+  // Gemma 4's per-layer inputs: a second embedding table (every layer's slice side by side), the
+  // projection of the embeddings into the same slices, and that projection's norm.
+  EmbedPerLayer, PerLayerProjection, PerLayerProjectionNorm,
   AttnNorm, AttnNormBias, Q, K, V, QBias, KBias, VBias, Qkv, QkvBias, QNorm, KNorm, O, OBias, PostAttnNorm,
   MlpNorm, MlpNormBias, Gate, Up, GateUp, UpBias, Down, DownBias, PostMlpNorm,
   CrossNorm, CrossQ, CrossK, CrossV, CrossO,
@@ -60,7 +63,13 @@ enum class TensorRole {
   // DeepSeek's multi-head latent attention: q through a low-rank pair (q_a, its norm, q_b) or one
   // q_proj; kv_a gives the compressed key-value and the shared RoPE key, kv_b each head's key and
   // value; the router's correction bias (V3: for choosing only).
-  QA, QANorm, QB, KvA, KvANorm, KvB, RouterCorrection
+  QA, QANorm, QB, KvA, KvANorm, KvB, RouterCorrection,
+  // Gemma 4: a layer's per-layer input (a gate from x, the input's slice, a projection back, its
+  // norm), the scalar the layer's output is multiplied by, and its mixture beside the dense MLP:
+  // the router's scale and per-expert scale, the experts' own pre- and post-norms and the dense
+  // MLP's post-norm before the two are added.
+  PerLayerGate, PerLayerUp, PostPerLayerNorm, LayerScalar, RouterScale, RouterExpertScale, PreExpertNorm, PostExpertNorm,
+  PostDenseNorm
 };
 bool is_layer_role(TensorRole r);
 
@@ -70,10 +79,15 @@ bool is_layer_role(TensorRole r);
 // Experts: a mixture's expert count; ExpertFfn: an expert's inner width (moe_intermediate_size, or
 // Mixtral's intermediate_size), FusedExpertFfn twice that (gate and up stacked).
 // SharedExpertFfn: the shared experts' width (n_shared_experts × the expert width; Llama 4: one).
+// HeadDim, QueryWidth, KvWidth, Ffn and FusedFfn are the layer's own (Gemma 4's full-attention
+// layers have wider heads and their own key/value heads; its KV-sharing layers a double-wide MLP).
+// PerLayerInput: Gemma 4's per-layer input width; PerLayerAll: every layer's (layers × it);
+// PerLayerVocab: its table's rows. One: a single number (a layer's scalar).
 // QLoraRank, KvLoraRank, KvAWidth (the compressed kv and the RoPE key), KvBWidth (each head's key
 // and value), ValueWidth (heads × v_head_dim): DeepSeek's latent attention.
 enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, FusedFfn, HeadDim, Vocab, Positions, Heads, Buckets, TokenTypes,
-                 Experts, ExpertFfn, FusedExpertFfn, SharedExpertFfn, QLoraRank, KvLoraRank, KvAWidth, KvBWidth, ValueWidth };
+                 Experts, ExpertFfn, FusedExpertFfn, SharedExpertFfn, QLoraRank, KvLoraRank, KvAWidth, KvBWidth, ValueWidth,
+                 PerLayerInput, PerLayerAll, PerLayerVocab, One };
 
 // When the tensor is read: always, or only when the config asks for it. IfPresent: read when the
 // files have it (ModernBERT's first layer has no attention norm; BertModel has no masked-LM head).
@@ -81,8 +95,11 @@ enum class Dim { None, Hidden, QueryWidth, KvWidth, FusedQkv, Ffn, FusedFfn, Hea
 // IfDenseLayer / IfSparseLayer: a mixture of experts' dense MLP layers (Qwen3-MoE's
 // mlp_only_layers) and its expert layers.
 // IfQLora / IfNoQLora: DeepSeek's q through q_a and q_b (q_lora_rank set) or one q_proj.
+// IfOwnKeys: a layer that projects its own keys (Gemma 4's last num_kv_shared_layers reuse an
+// earlier layer's); IfOwnValues: one that projects its values apart from its keys (not Gemma 4's
+// attention_k_eq_v full layers). IfPerLayerInputs: Gemma 4 with hidden_size_per_layer_input.
 enum class Need { Always, IfAttentionBias, IfUntied, IfLearnedPositions, IfT5Positions, IfPresent, IfGatedMlp, IfPlainMlp,
-                  IfDenseLayer, IfSparseLayer, IfQLora, IfNoQLora };
+                  IfDenseLayer, IfSparseLayer, IfQLora, IfNoQLora, IfOwnKeys, IfOwnValues, IfPerLayerInputs };
 
 
 struct TensorSlot {
@@ -112,7 +129,10 @@ struct TensorSlot {
 // DeepSeek-V3's: sigmoid scores, chosen with a correction bias among the best groups of experts,
 // weighed by the uncorrected scores (renormalized when norm_topk_prob) × routed_scaling_factor;
 // DeepSeek-V2's: softmax over every expert, the top k × routed_scaling_factor. Both add shared experts.
-enum class MoeKind { None, Qwen3, Mixtral, GptOss, Llama4, DeepSeekV2, DeepSeekV3 };
+// Gemma 4's (26B-A4B): beside the dense MLP of every layer; the router reads the residual
+// RMS-normed without weight × its scale × hidden^−½, softmax over every expert, the top k
+// renormalized, each × its per_expert_scale.
+enum class MoeKind { None, Qwen3, Mixtral, GptOss, Llama4, DeepSeekV2, DeepSeekV3, Gemma4 };
 
 // The config.json keys that give a size (the first present wins; the first is named in messages).
 struct ConfigKeys {
@@ -168,6 +188,11 @@ struct Architecture {
   bool chunked_attention = false;
   // DeepSeek: multi-head latent attention, positions on a qk_rope_head_dim slice of each head only.
   bool latent_attention = false;
+  // Gemma 4: full-attention layers with heads of their own (global_head_dim, and with
+  // attention_k_eq_v their own key/value heads whose values are the keys' projection), proportional
+  // RoPE on them, the last layers reusing earlier layers' keys and values, per-layer inputs, a
+  // scalar per layer; its last layer is always full (as transformers forces it).
+  bool layer_shapes = false;
   NormPlacement norm_placement = NormPlacement::Pre;
   OutputHead head = OutputHead::NextToken;
   Stacks stacks = Stacks::One;
@@ -208,7 +233,8 @@ std::vector<Architecture> wrapper_architectures(const Architecture& gemma3, cons
 // The mixtures of experts (Qwen3-MoE, Mixtral).
 std::vector<Architecture> moe_architectures(const Architecture& qwen3, const Architecture& mistral);
 // The positional designs of 2025–26: GPT-OSS (learned sinks), Llama 4 (NoPE layers, chunks,
-// temperature tuning), text model and wrapper, and DeepSeek-V2 / V3 (decoupled RoPE).
+// temperature tuning), text model and wrapper, DeepSeek-V2 / V3 (decoupled RoPE), and Gemma 4
+// (proportional RoPE on wider full-attention heads), text model and wrapper.
 std::vector<Architecture> design_architectures(const Architecture& llama);
 
 // Every architecture PosLab runs.

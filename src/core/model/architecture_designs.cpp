@@ -163,11 +163,89 @@ Architecture deepseek(const Architecture& llama, bool v3) {
   return a;
 }
 
+// Gemma 4's text model (Gemma4ForCausalLM): Gemma 3's block with RMSNorms × w (not 1 + w), q and
+// k normed per head and v normed without weight, scores unscaled (q·k, the norms set the scale);
+// sliding layers (five of six by default, the last always full) with default RoPE on head_dim;
+// full layers with heads of global_head_dim, proportional RoPE and, with attention_k_eq_v, their
+// own key/value heads whose values are the keys' projection (no v_proj). The last
+// num_kv_shared_layers layers project no keys or values. Per-layer inputs (a second embedding
+// table and a projection of the embeddings, added through a gate after each layer's MLP), a
+// scalar per layer, and in the mixture (26B-A4B) a router over stacked experts beside the dense MLP.
+Architecture gemma4_text(const Architecture& llama) {
+  Architecture a = llama;
+  a.name = "gemma4_text";
+  a.title = "Gemma 4";
+  a.classes = {"Gemma4ForCausalLM", "Gemma4TextModel"};
+  a.model_types = {"gemma4_text"};
+  a.scale_embeddings = true;
+  a.scaled_scores = false;
+  a.windows = WindowRule::Pattern;
+  a.layer_shapes = true;
+  a.moe = MoeKind::Gemma4;
+  a.keys.activation = "hidden_activation";
+  a.keys.window_pattern = {};
+  a.defaults.activation = "gelu_pytorch_tanh";
+  a.defaults.tie_embeddings = true;
+  a.defaults.max_positions = 131072;
+  a.defaults.sliding_window = 512;
+  a.defaults.rope_theta = 1000000.0;
+  a.defaults.partial_rotary = 0.25;
+  const std::string l = "model.layers.{L}.";
+  for (TensorSlot& t : a.tensors) {
+    if (t.role == R::MlpNorm) t.name = l + "pre_feedforward_layernorm.weight";
+    if (t.role == R::K) t.need = Need::IfOwnKeys;
+    if (t.role == R::V) t.need = Need::IfOwnValues;
+    if (t.role == R::KBias || t.role == R::VBias) t.need = Need::IfPresent;  // absent where the layer reuses or shares them
+  }
+  insert_before(a, R::O, {{R::QNorm, l + "self_attn.q_norm.weight", Dim::HeadDim, Dim::None},
+                          {R::KNorm, l + "self_attn.k_norm.weight", Dim::HeadDim, Dim::None, Need::IfOwnKeys}});
+  insert_before(a, R::MlpNorm, {{R::PostAttnNorm, l + "post_attention_layernorm.weight", Dim::Hidden, Dim::None}});
+  const std::vector<TensorSlot> after_mlp = {
+      {R::PostMlpNorm, l + "post_feedforward_layernorm.weight", Dim::Hidden, Dim::None},
+      {R::PostDenseNorm, l + "post_feedforward_layernorm_1.weight", Dim::Hidden, Dim::None, Need::IfSparseLayer},
+      {R::Router, l + "router.proj.weight", Dim::Experts, Dim::Hidden, Need::IfSparseLayer},
+      {R::RouterScale, l + "router.scale", Dim::Hidden, Dim::None, Need::IfSparseLayer},
+      {R::RouterExpertScale, l + "router.per_expert_scale", Dim::Experts, Dim::None, Need::IfSparseLayer},
+      stacked(R::ExpertGateUp, l + "experts.gate_up_proj", Dim::FusedExpertFfn, Dim::Hidden, WeightLayout::OutIn),
+      stacked(R::ExpertDown, l + "experts.down_proj", Dim::Hidden, Dim::ExpertFfn, WeightLayout::OutIn),
+      {R::PreExpertNorm, l + "pre_feedforward_layernorm_2.weight", Dim::Hidden, Dim::None, Need::IfSparseLayer},
+      {R::PostExpertNorm, l + "post_feedforward_layernorm_2.weight", Dim::Hidden, Dim::None, Need::IfSparseLayer},
+      {R::PerLayerGate, l + "per_layer_input_gate.weight", Dim::PerLayerInput, Dim::Hidden, Need::IfPerLayerInputs},
+      {R::PerLayerUp, l + "per_layer_projection.weight", Dim::Hidden, Dim::PerLayerInput, Need::IfPerLayerInputs},
+      {R::PostPerLayerNorm, l + "post_per_layer_input_norm.weight", Dim::Hidden, Dim::None, Need::IfPerLayerInputs},
+      {R::LayerScalar, l + "layer_scalar", Dim::One, Dim::None, Need::IfPresent}};
+  insert_before(a, R::FinalNorm, after_mlp);
+  insert_before(a, R::AttnNorm, {{R::EmbedPerLayer, "model.embed_tokens_per_layer.weight", Dim::PerLayerVocab, Dim::PerLayerAll, Need::IfPerLayerInputs},
+                                 {R::PerLayerProjection, "model.per_layer_model_projection.weight", Dim::PerLayerAll, Dim::Hidden, Need::IfPerLayerInputs},
+                                 {R::PerLayerProjectionNorm, "model.per_layer_projection_norm.weight", Dim::PerLayerInput, Dim::None, Need::IfPerLayerInputs}});
+  return a;
+}
+
+// Gemma 4 as published (Gemma4ForConditionalGeneration): the text model's keys in text_config over
+// configuration_gemma4.py's Gemma4TextConfig defaults, its tensors under model.language_model.*.
+Architecture gemma4(const Architecture& text) {
+  Architecture a = text;
+  a.name = "gemma4";
+  a.title = "Gemma 4 (multimodal)";
+  a.classes = {"Gemma4ForConditionalGeneration"};
+  a.model_types = {"gemma4"};
+  a.in_text_config = true;
+  a.text_defaults = R"({"vocab_size": 262144, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 30,
+    "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh",
+    "max_position_embeddings": 131072, "rms_norm_eps": 1e-6, "tie_word_embeddings": true, "sliding_window": 512,
+    "vocab_size_per_layer_input": 262144, "hidden_size_per_layer_input": 256, "attention_k_eq_v": false,
+    "num_kv_shared_layers": 0, "enable_moe_block": false, "use_double_wide_mlp": false})";
+  a.renames = {{"model.language_model.", "model."}, {"language_model.model.", "model."}, {"language_model.lm_head.", "lm_head."}};
+  a.wrapper_note = "its language model; images and audio are not run";
+  return a;
+}
+
 }  // namespace
 
 std::vector<Architecture> design_architectures(const Architecture& llama) {
   const Architecture text = llama4_text(llama);
-  return {gpt_oss(llama), text, llama4(text), deepseek(llama, true), deepseek(llama, false)};
+  const Architecture gemma4_model = gemma4_text(llama);
+  return {gpt_oss(llama), text, llama4(text), deepseek(llama, true), deepseek(llama, false), gemma4_model, gemma4(gemma4_model)};
 }
 
 }  // namespace poslab

@@ -278,6 +278,15 @@ WeightTensor* LayerWeights::slot(TensorRole role) {
     case TensorRole::KvANorm: return &kv_a_norm;
     case TensorRole::KvB: return &kv_b;
     case TensorRole::RouterCorrection: return &router_correction;
+    case TensorRole::PerLayerGate: return &per_layer_gate;
+    case TensorRole::PerLayerUp: return &per_layer_up;
+    case TensorRole::PostPerLayerNorm: return &post_per_layer_norm;
+    case TensorRole::LayerScalar: return &layer_scalar;
+    case TensorRole::RouterScale: return &router_scale;
+    case TensorRole::RouterExpertScale: return &router_expert_scale;
+    case TensorRole::PreExpertNorm: return &pre_expert_norm;
+    case TensorRole::PostExpertNorm: return &post_expert_norm;
+    case TensorRole::PostDenseNorm: return &post_dense_norm;
     default: return nullptr;
   }
 }
@@ -300,6 +309,9 @@ WeightTensor* Checkpoint::model_slot(TensorRole role) {
     case TensorRole::HeadNormBias: return &head_norm_bias_;
     case TensorRole::DecoderFinalNorm: return &decoder_final_norm_;
     case TensorRole::DecoderRelativeBias: return &decoder_relative_bias_;
+    case TensorRole::EmbedPerLayer: return &embed_per_layer_;
+    case TensorRole::PerLayerProjection: return &per_layer_projection_;
+    case TensorRole::PerLayerProjectionNorm: return &per_layer_projection_norm_;
     default: return nullptr;
   }
 }
@@ -370,7 +382,7 @@ Result<WeightTensor> Checkpoint::resolve(const TensorIndex& index, const TensorS
     return Error{folder_.string() + ": the tensor " + layer_tensor(slot.name, layer, expert) + " is missing (" + cfg.arch->name + " needs it)"};
   }
   if (!is_needed(cfg, slot.need, layer)) return w;  // present but unused (a bias config.json turns off)
-  const std::int64_t rows = dimension(cfg, slot.rows), cols = dimension(cfg, slot.cols);
+  const std::int64_t rows = dimension(cfg, slot.rows, layer), cols = dimension(cfg, slot.cols, layer);
   const SafetensorsFile& file = *found->file;
   const TensorInfo& t = *found->info;
   w.name = t.name;

@@ -65,6 +65,10 @@ struct LayerWeights {
   WeightTensor sinks;                  // GPT-OSS: each head's learned sink logit
   WeightTensor q_a, q_a_norm, q_b, kv_a, kv_a_norm, kv_b;  // DeepSeek's latent attention
   WeightTensor router_correction;      // DeepSeek-V3: added to the scores for choosing only
+  // Gemma 4: the per-layer input's gate, projection and norm; the layer's scalar; the router's
+  // scales; the experts' pre- and post-norm and the dense MLP's post-norm beside them.
+  WeightTensor per_layer_gate, per_layer_up, post_per_layer_norm, layer_scalar;
+  WeightTensor router_scale, router_expert_scale, pre_expert_norm, post_expert_norm, post_dense_norm;
   std::vector<ExpertWeights> experts;  // views into the mapped files, never copies
   WeightTensor* slot(TensorRole role);  // null for a role that is not a layer's
 };
@@ -102,6 +106,10 @@ class Checkpoint {
   const std::vector<LayerWeights>& decoder_layers() const { return decoder_layers_; }
   const WeightTensor& decoder_final_norm() const { return decoder_final_norm_; }
   const WeightTensor& decoder_relative_bias() const { return decoder_relative_bias_; }
+  // Gemma 4's per-layer inputs: their table, the projection of the embeddings into them, its norm.
+  const WeightTensor& embed_per_layer() const { return embed_per_layer_; }
+  const WeightTensor& per_layer_projection() const { return per_layer_projection_; }
+  const WeightTensor& per_layer_projection_norm() const { return per_layer_projection_norm_; }
   std::uint64_t weight_bytes() const { return weight_bytes_; }
   std::string dtype() const { return dtype_; }                    // "BF16", or "F32+F16" when mixed
 
@@ -125,6 +133,7 @@ class Checkpoint {
   WeightTensor embed_, positions_, final_norm_, final_norm_bias_, lm_head_, relative_bias_;
   WeightTensor lm_head_bias_, embed_norm_, embed_norm_bias_, token_types_;
   WeightTensor head_dense_, head_dense_bias_, head_norm_, head_norm_bias_, decoder_final_norm_, decoder_relative_bias_;
+  WeightTensor embed_per_layer_, per_layer_projection_, per_layer_projection_norm_;
   std::vector<LayerWeights> layers_, decoder_layers_;
   std::uint64_t weight_bytes_ = 0;
   std::string dtype_;

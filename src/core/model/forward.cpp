@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <vector>
@@ -42,6 +43,8 @@ std::string describe(const PositionIntervention& v) {
     sep() << (v.drop_pairs->highest ? "highest " : "lowest ") << std::lround(100.0 * v.drop_pairs->fraction) << "% of RoPE's pairs stopped";
   if (v.sinks_off) sep() << "learned sinks removed";
   if (v.chunk) sep() << (*v.chunk == 0 ? std::string("no chunks") : "chunks of " + std::to_string(*v.chunk));
+  if (v.streaming.on())
+    sep() << "streaming: the first " << v.streaming.sink << " and the last " << v.streaming.window << " tokens";
   return s.tellp() > 0 ? s.str() : "unchanged";
 }
 
@@ -56,7 +59,14 @@ RopeFrequencies model_rope_frequencies(const TransformerConfig& c, const Positio
   const double theta = local ? v.local_base.value_or(*c.rope_local_theta) : v.rope_theta.value_or(c.rope_theta);
   RopeScaling scaling = layer >= 0 && c.unscaled_rope(layer) ? RopeScaling{} : v.scaling.value_or(c.scaling);
   if (v.rope_factors) scaling.longrope_set = *v.rope_factors;
-  RopeFrequencies f = rotary_angles(v.rotary_dim.value_or(c.rotary_dim), theta, scaling, tokens + std::max(0, v.position_shift), c.rope_fraction);
+  const TransformerConfig::LayerShape shape = c.shape(layer);
+  int rotary = shape.rotary_dim;
+  double fraction = shape.rope_fraction;
+  // --rotary-dim: the turning dimensions of every head; in Gemma 4, of the full layers' heads,
+  // whose proportional RoPE keeps its frequencies over the whole head and turns that many pairs.
+  if (v.rotary_dim && !c.arch->layer_shapes) rotary = *v.rotary_dim;
+  if (v.rotary_dim && c.proportional_rope && layer >= 0 && !c.is_local(layer)) fraction = static_cast<double>(*v.rotary_dim / 2) / (shape.head_dim / 2);
+  RopeFrequencies f = rotary_angles(rotary, theta, scaling, tokens + std::max(0, v.position_shift), fraction);
   if (v.drop_pairs) drop_pairs(f.thetas, *v.drop_pairs);
   return f;
 }
@@ -156,6 +166,7 @@ class ForwardPass {
   Status run_layer(const Stack& s, int l, Matrix& X, const Matrix* encoded);
   Result<Matrix> attend(const Stack& s, int l, QkvProjections p, bool keep);
   void llama4_queries_and_keys(int l, QkvProjections& p, LayerAttention& layer) const;
+  void share_keys_and_values(int l, QkvProjections& p);
   void split_latent_scores(const AttentionInput& in, LayerAttention& layer) const;
   Result<Matrix> attend_encoder(int l, const LayerWeights& w, const Matrix& H, const Matrix& encoded, bool keep);
   Result<Matrix> compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids);
@@ -171,6 +182,8 @@ class ForwardPass {
   ForwardResult result_;
   CpuBackend cpu_;
   AttentionBackend* backend_ = nullptr;
+  std::map<int, std::pair<Matrix, Matrix>> shared_kv_;  // Gemma 4: the keys and values later layers reuse, by layer
+  Matrix per_layer_inputs_;                             // Gemma 4: T × (layers · width)
 };
 
 // The model's first stack over T tokens: its relative bias and window, RoPE for its global and
@@ -232,27 +245,30 @@ Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool
   layer.stack = s.stack;
   layer.position_bias = (c.positions == PositionKind::Alibi || c.positions == PositionKind::T5) && !options_.intervention.positions_off;
   layer.window = first ? layer_window(c, options_.intervention, l) : 0;
-  if (keep && first && c.positions == PositionKind::Rope && c.rotary_dim >= 2) layer.frequency_usage = frequency_usage(p.Q, p.K, c);
+  const TransformerConfig::LayerShape shape = c.shape(first ? l : -1);
+  if (first) share_keys_and_values(l, p);
+  if (keep && first && c.positions == PositionKind::Rope && shape.rotary_dim >= 2) layer.frequency_usage = frequency_usage(p.Q, p.K, c, shape);
   const bool local = first && c.is_local(l);
   const std::optional<RopeSpec>& rope = local ? s.rope_local : s.rope_global;
   if (first && rope && c.rotates(l)) {
-    rotate(p.Q, c.heads, c.head_dim, *rope);
-    rotate(p.K, c.kv_heads, c.head_dim, *rope);
+    rotate(p.Q, c.heads, shape.head_dim, *rope);
+    rotate(p.K, shape.kv_heads, shape.head_dim, *rope);
     layer.rotated = true;
   }
   if (first) llama4_queries_and_keys(l, p, layer);
-  if (c.query_scale > 0.0) p.Q *= static_cast<float>(c.query_scale * std::sqrt(static_cast<double>(c.head_dim)));
+  if (c.query_scale > 0.0) p.Q *= static_cast<float>(c.query_scale * std::sqrt(static_cast<double>(shape.head_dim)));
   AttentionInput in;
   if (first) {
     in.chunk = layer.chunk = layer_chunk(c, options_.intervention, l);
+    in.streaming = layer.streaming = options_.intervention.streaming;
     if (c.learned_sinks && !options_.intervention.sinks_off) {
       const RowVector sinks = read_vector((*s.layers)[static_cast<std::size_t>(l)].sinks);
       in.sinks.assign(sinks.data(), sinks.data() + sinks.size());
     }
   }
   in.Q = std::move(p.Q);
-  in.K = repeat_kv(p.K, c.kv_heads, c.heads, c.head_dim);
-  in.V = repeat_kv(p.V, c.kv_heads, c.heads, c.head_dim);
+  in.K = repeat_kv(p.K, shape.kv_heads, c.heads, shape.head_dim);
+  in.V = repeat_kv(p.V, shape.kv_heads, c.heads, shape.head_dim);
   in.heads = c.heads;
   in.causal = s.causal;
   in.softcap = static_cast<float>(c.attn_softcap);
@@ -260,6 +276,24 @@ Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool
   in.relative_bias = local ? s.bias_local : s.bias_global;
   if (first && keep && c.latent()) split_latent_scores(in, layer);
   return compute(std::move(in), std::move(layer), keep, first ? result_.ids : result_.decoder_ids);
+}
+
+// Gemma 4's KV sharing: a layer that others reuse keeps its keys (normed, before RoPE) and
+// values; a layer that reuses takes them (and rotates the keys as its kind does, as they were).
+void ForwardPass::share_keys_and_values(int l, QkvProjections& p) {
+  const TransformerConfig& c = model_.config();
+  if (c.kv_shared_layers <= 0) return;
+  if (const int source = c.kv_source(l); source >= 0) {
+    const auto& [K, V] = shared_kv_.at(source);
+    p.K = K;
+    p.V = V;
+    return;
+  }
+  for (int later = c.layers - c.kv_shared_layers; later < c.layers; ++later)
+    if (c.kv_source(later) == l) {
+      shared_kv_[l] = {p.K, p.V};
+      return;
+    }
 }
 
 // DeepSeek: each head's score as its content part (q_nope·k_nope) and its position part
@@ -344,7 +378,7 @@ Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* en
     result_.experts.resize(static_cast<std::size_t>(c.layers));
     routes = &result_.experts[static_cast<std::size_t>(l)];
   }
-  auto context = attend(s, l, project_qkv(H, w, c), s.keep_self && keeps(l));
+  auto context = attend(s, l, project_qkv(H, w, c, encoded ? -1 : l), s.keep_self && keeps(l));
   if (!context) return Error{context.error()};
   Matrix out = linear(c.latent() ? latent_context(*context, c) : *context, w.o, c.arch->layout);
   add_bias(out, w.o_bias);
@@ -352,10 +386,10 @@ Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* en
   if (auto st = check_finite(out, where + "'s attention"); !st) return st;
   if (post) {
     X = norm(X + out, w.attn_norm, w.attn_norm_bias);
-    X = norm(X + feed_forward(X, w, c, routes), w.mlp_norm, w.mlp_norm_bias);
+    X = norm(X + feed_forward(X, w, c, routes, l), w.mlp_norm, w.mlp_norm_bias);
   } else if (c.parallel_residual) {
     const Matrix H2 = w.mlp_norm.present() ? norm(X, w.mlp_norm, w.mlp_norm_bias) : H;
-    X += out + feed_forward(H2, w, c, routes);
+    X += out + feed_forward(H2, w, c, routes, l);
   } else {
     X += out;
     if (encoded) {
@@ -363,8 +397,12 @@ Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* en
       if (!cross) return Error{cross.error()};
       X += linear(*cross, w.cross_o, c.arch->layout);
     }
-    X += feed_forward(norm(X, w.mlp_norm, w.mlp_norm_bias), w, c, routes);
+    X += feed_forward(norm(X, w.mlp_norm, w.mlp_norm_bias), w, c, routes, encoded ? -1 : l, &X);
   }
+  // Gemma 4: the layer's per-layer input through its gate, then the layer's scalar.
+  if (!encoded && per_layer_inputs_.size() > 0)
+    add_per_layer_input(X, w, c, per_layer_inputs_.middleCols(static_cast<Eigen::Index>(l) * c.per_layer_input, c.per_layer_input));
+  if (w.layer_scalar.present()) X *= read_vector(w.layer_scalar)(0);
   return check_finite(X, where + "'s MLP");
 }
 
@@ -482,11 +520,12 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   result_.backend = backend_->name();
   Matrix X = embed_tokens(model_, ids, v, !c.encoder_decoder());
   if (auto s = check_finite(X, "the embeddings"); !s) return Error{s.error()};
-  // Soft-capped scores (Gemma 2), learned sinks (GPT-OSS) and chunks (Llama 4) are the CPU path's alone.
+  per_layer_inputs_ = per_layer_inputs(model_, ids, X);
+  // Soft-capped scores (Gemma 2), learned sinks (GPT-OSS), chunks (Llama 4) and streaming attention are the CPU path's alone.
   if (backend_ != &cpu_) {
     const bool chunks = v.chunk.value_or(c.chunk_size) > 0 && !c.chunked.empty();
     const char* why = c.attn_softcap > 0.0 ? "Gemma 2's soft-capped scores" : c.learned_sinks && !v.sinks_off ? "GPT-OSS's learned sinks"
-                    : chunks ? "Llama 4's chunked attention" : nullptr;
+                    : chunks ? "Llama 4's chunked attention" : v.streaming.on() ? "streaming attention" : nullptr;
     if (why) {
       backend_ = &cpu_;
       result_.backend = cpu_.name() + " (" + why + " run on the CPU)";

@@ -35,6 +35,7 @@ struct PositionIntervention {
   std::optional<DropPairs> drop_pairs;  // RoPE's lowest or highest pairs stopped
   bool sinks_off = false;              // GPT-OSS: the learned sinks removed (an ordinary softmax)
   std::optional<int> chunk;            // Llama 4: the chunked layers' chunk, N tokens; 0: no chunks
+  Streaming streaming;                 // StreamingLLM: every layer sees the first K tokens and the last W
   bool any() const { return !(*this == PositionIntervention{}); }
   bool operator==(const PositionIntervention&) const = default;
 };
@@ -89,8 +90,11 @@ struct LayerAttention {
   ModelStack stack = ModelStack::Encoder;  // whose attention this is (T5: encoder, decoder or cross)
   // Whether query i cannot see key j: the future (causal), or outside the window — `window` or
   // more tokens back (causal), more than window / 2 away either side (an encoder's).
-  bool masked(int i, int j) const { return (causal && j > i) || outside_window(i, j, window, causal) || outside_chunk(i, j, chunk); }
+  bool masked(int i, int j) const {
+    return (causal && j > i) || outside_window(i, j, window, causal) || outside_chunk(i, j, chunk) || outside_stream(i, j, streaming);
+  }
   int chunk = 0;           // Llama 4: keys outside the query's chunk of this many tokens are masked; 0: none
+  Streaming streaming;     // --streaming K,W: keys between the first K and the last W masked
   bool temperature = false;  // Llama 4's NoPE layer: the queries scaled by a temperature growing with the position
   // GPT-OSS: per head, each query's share of the row that went to the learned sink (the row's
   // weights sum to 1 minus it); empty without sinks.

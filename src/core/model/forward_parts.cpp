@@ -13,13 +13,12 @@ namespace poslab {
 
 namespace {
 
-// The embeddings' factor √hidden (Gemma) as Hugging Face forms it: a tensor of the weights' dtype,
-// so a BF16 model multiplies by √hidden rounded to BF16.
-float embedding_scale(const Checkpoint& model) {
-  const float s = std::sqrt(static_cast<float>(model.config().hidden));
-  if (model.embed().type == WeightType::F32) return s;
-  const float rounded = model.embed().type == WeightType::BF16 ? round_to_bf16(s) : round_to_f16(s);
-  return rounded;
+// An embedding table's factor √width (Gemma's √hidden, Gemma 4's per-layer √width) as Hugging Face
+// forms it: a tensor of the table's dtype, so a BF16 model multiplies by √width rounded to BF16.
+float embedding_scale(const WeightTensor& table, int width) {
+  const float s = std::sqrt(static_cast<float>(width));
+  if (table.type == WeightType::F32) return s;
+  return table.type == WeightType::BF16 ? round_to_bf16(s) : round_to_f16(s);
 }
 
 }  // namespace
@@ -38,8 +37,8 @@ Status check_request(const TransformerConfig& c, const std::vector<int>& ids, co
     return Error{"the RoPE base must be greater than 1"};
   if (v.scaling)
     if (auto s = validate(*v.scaling); !s) return s;
-  if (v.rotary_dim && (*v.rotary_dim < 2 || *v.rotary_dim > c.head_dim || *v.rotary_dim % 2 != 0))
-    return Error{"the rotated dimensions must be an even number from 2 to head_dim (" + std::to_string(c.head_dim) + ")"};
+  if (v.rotary_dim && (*v.rotary_dim < 2 || *v.rotary_dim > c.rotary_limit() || *v.rotary_dim % 2 != 0))
+    return Error{"the rotated dimensions must be an even number from 2 to head_dim (" + std::to_string(c.rotary_limit()) + ")"};
   if (v.window && *v.window < 0) return Error{"a window must be 0 (none) or more tokens"};
   if (v.local_base && !(*v.local_base > 1.0 && std::isfinite(*v.local_base))) return Error{"the local RoPE base must be greater than 1"};
   if (v.alibi_scale && !(*v.alibi_scale >= 0.0 && std::isfinite(*v.alibi_scale))) return Error{"ALiBi's slope factor must be 0 or more"};
@@ -62,7 +61,7 @@ Matrix embed_tokens(const Checkpoint& model, const std::vector<int>& ids, const 
   const int T = static_cast<int>(ids.size());
   Matrix X(T, c.hidden);
   for (int t = 0; t < T; ++t) read_rows(model.embed(), ids[static_cast<std::size_t>(t)], 1, X.row(t).data());
-  if (c.arch->scale_embeddings) X *= embedding_scale(model);
+  if (c.arch->scale_embeddings) X *= embedding_scale(model.embed(), c.hidden);
   if (model.token_types().present()) {
     RowVector segment(c.hidden);
     read_rows(model.token_types(), 0, 1, segment.data());
@@ -114,6 +113,29 @@ Matrix with_window(Matrix bias, int heads, int T, int window, bool bidirectional
   bias.leftCols(T - 1 - half).setConstant(neg_inf);   // o = −(T−1) … −(half+1)
   bias.rightCols(T - 1 - half).setConstant(neg_inf);  // o = half+1 … T−1
   return bias;
+}
+
+Matrix per_layer_inputs(const Checkpoint& model, const std::vector<int>& ids, const Matrix& X) {
+  const TransformerConfig& c = model.config();
+  const int P = c.per_layer_input, T = static_cast<int>(ids.size());
+  if (P <= 0) return Matrix();
+  Matrix table(T, static_cast<Eigen::Index>(c.layers) * P);
+  for (int t = 0; t < T; ++t) {
+    const int id = ids[static_cast<std::size_t>(t)];
+    if (id < c.per_layer_vocab) read_rows(model.embed_per_layer(), id, 1, table.row(t).data());
+    else table.row(t).setZero();  // transformers' table has no such row either: ids past it are not Gemma 4's text tokens
+  }
+  table *= embedding_scale(model.embed_per_layer(), P);
+  Matrix projected = linear(X, model.per_layer_projection(), WeightLayout::OutIn) * static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.hidden)));
+  normalize_heads(projected, model.per_layer_projection_norm(), P, c.norm_eps, c.arch->norm_offset);
+  return (projected + table) * static_cast<float>(1.0 / std::sqrt(2.0));
+}
+
+void add_per_layer_input(Matrix& X, const LayerWeights& w, const TransformerConfig& c, const Eigen::Ref<const Matrix>& input) {
+  Matrix gate = linear(X, w.per_layer_gate, c.arch->layout);
+  activate(gate, c.activation);
+  gate.array() *= input.array();
+  X += normalize(linear(gate, w.per_layer_up, c.arch->layout), w.post_per_layer_norm, {}, c.arch->norm, c.norm_eps, c.arch->norm_offset);
 }
 
 void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
@@ -190,7 +212,7 @@ Matrix latent_context(const Matrix& context, const TransformerConfig& c) {
   return out;
 }
 
-QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
+QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, int layer) {
   if (c.latent()) return project_latent(H, w, c);
   const WeightLayout layout = c.arch->layout;
   QkvProjections p;
@@ -199,27 +221,40 @@ QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const Transfo
     add_bias(QKV, w.qkv_bias);
     p = split_fused(QKV, c);
   } else {
+    // Gemma 4: a layer sharing keys and values projects neither (the attention takes them from the
+    // layer it shares with); one with attention_k_eq_v takes its values from the keys' projection.
     p.Q = linear(H, w.q, layout);
-    p.K = linear(H, w.k, layout);
-    p.V = linear(H, w.v, layout);
     add_bias(p.Q, w.q_bias);
-    add_bias(p.K, w.k_bias);
-    add_bias(p.V, w.v_bias);
+    if (w.k.present()) {
+      p.K = linear(H, w.k, layout);
+      add_bias(p.K, w.k_bias);
+    }
+    if (w.v.present()) {
+      p.V = linear(H, w.v, layout);
+      add_bias(p.V, w.v_bias);
+    } else if (c.keys_as_values && w.k.present()) {
+      p.V = p.K;
+    }
   }
   // Per head (Qwen3, Gemma 3: a norm of head_dim), or over the whole projection (OLMo 2: a norm as
   // wide as q or k): the weight's length says which.
   if (w.q_norm.present()) normalize_heads(p.Q, w.q_norm, static_cast<int>(w.q_norm.rows * w.q_norm.cols), c.norm_eps, c.arch->norm_offset);
-  if (w.k_norm.present()) normalize_heads(p.K, w.k_norm, static_cast<int>(w.k_norm.rows * w.k_norm.cols), c.norm_eps, c.arch->norm_offset);
+  if (w.k_norm.present() && p.K.size() > 0) normalize_heads(p.K, w.k_norm, static_cast<int>(w.k_norm.rows * w.k_norm.cols), c.norm_eps, c.arch->norm_offset);
+  // Gemma 4's v_norm: each value head RMS-normed, without a weight.
+  if (c.arch->layer_shapes && p.V.size() > 0) normalize_heads(p.V, {}, c.shape(layer).head_dim, c.norm_eps, 0.0);
   return p;
 }
 
-Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
+namespace {
+
+// The MLP before Gemma's norm of its output.
+Matrix mlp_body(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, int ffn) {
   const WeightLayout layout = c.arch->layout;
   Matrix up, gate;
   if (w.gate_up.present()) {
     const Matrix both = linear(H, w.gate_up, layout);
-    gate = both.leftCols(c.intermediate);
-    up = both.rightCols(c.intermediate);
+    gate = both.leftCols(ffn);
+    up = both.rightCols(ffn);
   } else {
     up = linear(H, w.up, layout);
     add_bias(up, w.up_bias);
@@ -233,6 +268,13 @@ Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c) {
   }
   Matrix down = linear(up, w.down, layout);
   add_bias(down, w.down_bias);
+  return down;
+}
+
+}  // namespace
+
+Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, int layer) {
+  Matrix down = mlp_body(H, w, c, c.shape(layer).ffn);
   if (w.post_mlp_norm.present()) down = normalize(down, w.post_mlp_norm, {}, c.arch->norm, c.norm_eps, c.arch->norm_offset);
   return down;
 }
@@ -355,17 +397,21 @@ ExpertChoice route_deepseek_v3(const Eigen::Ref<const RowVector>& logits, const 
   return chosen;
 }
 
-// A sparse layer: each expert runs once, on the rows routed to it, and adds its weighted output.
-// Llama 4 weighs the expert's input instead of its output, and adds its shared expert's MLP.
-Matrix mixture(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes) {
-  Matrix logits = linear(H, w.router, c.arch->layout);  // T × experts
+// A sparse layer: each expert runs once, on the rows of H routed to it, and adds its weighted
+// output; the router reads `routed` (H itself but in Gemma 4). Llama 4 weighs the expert's input
+// instead of its output, and adds its shared expert's MLP; Gemma 4 × each expert's own scale.
+Matrix mixture(const Matrix& H, const Matrix& routed, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes) {
+  Matrix logits = linear(routed, w.router, c.arch->layout);  // T × experts
   add_bias(logits, w.router_bias);
+  const RowVector expert_scale = w.router_expert_scale.present() ? read_vector(w.router_expert_scale) : RowVector();
   const bool v3 = c.arch->moe == MoeKind::DeepSeekV3;
   const RowVector correction = w.router_correction.present() ? read_vector(w.router_correction) : RowVector();
   std::vector<ExpertChoice> chosen(static_cast<std::size_t>(H.rows()));
   std::vector<std::vector<std::pair<Eigen::Index, float>>> rows(static_cast<std::size_t>(c.experts));
   for (Eigen::Index t = 0; t < H.rows(); ++t) {
     chosen[static_cast<std::size_t>(t)] = v3 ? route_deepseek_v3(logits.row(t), correction, c) : route(logits.row(t), c);
+    if (expert_scale.size() > 0)
+      for (auto& [e, weight] : chosen[static_cast<std::size_t>(t)]) weight *= expert_scale(e);
     for (const auto& [e, weight] : chosen[static_cast<std::size_t>(t)]) rows[static_cast<std::size_t>(e)].emplace_back(t, static_cast<float>(weight));
   }
   const bool scale_input = c.arch->moe == MoeKind::Llama4;
@@ -385,13 +431,34 @@ Matrix mixture(const Matrix& H, const LayerWeights& w, const TransformerConfig& 
 
 }  // namespace
 
-Matrix feed_forward(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes) {
-  if (!w.router.present()) return mlp(H, w, c);
-  return mixture(H, w, c, routes);
+namespace {
+
+// Gemma 4's mixture beside its dense MLP, both from the half's input X (the residual): the dense
+// MLP of the normed X, post-normed; the experts on X normed by their own pre-norm, routed by X
+// RMS-normed without weight × the router's scale × hidden^−½, post-normed; their sum normed again.
+Matrix dense_beside_experts(const Matrix& X, const Matrix& H, const LayerWeights& w, const TransformerConfig& c, int layer,
+                            std::vector<ExpertChoice>* routes) {
+  const auto norm = [&c](const Matrix& M, const WeightTensor& weight) { return normalize(M, weight, {}, c.arch->norm, c.norm_eps, c.arch->norm_offset); };
+  Matrix routed = X;
+  normalize_heads(routed, {}, c.hidden, c.norm_eps, 0.0);
+  routed.array().rowwise() *= (read_vector(w.router_scale) * static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.hidden)))).array();
+  const Matrix experts = mixture(norm(X, w.pre_expert_norm), routed, w, c, routes);
+  return norm(norm(mlp_body(H, w, c, c.shape(layer).ffn), w.post_dense_norm) + norm(experts, w.post_expert_norm), w.post_mlp_norm);
+}
+
+}  // namespace
+
+Matrix feed_forward(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes, int layer,
+                    const Matrix* input) {
+  if (!w.router.present()) return mlp(H, w, c, layer);
+  if (c.arch->moe == MoeKind::Gemma4 && input) return dense_beside_experts(*input, H, w, c, layer, routes);
+  return mixture(H, H, w, c, routes);
 }
 
 double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o) {
-  const double t = T, width = std::max({c.hidden, c.intermediate, c.query_width() + 2 * c.kv_width()});
+  const TransformerConfig::LayerShape widest = c.shape(c.layers - 1);  // Gemma 4: the full layers' heads, the double-wide MLP
+  const double t = T, width = std::max({c.hidden, widest.ffn, c.per_layer_input * c.layers,
+                                        std::max(c.query_width() + 2 * c.kv_width(), widest.query_width(c.heads) + 2 * widest.kv_width())});
   const double kept = o.all_layers ? c.layers + 2.0 * c.decoder_layers
                                    : static_cast<double>(o.keep_layers.size()) * (o.all_stacks && c.encoder_decoder() ? 3.0 : 1.0);
   const double squares = static_cast<double>(c.heads) * t * t * (2.0 + 2.0 * kept);

@@ -45,17 +45,27 @@ struct QkvProjections {
 };
 // q, k and v of H, fused or apart, with their biases and Qwen3's / Gemma 3's per-head norms;
 // DeepSeek's latent attention, each head [position part | content part] (project_latent).
-QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c);
+// Gemma 4: K and V empty where the layer shares another's, V the keys' projection with
+// attention_k_eq_v, and every value head normed without weight (v_norm); `layer` gives its width.
+QkvProjections project_qkv(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, int layer);
 // DeepSeek: the heads' contexts of their [v | 0] values, v_head_dim each, side by side.
 Matrix latent_context(const Matrix& context, const TransformerConfig& c);
 
 // MLP(h): gated (down(act(gate) ⊙ up); gate and up fused in Phi-3 and ModernBERT) or plain
 // (down(act(up))), then Gemma's norm of the output.
-Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c);
+Matrix mlp(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, int layer);
 
 // A layer's feed-forward half: its MLP, or a mixture's router and the experts it chooses (only
 // those run, each on the tokens routed to it); `routes`, when given, gets each position's choice.
-Matrix feed_forward(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes);
+// `input`: the half's input before its norm (H), which Gemma 4's router and experts read.
+Matrix feed_forward(const Matrix& H, const LayerWeights& w, const TransformerConfig& c, std::vector<ExpertChoice>* routes, int layer,
+                    const Matrix* input = nullptr);
+
+// Gemma 4's per-layer inputs, T × (layers · width): each token's row of the per-layer table × √width,
+// plus the embeddings X projected and normed per layer, the sum × 2^−½.
+Matrix per_layer_inputs(const Checkpoint& model, const std::vector<int>& ids, const Matrix& X);
+// x += norm(up(act(gate(x)) ⊙ input)): a layer's per-layer input added after its MLP.
+void add_per_layer_input(Matrix& X, const LayerWeights& w, const TransformerConfig& c, const Eigen::Ref<const Matrix>& input);
 
 // The bytes a pass over T tokens takes at its peak.
 double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o);

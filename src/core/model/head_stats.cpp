@@ -48,12 +48,12 @@ HeadSummary summarize(const Matrix& A, const std::vector<int>& ids) {
   return s;
 }
 
-Matrix frequency_usage(const Matrix& Q, const Matrix& K, const TransformerConfig& c) {
-  const int pairs = c.rotary_dim / 2, group = c.heads / c.kv_heads;
+Matrix frequency_usage(const Matrix& Q, const Matrix& K, const TransformerConfig& c, const TransformerConfig::LayerShape& shape) {
+  const int pairs = shape.rotary_dim / 2, group = c.heads / shape.kv_heads;
   const bool interleaved = c.rope_style == RopeStyle::Interleaved;
   Matrix U = Matrix::Zero(c.heads, pairs);
   for (int h = 0; h < c.heads; ++h) {
-    const int qo = h * c.head_dim, ko = (h / group) * c.head_dim;
+    const int qo = h * shape.head_dim, ko = (h / group) * shape.head_dim;
     for (int i = 0; i < pairs; ++i) {
       double sum = 0.0;
       for (Eigen::Index t = 0; t < Q.rows(); ++t) {

@@ -81,8 +81,8 @@ void activate(Matrix& X, Activation a) {
 }
 
 void normalize_heads(Matrix& X, const WeightTensor& w, int head_dim, double eps, double offset) {
-  RowVector weight = read_vector(w);
-  weight.array() += static_cast<float>(offset);
+  RowVector weight = w.present() ? read_vector(w) : RowVector::Zero(head_dim);
+  weight.array() += static_cast<float>(w.present() ? offset : 1.0);
   for (Eigen::Index t = 0; t < X.rows(); ++t)
     for (Eigen::Index h = 0; h + head_dim <= X.cols(); h += head_dim) {
       auto x = X.row(t).segment(h, head_dim);

@@ -16,7 +16,8 @@ void add_bias(Matrix& Y, const WeightTensor& b);
 // there is no norm (w absent).
 Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps, double offset = 0.0);
 
-// The same RMSNorm on each head_dim-wide block of each row (Qwen3's and Gemma 3's q and k norms).
+// The same RMSNorm on each head_dim-wide block of each row (Qwen3's and Gemma 3's q and k norms);
+// without a weight (w absent) the RMS division alone (Gemma 4's v_norm and router norm).
 void normalize_heads(Matrix& X, const WeightTensor& w, int head_dim, double eps, double offset);
 
 void activate(Matrix& X, Activation a);

@@ -1,6 +1,7 @@
 #include "core/model/model_run.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/model/tasks.hpp"
@@ -43,6 +44,7 @@ void reset_model_interventions(State& state, const TransformerConfig& c) {
   m.drop_pairs = defaults.drop_pairs;
   m.sinks = defaults.sinks;
   m.chunk = defaults.chunk;
+  m.streaming = defaults.streaming;
   state.view.permutation = 0;
 }
 
@@ -61,13 +63,14 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
     if (m.base != config.rope_theta) v.rope_theta = m.base;
     if (!(m.scaling == config.scaling)) v.scaling = m.scaling;
     if (m.rope_style != config.rope_style) v.pairing = m.rope_style;
-    if (m.rotary_dim != 0 && m.rotary_dim != config.rotary_dim) v.rotary_dim = m.rotary_dim;
+    if (m.rotary_dim != 0 && m.rotary_dim != config.own_rotary_dim()) v.rotary_dim = m.rotary_dim;
     if (m.local_base > 0.0) v.local_base = m.local_base;
     if (m.rope_factors != LongRopeSet::ByLength) v.rope_factors = m.rope_factors;
     if (m.drop_pairs.fraction > 0.0) v.drop_pairs = m.drop_pairs;
   }
   if (m.window >= 0) v.window = m.window;
   if (m.chunk >= 0) v.chunk = m.chunk;
+  v.streaming = m.streaming;
   v.sinks_off = config.learned_sinks && !m.sinks;
   if (config.positions == PositionKind::Alibi && m.alibi_scale != 1.0) v.alibi_scale = m.alibi_scale;
   v.position_shift = m.position_shift;
@@ -76,6 +79,11 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
 
 std::string ModelRun::describe() const {
   std::string s = poslab::describe(request.intervention);
+  if (window_alone_loss && std::isfinite(*window_alone_loss)) {
+    char loss[64];
+    std::snprintf(loss, sizeof loss, " (the last %d alone: loss %.4f)", request.intervention.streaming.window, *window_alone_loss);
+    s += loss;
+  }
   if (request.shuffle_seed != 0) s = (s == "unchanged" ? "" : s + " · ") + "tokens shuffled (seed " + std::to_string(request.shuffle_seed) + ")";
   return s;
 }
@@ -161,6 +169,16 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
     auto changed = run_forward(model, changed_ids, o);
     if (!changed) return Error{changed.error()};
     run.changed = std::move(*changed);
+    if (request.intervention.streaming.on() && request.intervention.streaming.sink > 0) {
+      o.intervention.streaming.sink = 0;
+      o.keep_layers.clear();
+      o.summarize_all_layers = false;
+      o.top_activations = 0;
+      o.progress = nullptr;
+      auto window = run_forward(model, changed_ids, o);
+      if (!window) return Error{window.error()};
+      run.window_alone_loss = window->loss;
+    }
   }
   return run;
 }
@@ -184,7 +202,7 @@ Results layer_results(const ForwardResult& f, int layer, const TransformerConfig
   for (const std::string& t : f.query_tokens()) r.tokens.push_back(Token{t, -1, false, false});
   for (const std::string& t : f.key_tokens()) r.key_tokens.push_back(Token{t, -1, false, false});
   const int Tq = static_cast<int>(r.tokens.size()), Tk = static_cast<int>(r.key_tokens.size());
-  const Eigen::Index width = static_cast<Eigen::Index>(config.heads) * config.head_dim;
+  const Eigen::Index width = static_cast<Eigen::Index>(config.heads) * config.shape(f.stack == ModelStack::Encoder ? layer : -1).head_dim;
   r.problem.Xq = Matrix::Zero(Tq, width);
   r.problem.Xkv = Matrix::Zero(Tk, width);
   r.problem.heads = config.heads;
@@ -194,6 +212,7 @@ Results layer_results(const ForwardResult& f, int layer, const TransformerConfig
     r.problem.causal = a->causal;
     r.problem.window = a->window;
     r.problem.chunk = a->chunk;
+    r.problem.streaming = a->streaming;
     r.attention.scores = a->scores;
     r.attention.weights = a->weights;
     r.attention.sink_share = a->sink_share;
@@ -213,6 +232,7 @@ std::string describe_model(const TransformerConfig& c) {
   std::string s = c.arch->name + " · " + std::to_string(c.layers) + " layers · " + std::to_string(c.heads) + " heads";
   if (c.kv_heads != c.heads) s += " (" + std::to_string(c.kv_heads) + " key/value)";
   s += " · d_h " + std::to_string(c.head_dim);
+  if (c.global_head_dim > 0 && c.global_head_dim != c.head_dim) s += " (full layers " + std::to_string(c.global_head_dim) + ")";
   if (c.positions == PositionKind::Learned) return s + " · learned absolute positions";
   if (c.positions == PositionKind::Sinusoidal) return s + " · sinusoidal positions added";
   if (c.positions == PositionKind::None) return s + " · no positions (NoPE)";

@@ -52,6 +52,9 @@ struct ModelRun {
   ModelRequest request;
   ForwardResult unchanged;
   std::optional<ForwardResult> changed;  // with the request's changes, when it has any
+  // Streaming attention with sink tokens: the loss of its window alone (K = 0), beside the
+  // unchanged model's and the streaming one's — what StreamingLLM's Fig. 3 compares.
+  std::optional<double> window_alone_loss;
   const ForwardResult& shown() const { return changed ? *changed : unchanged; }
   std::string describe() const;          // "unchanged", or what was changed
   // What the user should know of this run, one sentence each: text the tokenizer left out,

@@ -5,24 +5,35 @@
 #include <map>
 #include <sstream>
 
+#include "base/number_text.hpp"
+
 namespace poslab {
 
 namespace {
 
-std::string number(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 std::string rope_words(double base, const RopeScaling& scaling) {
-  std::string s = "RoPE base " + number(base);
+  std::string s = "RoPE base " + number_text(base);
   if (scaling.type == RopeScalingType::LongRope)
     s += ", LongRoPE (short factors up to " + std::to_string(scaling.original_max_position) + " tokens, long beyond; attention ×" +
-         number(scaling.attention_factor) + ")";
+         number_text(scaling.attention_factor) + ")";
   else if (scaling.type != RopeScalingType::None)
-    s += ", " + std::string(to_string(scaling.type)) + " ×" + number(scaling.factor);
+    s += ", " + std::string(to_string(scaling.type)) + " ×" + number_text(scaling.factor);
   if (scaling.type == RopeScalingType::Yarn) s += " over " + std::to_string(scaling.original_max_position);
+  return s;
+}
+
+// Gemma 4: the layer's proportional RoPE (how many of its heads' pairs turn), its heads where they
+// differ from the model's, values that are the keys, and the layer whose keys and values it reads.
+std::string layer_shape_words(const TransformerConfig& c, int layer) {
+  const TransformerConfig::LayerShape shape = c.shape(layer);
+  std::string s;
+  if (c.proportional_rope && !c.is_local(layer) && c.positions == PositionKind::Rope)
+    s += ", proportional: " + std::to_string(static_cast<int>(std::lround(shape.rope_fraction * (shape.head_dim / 2)))) + " of " +
+         std::to_string(shape.head_dim / 2) + " pairs turn";
+  if (shape.head_dim != c.head_dim) s += ", heads of " + std::to_string(shape.head_dim);
+  if (shape.kv_heads != c.kv_heads) s += ", " + std::to_string(shape.kv_heads) + " key/value head" + (shape.kv_heads == 1 ? "" : "s");
+  if (c.keys_as_values && !c.is_local(layer)) s += ", values = keys";
+  if (const int source = c.kv_source(layer); source >= 0) s += ", keys and values of layer " + std::to_string(source);
   return s;
 }
 
@@ -33,8 +44,8 @@ std::string describe_layer_positions(const TransformerConfig& c, int layer) {
   switch (c.positions) {
     case PositionKind::Rope:
       if (!c.rotates(layer))
-        s = "no positions (NoPE)" + (c.temperature_tuning ? ", queries × (1 + " + number(c.attn_scale) + "·ln(floor((p + 1) / " +
-                                                               number(c.floor_scale) + ") + 1))" : std::string());
+        s = "no positions (NoPE)" + (c.temperature_tuning ? ", queries × (1 + " + number_text(c.attn_scale) + "·ln(floor((p + 1) / " +
+                                                               number_text(c.floor_scale) + ") + 1))" : std::string());
       else if (c.unscaled_rope(layer)) s = rope_words(c.rope_local_theta.value_or(c.rope_theta), RopeScaling{});
       else s = rope_words(c.rope_theta, c.scaling);
       break;
@@ -50,6 +61,7 @@ std::string describe_layer_positions(const TransformerConfig& c, int layer) {
           (c.bidirectional() ? ", both directions)" : ")");
       break;
   }
+  if (c.arch->layer_shapes) s += layer_shape_words(c, layer);
   if (c.is_local(layer))
     s += c.bidirectional() ? ", window ±" + std::to_string(c.sliding_window / 2) : ", window " + std::to_string(c.sliding_window);
   if (c.is_chunked(layer)) s += ", chunks of " + std::to_string(c.chunk_size);
@@ -110,8 +122,9 @@ std::string describe_positions(const TransformerConfig& c) {
     const double mscale2 = c.query_scale * std::sqrt(static_cast<double>(c.head_dim));
     s += " · latent attention: positions only on that slice, whose key is one for every head (decoupled RoPE); kv rank " +
          std::to_string(c.kv_lora_rank) + (c.q_lora_rank > 0 ? ", q rank " + std::to_string(c.q_lora_rank) : std::string()) +
-         (std::abs(mscale2 - 1.0) > 1e-12 ? "; softmax scale × " + number(mscale2) + " (YaRN's mscale²)" : std::string());
+         (std::abs(mscale2 - 1.0) > 1e-12 ? "; softmax scale × " + number_text(mscale2) + " (YaRN's mscale²)" : std::string());
   }
+  if (c.per_layer_input > 0) s += " · per-layer inputs, " + std::to_string(c.per_layer_input) + " wide, added after each layer's MLP";
   if (!c.arch->wrapper_note.empty()) s += " · " + c.arch->wrapper_note;
   if (c.experts > 0) {
     std::vector<bool> sparse(static_cast<std::size_t>(c.layers));
@@ -121,8 +134,9 @@ std::string describe_positions(const TransformerConfig& c) {
         c.arch->moe == MoeKind::GptOss       ? " (weights: the softmax of the chosen)"
         : c.arch->moe == MoeKind::Llama4     ? " (weights: a sigmoid each; a shared expert beside them)"
         : c.arch->moe == MoeKind::DeepSeekV3 ? " (sigmoid scores, the best " + std::to_string(c.groups_kept) + " of " + std::to_string(c.expert_groups) +
-                                                   " groups, × " + number(c.routed_scaling) + "; " + std::to_string(c.shared_experts) + " shared)"
-        : c.arch->moe == MoeKind::DeepSeekV2 ? " (softmax × " + number(c.routed_scaling) + "; " + std::to_string(c.shared_experts) + " shared)"
+                                                   " groups, × " + number_text(c.routed_scaling) + "; " + std::to_string(c.shared_experts) + " shared)"
+        : c.arch->moe == MoeKind::DeepSeekV2 ? " (softmax × " + number_text(c.routed_scaling) + "; " + std::to_string(c.shared_experts) + " shared)"
+        : c.arch->moe == MoeKind::Gemma4     ? " (weights renormalized, × each expert's scale; beside the dense MLP)"
         : c.norm_topk                        ? " (weights renormalized)"
                                              : "";
     s += " · a mixture of " + std::to_string(c.experts) + " experts, each token routed to " + std::to_string(c.experts_per_token) + weights +
@@ -134,11 +148,11 @@ std::string describe_positions(const TransformerConfig& c) {
 std::string describe_rope_sources(const TransformerConfig& c) {
   if (c.positions != PositionKind::Rope) return "";
   const auto from = [](const std::string& key) { return key.empty() ? std::string("the family's default") : key; };
-  std::string s = "base " + number(c.rope_theta) + " from " + from(c.sources.theta);
+  std::string s = "base " + number_text(c.rope_theta) + " from " + from(c.sources.theta);
   s += "; scaling " + (c.scaling.type == RopeScalingType::None ? std::string("none") : std::string(to_string(c.scaling.type))) +
        (c.sources.scaling.empty() ? "" : " from " + c.sources.scaling);
-  s += "; rotated share " + number(c.partial_rotary) + " from " + from(c.sources.partial);
-  if (c.rope_local_theta) s += "; local base " + number(*c.rope_local_theta) + " from " + from(c.sources.local_theta);
+  s += "; rotated share " + number_text(c.partial_rotary) + " from " + from(c.sources.partial);
+  if (c.rope_local_theta) s += "; local base " + number_text(*c.rope_local_theta) + " from " + from(c.sources.local_theta);
   return s;
 }
 

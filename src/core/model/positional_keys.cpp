@@ -78,6 +78,10 @@ std::vector<Refusal> refusals_of(const Architecture& a) {
     if (!(a.chunked_attention && (std::string_view(r.key) == "attention_chunk_size" || std::string_view(r.key) == "attn_temperature_tuning")))
       all.push_back(r);
   for (Refusal& r : family_refusals(a)) all.push_back(std::move(r));
+  // Gemma 4's "vision": image tokens see each other both ways, text stays causal (the same model on text).
+  if (a.layer_shapes)
+    for (Refusal& r : all)
+      if (std::string_view(r.key) == "use_bidirectional_attention") r.neutral.push_back("vision");
   return all;
 }
 
@@ -114,6 +118,14 @@ std::vector<PositionalKey> positional_keys(const Architecture& a) {
   if (a.latent_attention) {
     add(out, {"qk_rope_head_dim"}, "the slice of each q/k head that RoPE rotates (decoupled RoPE; its key shared by every head)");
     add(out, {"rope_interleave"}, "pairs (2i, 2i + 1) when true (the default), rotate-half pairs within the slice when false");
+  }
+  if (a.layer_shapes) {
+    add(out, {"global_head_dim", "num_global_key_value_heads", "attention_k_eq_v"},
+        "the full-attention layers' own head width and key/value heads (values = the keys' projection with attention_k_eq_v): "
+        "where proportional RoPE turns a share of the pairs");
+    add(out, {"num_kv_shared_layers"}, "the last layers reuse the keys (rotated as their kind) of the last earlier layer of their kind");
+    add(out, {"per_layer_config"}, "the full-attention layers' head_dim and num_key_value_heads as one transformers revision saves them: "
+                                   "every full layer alike, or refused");
   }
   if (a.name == "poslab") {
     add(out, {"poslab_positions"}, "where positions enter (PosLab's trained models)");

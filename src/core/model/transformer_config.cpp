@@ -201,6 +201,15 @@ Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
   t.partial_rotary = partial;
   t.sources.partial = global.partial.from;
   t.rotary_dim = static_cast<int>(t.head_dim * partial) / 2 * 2;
+  if (global.proportional && partial < 1.0 && !t.arch->layer_shapes)
+    return Error{name + ": rope_type \"proportional\" with a partial_rotary_factor below 1 (a share of the pairs turning over the whole head) is "
+                        "read in Gemma 4 only, not in " + t.arch->title};
+  // Gemma 4: the share is the full layers' proportional one (read_layer_shapes); its sliding
+  // layers rotate their whole heads.
+  if (t.arch->layer_shapes) {
+    t.proportional_rope = global.proportional || !rope->v5;  // without rope_parameters, Gemma4TextConfig's default: proportional
+    t.rotary_dim = t.head_dim;
+  }
   if (!global.mrope_section.empty()) {
     int pairs = 0;
     for (int n : global.mrope_section) pairs += n;
@@ -211,7 +220,8 @@ Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
     t.mrope_section = global.mrope_section;
     t.mrope_interleaved = global.mrope_interleaved;
   }
-  if (rope->local && keys.local_rope_theta.empty() && rope->local->theta.value.value_or(t.rope_theta) != t.rope_theta)
+  const bool local_base = !keys.local_rope_theta.empty() || t.arch->layer_shapes;
+  if (rope->local && !local_base && rope->local->theta.value.value_or(t.rope_theta) != t.rope_theta)
     return Error{name + ": " + (rope->local->theta ? rope->local->theta.from : std::string("rope_parameters.sliding_attention")) +
                  ": " + t.arch->title + " has one RoPE for every layer in PosLab; a separate one for the sliding layers is not supported"};
   if (!keys.rotary_dim.empty()) {
@@ -227,8 +237,8 @@ Status read_rope(const Json& c, const std::string& name, TransformerConfig& t) {
                  ", not one per rotary pair (" + std::to_string(t.rotary_dim / 2) + ": head_dim " + std::to_string(t.head_dim) + " × " +
                  key_in_file(c, keys.partial_rotary.empty() ? std::vector<std::string>{"partial_rotary_factor"} : keys.partial_rotary) + " " +
                  std::to_string(t.partial_rotary).substr(0, 4) + " / 2)"};
-  // The local layers' own base (Gemma 3, ModernBERT); Hugging Face's default 10000 when absent.
-  if (!keys.local_rope_theta.empty()) {
+  // The local layers' own base (Gemma 3, ModernBERT, Gemma 4); Hugging Face's default 10000 when absent.
+  if (local_base) {
     const bool given = rope->local && rope->local->theta;
     t.rope_local_theta = given ? *rope->local->theta.value : 10000.0;
     t.sources.local_theta = given ? rope->local->theta.from : "";
@@ -352,6 +362,97 @@ Status read_layers(const Json& c, const std::string& name, TransformerConfig& t)
   if (!*pre_norm) return Error{name + ": do_layer_norm_before false (OPT-350m's norms after each block) is not supported"};
   if (auto proj = whole(c, {"word_embed_proj_dim"}, t.hidden, name); !proj || *proj != t.hidden)
     return Error{name + ": word_embed_proj_dim differing from hidden_size (OPT-350m's projections) is not supported"};
+  return Ok{};
+}
+
+// Gemma 4's per_layer_config (one transformers revision saves the full layers' heads there, as
+// {"5": {"head_dim": 512, "num_key_value_heads": 2}, …}, instead of global_head_dim and
+// num_global_key_value_heads): read into those two keys of `c`, every full layer listed with the
+// same values and no other layer, or refused by name.
+Status read_per_layer_config(Json& c, const std::string& name, const TransformerConfig& t) {
+  if (!c.contains("per_layer_config") || c["per_layer_config"].is_null()) return Ok{};
+  const Json& p = c["per_layer_config"];
+  const std::string where = name + ": per_layer_config";
+  if (!p.is_object()) return Error{where + " must be an object of layers"};
+  std::optional<Json> first;
+  int listed = 0;
+  for (const auto& [key, overrides] : p.items()) {
+    const int layer = std::all_of(key.begin(), key.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) && !key.empty() && key.size() < 9 ? std::stoi(key) : -1;
+    if (layer < 0 || layer >= t.layers || t.is_local(layer))
+      return Error{where + "." + key + ": PosLab reads this key for the full-attention layers only"};
+    if (!overrides.is_object()) return Error{where + "." + key + " must be an object"};
+    for (const auto& [k, v] : overrides.items())
+      if (k != "head_dim" && k != "num_key_value_heads") return Error{where + "." + key + "." + k + " is a key PosLab does not read (it may change the layer)"};
+    if (first && overrides != *first) return Error{where + ": the full-attention layers differ from each other, which PosLab does not run"};
+    first = overrides;
+    ++listed;
+  }
+  int full = 0;
+  for (int l = 0; l < t.layers; ++l) full += t.is_local(l) ? 0 : 1;
+  if (!first) return Ok{};
+  if (listed != full) return Error{where + " lists " + std::to_string(listed) + " of the " + std::to_string(full) + " full-attention layers"};
+  for (const auto& [from, to] : {std::pair{"head_dim", "global_head_dim"}, std::pair{"num_key_value_heads", "num_global_key_value_heads"}}) {
+    if (!first->contains(from)) continue;
+    if (c.contains(to) && !c[to].is_null() && c[to] != (*first)[from])
+      return Error{where + "'s " + from + " (" + (*first)[from].dump() + ") and " + to + " (" + c[to].dump() + ") disagree"};
+    c[to] = (*first)[from];
+  }
+  if (first->contains("num_key_value_heads") && !c.contains("attention_k_eq_v")) c["attention_k_eq_v"] = true;
+  return Ok{};
+}
+
+Status read_layer_widths(const Json& c, const std::string& name, TransformerConfig& t);
+
+// Gemma 4's full-attention layers' own heads (global_head_dim, 512 when absent as transformers'
+// default, head_dim when null; with attention_k_eq_v, num_global_key_value_heads), their
+// proportional RoPE's turning pairs ⌊partial_rotary_factor · width / 2⌋ as transformers counts
+// them, the layers sharing keys and values, the double-wide MLP and the per-layer inputs. Its last
+// layer is always full (transformers forces it, with a warning).
+Status read_layer_shapes(const Json& c, const std::string& name, TransformerConfig& t) {
+  if (!t.arch->layer_shapes) return Ok{};
+  if (t.sliding_window < 1 || t.windowed.empty()) return Error{name + ": \"sliding_window\" must be at least 1 (" + t.arch->title + "'s sliding layers)"};
+  t.windowed.back() = 0;
+  Json config = c;
+  if (auto s = read_per_layer_config(config, name, t); !s) return s;
+  return read_layer_widths(config, name, t);
+}
+
+// The rest of read_layer_shapes, from a config whose per_layer_config is read into its keys.
+Status read_layer_widths(const Json& c, const std::string& name, TransformerConfig& t) {
+  const bool null_width = c.contains("global_head_dim") && c["global_head_dim"].is_null();
+  auto width = null_width ? Result<int>(t.head_dim) : whole(c, {"global_head_dim"}, 512, name);
+  auto kv = whole(c, {"num_global_key_value_heads"}, 0, name);
+  auto k_eq_v = flag(c, "attention_k_eq_v", false, name);
+  auto shared = whole(c, {"num_kv_shared_layers"}, 0, name);
+  auto wide = flag(c, "use_double_wide_mlp", false, name);
+  auto per_layer = whole(c, {"hidden_size_per_layer_input"}, 256, name);
+  auto per_layer_vocab = whole(c, {"vocab_size_per_layer_input"}, 262144, name);
+  for (const auto* r : {&width, &kv, &shared, &per_layer, &per_layer_vocab})
+    if (!*r) return Error{r->error()};
+  for (const auto* r : {&k_eq_v, &wide})
+    if (!*r) return Error{r->error()};
+  if (*width < 2 || *width % 2 != 0) return Error{name + ": \"global_head_dim\" must be an even number from 2"};
+  if (*k_eq_v && (*kv < 1 || t.heads % *kv != 0))
+    return Error{name + ": attention_k_eq_v needs \"num_global_key_value_heads\" dividing the " + std::to_string(t.heads) + " heads"};
+  if (*shared >= t.layers) return Error{name + ": \"num_kv_shared_layers\" (" + std::to_string(*shared) + ") must be fewer than the layers"};
+  if (*per_layer > 0 && *per_layer_vocab < 1) return Error{name + ": \"vocab_size_per_layer_input\" must be at least 1"};
+  t.global_head_dim = *width;
+  t.global_kv_heads = *k_eq_v ? *kv : 0;
+  t.keys_as_values = *k_eq_v;
+  t.kv_shared_layers = *shared;
+  t.double_wide_mlp = *wide;
+  t.per_layer_input = *per_layer;
+  t.per_layer_vocab = *per_layer_vocab;
+  for (int l = t.layers - t.kv_shared_layers; l < t.layers; ++l)
+    if (t.kv_source(l) < 0)
+      return Error{name + ": layer " + std::to_string(l) + " shares keys and values (num_kv_shared_layers " + std::to_string(*shared) +
+                   "), but no earlier layer is of its kind in layer_types"};
+  if (t.proportional_rope) {
+    t.global_rotating_pairs = static_cast<int>(std::floor(t.partial_rotary * t.global_head_dim / 2.0));
+  } else if (t.global_head_dim != t.head_dim || t.partial_rotary < 1.0) {
+    return Error{name + ": rope_parameters: the full-attention layers' RoPE is not \"proportional\": with global_head_dim " + std::to_string(t.global_head_dim) +
+                 " against head_dim " + std::to_string(t.head_dim) + " (or a partial share) transformers cannot run it either"};
+  }
   return Ok{};
 }
 
@@ -497,12 +598,35 @@ Status read_deepseek_experts(const Json& c, const std::string& name, Transformer
   return Ok{};
 }
 
+// Gemma 4's mixture (enable_moe_block): num_experts of moe_intermediate_size, top_k_experts of them
+// per token, in every layer beside its dense MLP.
+Status read_gemma4_experts(const Json& c, const std::string& name, TransformerConfig& t) {
+  auto enabled = flag(c, "enable_moe_block", false, name);
+  if (!enabled) return Error{enabled.error()};
+  if (!*enabled) return Ok{};
+  auto experts = whole(c, {"num_experts"}, -1, name);
+  auto k = whole(c, {"top_k_experts"}, -1, name);
+  auto inner = whole(c, {"moe_intermediate_size"}, -1, name);
+  for (const auto* r : {&experts, &k, &inner})
+    if (!*r) return Error{r->error()};
+  if (*experts < 1 || *k < 1 || *k > *experts || *inner < 1)
+    return Error{name + ": top_k_experts (" + std::to_string(*k) + ") must be from 1 to num_experts (" + std::to_string(*experts) +
+                 "), moe_intermediate_size at least 1"};
+  t.experts = *experts;
+  t.experts_per_token = *k;
+  t.expert_intermediate = *inner;
+  t.norm_topk = true;
+  t.sparse.assign(static_cast<std::size_t>(t.layers), 1);
+  return Ok{};
+}
+
 // A mixture of experts' routing: Qwen3-MoE's num_experts, moe_intermediate_size, norm_topk_prob,
 // decoder_sparse_step and mlp_only_layers; Mixtral's num_local_experts (every layer sparse, the
 // chosen weights always renormalized); num_experts_per_tok for both.
 Status read_experts(const Json& c, const std::string& name, TransformerConfig& t) {
   if (t.arch->moe == MoeKind::None) return Ok{};
   if (t.arch->moe == MoeKind::DeepSeekV2 || t.arch->moe == MoeKind::DeepSeekV3) return read_deepseek_experts(c, name, t);
+  if (t.arch->moe == MoeKind::Gemma4) return read_gemma4_experts(c, name, t);
   if (t.arch->moe == MoeKind::Llama4) t.shared_experts = 1;
   if (t.arch->moe == MoeKind::GptOss) {  // its experts' clamp
     auto limit = real(c, {"swiglu_limit"}, 7.0, name);
@@ -599,8 +723,49 @@ std::int64_t dimension(const TransformerConfig& c, Dim d) {
     case Dim::KvAWidth: return static_cast<std::int64_t>(c.kv_lora_rank) + c.rotary_dim;
     case Dim::KvBWidth: return static_cast<std::int64_t>(c.heads) * (c.qk_nope_dim + c.v_head_dim);
     case Dim::ValueWidth: return static_cast<std::int64_t>(c.heads) * (c.latent() ? c.v_head_dim : c.head_dim);
+    case Dim::PerLayerInput: return c.per_layer_input;
+    case Dim::PerLayerAll: return static_cast<std::int64_t>(c.layers) * c.per_layer_input;
+    case Dim::PerLayerVocab: return c.per_layer_vocab;
+    case Dim::One: return 1;
   }
   return 0;
+}
+
+std::int64_t dimension(const TransformerConfig& c, Dim d, int layer) {
+  const TransformerConfig::LayerShape s = c.shape(layer);
+  switch (d) {
+    case Dim::HeadDim: return s.head_dim;
+    case Dim::QueryWidth: return s.query_width(c.heads);
+    case Dim::KvWidth: return s.kv_width();
+    case Dim::FusedQkv: return static_cast<std::int64_t>(s.query_width(c.heads)) + 2LL * s.kv_width();
+    case Dim::Ffn: return s.ffn;
+    case Dim::FusedFfn: return 2LL * s.ffn;
+    default: return dimension(c, d);
+  }
+}
+
+TransformerConfig::LayerShape TransformerConfig::shape(int layer) const {
+  LayerShape s{head_dim, kv_heads, rotary_dim, rope_fraction, intermediate};
+  if (!arch || !arch->layer_shapes || layer < 0 || layer >= layers) return s;
+  if (!is_local(layer)) {
+    if (global_head_dim > 0) s.head_dim = global_head_dim;
+    if (keys_as_values && global_kv_heads > 0) s.kv_heads = global_kv_heads;
+    if (proportional_rope) {
+      s.rotary_dim = s.head_dim;
+      s.rope_fraction = static_cast<double>(global_rotating_pairs) / (s.head_dim / 2);
+    }
+  }
+  const int first_shared = layers - kv_shared_layers;
+  if (double_wide_mlp && kv_shared_layers > 0 && first_shared > 0 && layer >= first_shared) s.ffn *= 2;
+  return s;
+}
+
+int TransformerConfig::kv_source(int layer) const {
+  const int first_shared = layers - kv_shared_layers;
+  if (kv_shared_layers <= 0 || layer < first_shared) return -1;
+  for (int j = first_shared - 1; j >= 0; --j)
+    if (is_local(j) == is_local(layer)) return j;
+  return -1;
 }
 
 bool TransformerConfig::has_local_layers() const {
@@ -623,6 +788,9 @@ bool is_needed(const TransformerConfig& c, Need n) {
     case Need::IfSparseLayer: return true;  // which layers: the layer-aware overload
     case Need::IfQLora: return c.q_lora_rank > 0;
     case Need::IfNoQLora: return c.q_lora_rank == 0;
+    case Need::IfOwnKeys:
+    case Need::IfOwnValues: return true;  // which layers: the layer-aware overload
+    case Need::IfPerLayerInputs: return c.per_layer_input > 0;
   }
   return false;
 }
@@ -630,6 +798,8 @@ bool is_needed(const TransformerConfig& c, Need n) {
 bool is_needed(const TransformerConfig& c, Need n, int layer) {
   if (n == Need::IfDenseLayer) return !c.is_sparse(layer);
   if (n == Need::IfSparseLayer) return c.is_sparse(layer);
+  if (n == Need::IfOwnKeys) return c.kv_source(layer) < 0;
+  if (n == Need::IfOwnValues) return c.kv_source(layer) < 0 && !(c.keys_as_values && !c.is_local(layer));
   return is_needed(c, n);
 }
 
@@ -672,7 +842,7 @@ Result<TransformerConfig> parse_transformer_config(std::string_view text, const 
     t.spatial_merge = std::max(1, *merge);
   }
   const auto refusals = [](const Json& j, const std::string& n, TransformerConfig& into) { return refuse_unread_keys(j, *into.arch, n); };
-  for (auto step : {+refusals, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_chunks_and_temperature, read_latent_attention,
+  for (auto step : {+refusals, read_sizes, read_behaviour, read_rope, read_poslab_positions, read_layers, read_layer_shapes, read_chunks_and_temperature, read_latent_attention,
                     read_quantization, read_experts,
                     read_training_record})
     if (auto s = step(*body, name, t); !s) return Error{s.error()};

@@ -85,6 +85,35 @@ struct TransformerConfig {
   int q_lora_rank = 0, kv_lora_rank = 0, qk_nope_dim = 0, v_head_dim = 0;
   int shared_experts = 0, expert_groups = 1, groups_kept = 1;
   double routed_scaling = 1.0;
+  // Gemma 4: the full-attention layers' head width and, with keys_as_values (attention_k_eq_v),
+  // key/value heads (0: head_dim, kv_heads), their values the keys' own projection; the last
+  // kv_shared_layers layers reusing the keys and values of the last earlier layer of their kind,
+  // with an MLP twice as wide (use_double_wide_mlp); the per-layer inputs' width and table rows;
+  // the full layers' proportional RoPE, of whose pairs the first global_rotating_pairs turn.
+  int global_head_dim = 0, global_kv_heads = 0;
+  bool keys_as_values = false;
+  int kv_shared_layers = 0;
+  bool double_wide_mlp = false;
+  int per_layer_input = 0, per_layer_vocab = 0;
+  bool proportional_rope = false;
+  int global_rotating_pairs = 0;
+  // What a layer's attention and MLP are made of: its head width, key/value heads, the dimensions
+  // RoPE turns (rotary_dim) and the share of their pairs that do (p-RoPE, proportional), its MLP's
+  // width. Every layer's is the model's except Gemma 4's full-attention and KV-sharing layers.
+  struct LayerShape {
+    int head_dim = 0, kv_heads = 0, rotary_dim = 0;
+    double rope_fraction = 1.0;
+    int ffn = 0;
+    int query_width(int heads) const { return heads * head_dim; }
+    int kv_width() const { return kv_heads * head_dim; }
+  };
+  LayerShape shape(int layer) const;
+  // The layer whose keys and values `layer` reuses (Gemma 4's KV sharing); -1: its own.
+  int kv_source(int layer) const;
+  // What --rotary-dim sets: the dimensions of each head RoPE turns (Gemma 4: of its full layers'
+  // heads, whose proportional RoPE turns 2 · global_rotating_pairs of them), and its most.
+  int own_rotary_dim() const { return proportional_rope ? 2 * global_rotating_pairs : rotary_dim; }
+  int rotary_limit() const { return proportional_rope ? global_head_dim : head_dim; }
   bool is_chunked(int layer) const { return chunk_size > 0 && !chunked.empty() && chunked[static_cast<std::size_t>(layer)]; }
   bool is_sparse(int layer) const { return !sparse.empty() && sparse[static_cast<std::size_t>(layer)]; }
   // A model PosLab trained: its task, training length and seed (poslab_task, …), else empty.
@@ -113,6 +142,8 @@ Result<TransformerConfig> parse_transformer_config(std::string_view json_text, c
 
 // A size of the config (Dim::None: 0), and whether a tensor the config's architecture lists is read.
 std::int64_t dimension(const TransformerConfig& c, Dim d);
+// The same in layer `layer`, whose heads and MLP may be its own (TransformerConfig::shape).
+std::int64_t dimension(const TransformerConfig& c, Dim d, int layer);
 bool is_needed(const TransformerConfig& c, Need n);
 // The same for a tensor of layer `layer` (a mixture's dense and sparse layers read different ones).
 bool is_needed(const TransformerConfig& c, Need n, int layer);

@@ -9,23 +9,17 @@
 #include <nlohmann/json.hpp>
 
 #include "base/csv.hpp"
+#include "base/number_text.hpp"
 
 namespace poslab {
 
 namespace {
 
-// A number as a reader wants it in the table: 6 significant digits.
-std::string show(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", v);
-  return text;
-}
-
 // A list of values, the first few and a count when long.
 std::string show_list(const std::vector<double>& v) {
-  if (v.size() == 1) return show(v[0]);
+  if (v.size() == 1) return number_text(v[0]);
   std::string out = "[";
-  for (std::size_t i = 0; i < v.size() && i < 4; ++i) out += (i ? ", " : "") + show(v[i]);
+  for (std::size_t i = 0; i < v.size() && i < 4; ++i) out += (i ? ", " : "") + number_text(v[i]);
   if (v.size() > 4) out += ", … (" + std::to_string(v.size()) + ")";
   return out + "]";
 }
@@ -83,8 +77,8 @@ std::string papers_table(const std::vector<PaperCheckResult>& results) {
       out << "  " << (c.pass() ? "pass" : "FAIL") << "  " << c.quantity << "\n"
           << "        " << c.paper << ", " << c.where << "\n"
           << "        published " << (c.relation == Relation::AtMost ? "≤ " : "") << show_list(c.published)
-          << "   PosLab " << show_list(c.measured) << "   tolerance " << show(c.tolerance);
-      if (c.relation == Relation::Equal) out << "   largest difference " << show(c.largest_difference());
+          << "   PosLab " << show_list(c.measured) << "   tolerance " << number_text(c.tolerance);
+      if (c.relation == Relation::Equal) out << "   largest difference " << number_text(c.largest_difference());
       out << "\n";
       if (!c.pass() && !c.note.empty()) out << "        " << c.note << "\n";
     }

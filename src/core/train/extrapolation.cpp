@@ -7,17 +7,14 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "base/number_text.hpp"
+
 namespace poslab {
 
 namespace {
 
 // Shortest text that reads back to the same double ("0.0123", "nan").
-std::string number(double v) {
-  if (std::isnan(v)) return "nan";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", v);
-  return buffer;
-}
+std::string table_number(double v) { return std::isnan(v) ? "nan" : number_text(v, 9); }
 
 }  // namespace
 
@@ -106,7 +103,7 @@ std::vector<ExtrapolationCurve> extrapolation_curves(const std::vector<NamedMode
 
 std::string eval_csv(const std::vector<EvalRow>& rows) {
   std::string out = "length,loss,accuracy\n";
-  for (const EvalRow& r : rows) out += std::to_string(r.length) + "," + number(r.loss) + "," + number(r.accuracy) + "\n";
+  for (const EvalRow& r : rows) out += std::to_string(r.length) + "," + table_number(r.loss) + "," + table_number(r.accuracy) + "\n";
   return out;
 }
 
@@ -123,7 +120,7 @@ std::string extrapolation_csv(const std::vector<ExtrapolationCurve>& curves) {
       }
       out += name + "," + std::string(to_string(c.positions)) + "," + std::string(to_string(c.scaling)) + "," +
              std::to_string(c.train_length) + "," + std::to_string(r.length) + "," + std::to_string(r.tokens) + "," +
-             number(r.loss) + "," + number(r.accuracy) + "\n";
+             table_number(r.loss) + "," + table_number(r.accuracy) + "\n";
     }
   return out;
 }
@@ -131,7 +128,7 @@ std::string extrapolation_csv(const std::vector<ExtrapolationCurve>& curves) {
 std::string train_log_csv(const std::vector<TrainStep>& log) {
   std::string out = "step,loss,lr,tokens_per_s\n";
   for (const TrainStep& s : log)
-    out += std::to_string(s.step) + "," + number(s.loss) + "," + number(s.lr) + "," + number(s.tokens_per_s) + "\n";
+    out += std::to_string(s.step) + "," + table_number(s.loss) + "," + table_number(s.lr) + "," + table_number(s.tokens_per_s) + "\n";
   return out;
 }
 

@@ -322,8 +322,9 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
         m.local_base = local == *c.rope_local_theta ? 0.0 : local;
     }
     ImGui::SetNextItemWidth(field);
-    int rotary = m.rotary_dim > 0 ? m.rotary_dim : c.rotary_dim;
-    if (ImGui::SliderInt("rotated dimensions per head", &rotary, 2, c.head_dim)) m.rotary_dim = rotary / 2 * 2 == c.rotary_dim ? 0 : std::max(2, rotary / 2 * 2);
+    int rotary = m.rotary_dim > 0 ? m.rotary_dim : c.own_rotary_dim();
+    const char* label = c.proportional_rope ? "rotated dimensions per full-layer head" : "rotated dimensions per head";
+    if (ImGui::SliderInt(label, &rotary, 2, c.rotary_limit())) m.rotary_dim = rotary / 2 * 2 == c.own_rotary_dim() ? 0 : std::max(2, rotary / 2 * 2);
     if (c.scaling.type == RopeScalingType::LongRope) {
       int set = static_cast<int>(m.rope_factors);
       ImGui::SetNextItemWidth(field);
@@ -348,6 +349,19 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
   if (c.learned_sinks) {  // --sinks off: GPT-OSS without its learned sinks
     bool off_sinks = !m.sinks;
     if (ImGui::Checkbox("learned sinks removed", &off_sinks)) m.sinks = !off_sinks;
+  }
+  if (!c.bidirectional() && !c.encoder_decoder()) {  // --streaming K,W: StreamingLLM's cache on every layer
+    bool streaming = m.streaming.on();
+    if (ImGui::Checkbox("streaming (first K + last W)", &streaming)) m.streaming = streaming ? Streaming{4, 8} : Streaming{};
+    if (m.streaming.on()) {
+      int sink = m.streaming.sink, window = m.streaming.window;
+      flow::same_line_if_fits(field + flow::label("K"));
+      ImGui::SetNextItemWidth(field);
+      if (ImGui::InputInt("K", &sink) && sink >= 0) m.streaming.sink = sink;
+      flow::same_line_if_fits(field + flow::label("W"));
+      ImGui::SetNextItemWidth(field);
+      if (ImGui::InputInt("W", &window) && window >= 1) m.streaming.window = window;
+    }
   }
   if (c.positions == PositionKind::Alibi) {
     float scale = static_cast<float>(m.alibi_scale);

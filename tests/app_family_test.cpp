@@ -215,6 +215,71 @@ TEST(CliFamilies, StreamingLeavesExactlyTheFirstKAndTheLastWKeys) {
   fs::remove_all(dir);
 }
 
+// The score-by-pair lens: in every RoPE family, the parts of a seen cell (its pairs and the
+// unrotated rest) sum to the score export attention writes for it, and a masked cell has none.
+TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
+  const fs::path dir = fs::temp_directory_path() / ("poslab-pairs-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string sentence = " --sentence 'the cat sat on the mat and the dog sat on the log'";
+  const struct {
+    const char* folder;
+    int layer, head;
+    bool rest;  // dimensions RoPE does not rotate: GPT-NeoX's partial rotary, DeepSeek's content part
+  } cases[] = {{"llama", 1, 2, false}, {"neox", 1, 0, true}, {"deepseek_v3", 2, 1, true}, {"gemma4", 2, 3, false},
+               {"gpt_oss", 1, 1, false}, {"llama4", 3, 0, false}, {"mistral", 1, 1, false}, {"qwen2_5_vl", 1, 0, false}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.folder);
+    const std::string common = " --backend cpu --model " + model(c.folder) + " --layer " + std::to_string(c.layer) + sentence;
+    const auto pairs = run("export pair-scores" + common + " --head " + std::to_string(c.head) + " --csv " + (dir / "p.csv").string());
+    ASSERT_EQ(pairs.exit_code, 0) << pairs.output;
+    const auto attention = run("export attention" + common + " --csv " + (dir / "a.csv").string());
+    ASSERT_EQ(attention.exit_code, 0) << attention.output;
+    std::istringstream p(read_file(dir / "p.csv")), a(read_file(dir / "a.csv"));
+    std::string line;
+    std::getline(p, line);
+    EXPECT_EQ(line, "query,key,pair,theta,contribution");
+    std::map<std::pair<int, int>, double> sum;
+    bool rest = false;
+    while (std::getline(p, line)) {
+      const std::vector<std::string> f = fields(line);
+      sum[{std::stoi(f[0]), std::stoi(f[1])}] += std::stod(f[4]);
+      rest = rest || f[2] == "-1";
+    }
+    EXPECT_EQ(rest, c.rest);
+    std::getline(a, line);
+    int seen = 0;
+    while (std::getline(a, line)) {
+      const std::vector<std::string> f = fields(line);
+      if (std::stoi(f[0]) != c.head) continue;
+      const std::pair<int, int> cell{std::stoi(f[1]), std::stoi(f[2])};
+      const std::string score = f[f.size() - (c.folder == std::string("gpt_oss") ? 3 : c.folder == std::string("deepseek_v3") ? 4 : 2)];
+      if (score == "-inf") {
+        EXPECT_EQ(sum.count(cell), 0u) << "a masked cell has no parts";
+        continue;
+      }
+      ASSERT_EQ(sum.count(cell), 1u) << line;
+      EXPECT_NEAR(sum[cell], std::stod(score), 1e-5 * (1.0 + std::abs(std::stod(score)))) << line;
+      ++seen;
+    }
+    EXPECT_GT(seen, 20);
+  }
+  // One query's row only; a query past the sentence, the mean of the heads and a model without RoPE are refused.
+  const std::string llama = " --backend cpu --model " + model("llama") + " --layer 1" + sentence;
+  const auto one = run("export pair-scores" + llama + " --query 5 --csv " + (dir / "q.csv").string());
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  std::istringstream q(read_file(dir / "q.csv"));
+  std::string line;
+  std::getline(q, line);
+  while (std::getline(q, line)) EXPECT_EQ(fields(line)[0], "5") << line;
+  EXPECT_EQ(run("export pair-scores" + llama + " --query 99 --csv " + (dir / "x.csv").string()).exit_code, 1);
+  EXPECT_EQ(run("export pair-scores" + llama + " --head mean --csv " + (dir / "x.csv").string()).exit_code, 2);
+  const auto bloom = run("export pair-scores --model " + model("bloom") + " --layer 0" + sentence + " --csv " + (dir / "x.csv").string());
+  EXPECT_EQ(bloom.exit_code, 2) << bloom.output;
+  EXPECT_NE(bloom.output.find("pair-scores needs a RoPE model"), std::string::npos) << bloom.output;
+  EXPECT_FALSE(fs::exists(dir / "x.csv")) << "nothing written for a refused request";
+  fs::remove_all(dir);
+}
+
 TEST(CliFamilies, AnInterventionThatDoesNotApplyIsRefusedNamingWhatDoes) {
   const struct {
     const char* folder;

@@ -244,6 +244,14 @@ std::vector<StateOption> view_options() {
        s.view.mrope_layout = std::string(v);
        return Ok{};
      }},
+    {"--query", "I|all", "pair-scores view: the query (0-based token) whose scores are split by rotary pair (all: every query, by distance)",
+     [](State& s, std::string_view v) -> Status {
+       if (v == "all") {
+         s.view.query = -1;
+         return Ok{};
+       }
+       return assign(parse_integer(v, "--query", 0, 1 << 24), s.view.query);
+     }},
     {"--layer", "L", "a model folder's layer (0-based) whose own attention is shown (-1: none)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--layer", -1, 4095), s.view.layer); }},
     {"--position-shift", "K", "a model folder: token t sits at position t + K (GPT-2: row t + K of its table) (0)",

@@ -126,6 +126,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--shift-k", std::to_string(s.view.shift_k)},
       {"--layer", std::to_string(s.view.layer)},
       {"--layout", s.view.mrope_layout},
+      {"--query", s.view.query < 0 ? std::string("all") : std::to_string(s.view.query)},
       {"--position-shift", std::to_string(s.model.position_shift)},
       {"--window", m.window < 0 ? std::string("model") : m.window == 0 ? std::string("none") : std::to_string(m.window)},
       {"--chunk", m.chunk < 0 ? std::string("model") : m.chunk == 0 ? std::string("none") : std::to_string(m.chunk)},

@@ -97,6 +97,7 @@ struct ViewSettings {
   int trajectory_dim_x = 0, trajectory_dim_y = 1;  // and the dimensions shown when not PCA
   int layer = -1;  // a model folder's layer whose attention is shown (-1: embeddings and W as above)
   std::string mrope_layout = "text:5,image:4x6,text:3";  // the mrope view's sequence (--layout)
+  int query = -1;  // the pair-scores view: the query whose scores are split (−1: every query, by distance)
 
   bool operator==(const ViewSettings&) const = default;
 };

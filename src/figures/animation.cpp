@@ -5,6 +5,7 @@
 #include "core/model/model_run.hpp"
 #include "figures/attention.hpp"
 #include "figures/model.hpp"
+#include "figures/model_state.hpp"
 
 namespace poslab {
 
@@ -16,14 +17,11 @@ Result<plot::Figure> model_figure(const AnimationSource& source, State state) {
     return Error{"the " + std::string(to_string(source.view)) + " view needs a model folder: --model DIR"};
   const TransformerConfig& c = source.model->config();
   if (auto s = check_model_view(source.view, state, c); !s) return Error{s.error()};
-  ModelRequest request = model_request(state, c);
-  request.top_k = 5;
-  RunControl control;
-  control.backend = source.gpu;
-  control.check_against_cpu = source.gpu && state.check_against_cpu;
-  auto run = run_model(*source.model, request, control);
+  auto run = run_state_model(*source.model, state, 5, source.gpu, {}, source.view);
   if (!run) return Error{run.error()};
-  return model_view_output(source.view, state, *run, c).figure;
+  auto output = model_view_output(source.view, state, *run, c);
+  if (!output) return Error{output.error()};
+  return std::move(output->figure);
 }
 
 }  // namespace

@@ -512,9 +512,9 @@ Status check_model_view(ViewId view, State& state, const TransformerConfig& c) {
   if (!state.view.mean_heads && state.view.head >= c.heads)
     return Error{"--head " + std::to_string(state.view.head) + " is out of range: the model has " +
                  std::to_string(c.heads) + " heads"};
-  if (view == ViewId::FrequencyUsage && c.positions != PositionKind::Rope)
-    return Error{"frequency-usage needs a RoPE model; this one has " + std::string(to_string(c.positions)) +
-                 " positions"};
+  if ((view == ViewId::FrequencyUsage || view == ViewId::PairScores) && c.positions != PositionKind::Rope)
+    return Error{std::string(to_string(view)) + " needs a RoPE model; this one has " + std::string(to_string(c.positions)) + " positions"};
+  if (view == ViewId::PairScores && state.view.mean_heads) return Error{"pair-scores splits one head's scores: give --head N, not mean"};
   if (view == ViewId::Mrope && c.mrope_section.empty())
     return Error{"mrope needs a model with M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL: mrope_section in its config.json); " + c.arch->title +
                  "'s positions are 1-D"};
@@ -625,14 +625,15 @@ Status check_model_settings(const State& state, const TransformerConfig& c) {
   return check_interventions_apply(state, c);
 }
 
-ModelViewOutput model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c) {
-  if (view == ViewId::Heads || view == ViewId::Model) return {heads_figure(run, c, kHeadThumbSide).figure, heads_csv(run)};
-  if (view == ViewId::Sinks) return {sinks_figure(run, c, kExportSide).figure, sinks_csv(run)};
-  if (view == ViewId::Activations) return {activations_figure(run, c), activations_csv(run)};
-  if (view == ViewId::FrequencyUsage) return {frequency_usage_figure(run, c, kExportSide).figure, frequency_usage_csv(run)};
+Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c) {
+  if (view == ViewId::Heads || view == ViewId::Model) return ModelViewOutput{heads_figure(run, c, kHeadThumbSide).figure, heads_csv(run)};
+  if (view == ViewId::Sinks) return ModelViewOutput{sinks_figure(run, c, kExportSide).figure, sinks_csv(run)};
+  if (view == ViewId::Activations) return ModelViewOutput{activations_figure(run, c), activations_csv(run)};
+  if (view == ViewId::FrequencyUsage) return ModelViewOutput{frequency_usage_figure(run, c, kExportSide).figure, frequency_usage_csv(run)};
+  if (view == ViewId::PairScores) return pair_scores_output(state, run, c);
   std::ostringstream csv;
   write_attention_csv(csv, layer_results(run.shown(), run.request.layer, c, ""));
-  return {model_attention_figure(state, run, c, kExportSide), csv.str()};
+  return ModelViewOutput{model_attention_figure(state, run, c, kExportSide), csv.str()};
 }
 
 // A token as a table cell: control characters (a newline token, say) written as \n or \xNN.

@@ -84,10 +84,17 @@ struct ModelViewOutput {
   plot::Figure figure;
   std::string csv;
 };
-ModelViewOutput model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& config);
+// Pair-scores says when the run cannot give it (a --query past the sentence's end).
+Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& config);
 // The mrope view, drawn from the config alone (no forward pass): the pairs' axes and the ids of
 // state.view.mrope_layout.
 Result<ModelViewOutput> mrope_view_output(const State& state, const TransformerConfig& config);
+
+// The score-by-pair lens (export pair-scores): head `state.view.head` of the run's layer, its
+// scores split by rotary pair, as a heatmap of pairs against distance (the mean over queries, or
+// `state.view.query`'s row) and a CSV query,key,pair,theta,contribution (pair −1: the dimensions
+// RoPE does not rotate), the contributions of a cell summing to its score in export attention's CSV.
+Result<ModelViewOutput> pair_scores_output(const State& state, const ModelRun& run, const TransformerConfig& config);
 
 // A token as a table cell: control characters (a newline token, say) written as \n or \xNN.
 std::string visible_token(const std::string& token);

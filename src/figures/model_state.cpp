@@ -26,6 +26,7 @@ Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, in
   request.top_k = top_k;
   request.all_layer_summaries = view == ViewId::Sinks;
   request.top_activations = view == ViewId::Activations ? kActivationsPerLayer : 0;
+  request.keep_qk = view == ViewId::PairScores;
   RunControl control;
   control.backend = backend;
   control.check_against_cpu = backend && state.check_against_cpu;

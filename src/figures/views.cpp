@@ -151,6 +151,7 @@ const std::vector<ViewInfo>& view_registry() {
       {Mrope, "mrope", "Model", Model, NeedsModel, false},
       {Sinks, "sinks", "Model", Model, NeedsModel, false},
       {Activations, "activations", "Model", Model, NeedsModel, false},
+      {PairScores, "pair-scores", "Model", Model, NeedsModel, false},
       {Extrapolation, "extrapolation", "Train", Train, TrainedModels, false},
   };
   return views;

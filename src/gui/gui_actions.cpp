@@ -140,7 +140,7 @@ void Gui::start_exports(const ControlsActions& requested) {
              (active_view_ == ViewId::Model || (active_view_ == ViewId::Attention && model_run_))) {
     // The model's views, as `poslab export heads|attention --model DIR --layer L` writes them.
     const auto output = model_view_output(exported, state_, *run, views_.model.model()->config());
-    s = write_export(&output.figure, &output.csv, request, written);
+    s = output ? write_export(&output->figure, &output->csv, request, written) : Status(Error{output.error()});
   } else {
     // A view of the embeddings: made and written on the export queue's thread.
     exports_.start(active_view_, state_, workspace_.results_shared(), workspace_.embeddings_shared(), request);

@@ -141,7 +141,7 @@ Figure view_figure(const std::string& name, const Keywords& keywords, const Prog
   }
   if (view_needs_model(*view, state)) {
     const ModelViewRun m = run_model_view(*view, state, "poslab.figure", progress);
-    ModelViewOutput out = model_view_output(*view, state, m.run, m.model->config());
+    ModelViewOutput out = take(model_view_output(*view, state, m.run, m.model->config()));
     return {std::move(out.figure), std::move(out.csv)};
   }
   const auto run = run_explorer(parsed);

@@ -83,7 +83,7 @@ Attention Model::attention(const std::string& text, int layer, const std::option
 Figure Model::heads(const std::string& text, int layer, const Keywords& keywords, const Progress& progress) const {
   MemoryLimitScope scope;
   Run r = run("Model.heads", with(keywords, text, layer), 5, progress, ViewId::Heads);
-  ModelViewOutput out = model_view_output(ViewId::Heads, r.state, r.run, checkpoint_->config());
+  ModelViewOutput out = take(model_view_output(ViewId::Heads, r.state, r.run, checkpoint_->config()));
   return {std::move(out.figure), std::move(out.csv)};
 }
 

@@ -212,6 +212,10 @@ Stack ForwardPass::first_stack(int T, const WeightTensor& bias_table) {
 // asked: weights, scores and, for a self-attention, the heads' summaries over `summary_ids`.
 Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids) {
   const bool needs_weights = keep || options_.summarize_all_layers;
+  if (keep && options_.keep_qk) {
+    layer.queries = in.Q;
+    layer.keys = in.K;
+  }
   auto attended = backend_->attend(in, needs_weights);
   if (!attended && backend_ != &cpu_) {
     result_.backend = cpu_.name() + " (" + backend_->name() + " failed: " + attended.error() + ")";

@@ -57,6 +57,7 @@ struct ForwardOptions {
   bool summarize_all_layers = false;
   int top_activations = 0;  // the largest this many |x| after each layer of the first stack (0: none)
   bool keep_logits = false;      // the T × V logits (tests; memory grows with T · V)
+  bool keep_qk = false;          // the kept layers' queries and keys too (the score-by-pair lens)
   int top_k = 5;
   // Per position t, whether the prediction of ids[t + 1] counts in the loss (empty: every one);
   // a trained task model scores only what its task scores.
@@ -106,6 +107,9 @@ struct LayerAttention {
   std::vector<HeadSummary> heads;  // cross-attention: the sink only (no distance between two texts)
   bool summary_only = false;       // summarize_all_layers: `heads` alone, no matrices
   Matrix frequency_usage;  // heads × rotary pairs: mean over positions of ‖q_i‖·‖k_i‖ (RoPE models)
+  // ForwardOptions::keep_qk: the heads' q and k as the scores take them (rotated, q × any scale
+  // but the backends' 1/√d_h; keys repeated to every query head), heads side by side.
+  Matrix queries, keys;
 };
 
 struct TokenProbability {

@@ -149,6 +149,7 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
     o.keep_layers = {request.layer};
     o.summarize_all_layers = request.all_layer_summaries;
     o.top_activations = request.top_activations;
+    o.keep_qk = request.keep_qk;
     o.top_k = request.top_k;
     o.backend = control.backend;
     o.check_against_cpu = control.check_against_cpu;

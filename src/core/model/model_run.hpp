@@ -26,6 +26,7 @@ struct ModelRequest {
   int top_k = 5;
   bool all_layer_summaries = false;  // every layer's heads summarized too (the sinks figure)
   int top_activations = 0;           // each layer's largest residual-stream values (the activations figure)
+  bool keep_qk = false;              // the kept layer's queries and keys (the score-by-pair lens)
   bool changes() const { return intervention.any() || shuffle_seed != 0; }
   bool operator==(const ModelRequest&) const = default;
 };

@@ -67,6 +67,7 @@ void ModelView::update(const State& state) {
     // values per layer, no matrices kept.
     request.all_layer_summaries = true;
     request.top_activations = kActivationsPerLayer;
+    request.keep_qk = true;  // the score-by-pair lens
     worker_.request(model_, request);
   }
   run_ = worker_.latest();
@@ -504,6 +505,20 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   if (usage_open) {
     show_figure(usage_.figure, {figure_room(fonts).x, usage_.figure.height}, fonts, usage_textures_);
     probe::item("model: frequency usage figure");
+  }
+  const bool pairs_open = c.positions == PositionKind::Rope && !state.view.mean_heads &&
+                          ImGui::CollapsingHeader(("Score by rotary pair (head " + std::to_string(state.view.head) + ")").c_str());
+  if (c.positions == PositionKind::Rope) probe::item("model: pair scores");
+  if (pairs_open) {
+    if (pairs_built_ != std::make_pair(worker_.version(), state.view.head)) {
+      auto out = pair_scores_output(state, *run_, c);
+      pairs_ = out ? std::move(out->figure) : plot::Figure{};
+      pairs_error_ = out ? "" : out.error();
+      pairs_built_ = {worker_.version(), state.view.head};
+    }
+    if (!pairs_error_.empty()) flow::text_wrapped(pairs_error_.c_str());
+    else show_figure(pairs_, {figure_room(fonts).x, pairs_.height}, fonts, pairs_textures_);
+    probe::item("model: pair scores figure");
   }
   // Every layer at once: StreamingLLM's sinks and Sun et al.'s massive activations.
   const bool sinks_open = ImGui::CollapsingHeader("Attention sinks (every layer)");

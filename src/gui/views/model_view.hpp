@@ -54,6 +54,11 @@ class ModelView {
   plot::TextureCache usage_textures_;  // the frequency usage's: a figure of its own, never the grid's
   plot::Figure sinks_, activations_;   // every layer's sinks and largest activations
   plot::TextureCache sinks_textures_, activations_textures_;
+  // The shown head's scores by rotary pair, built when its header is open and the run or the head changed.
+  plot::Figure pairs_;
+  std::string pairs_error_;
+  std::pair<std::uint64_t, int> pairs_built_{~0ull, -1};
+  plot::TextureCache pairs_textures_;
   // M-RoPE's layout (Qwen-VL models), built from the config when the model or the layout changes.
   plot::Figure mrope_;
   std::string mrope_key_;

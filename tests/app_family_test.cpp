@@ -280,6 +280,44 @@ TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
   fs::remove_all(dir);
 }
 
+// Haviv et al.'s probe: where the sinusoid is added to the embeddings, the residual stream holds
+// each token's position well enough for a linear read on sentences the probe was not fitted on;
+// with the positions off, nothing but the causal mask is left and the read fails. One row per
+// layer; too few sentences are refused.
+TEST(CliFamilies, PositionProbeReadsPositionsWhereTheModelPutsThem) {
+  const fs::path dir = fs::temp_directory_path() / ("poslab-probe-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto read_r2 = [&](const std::string& options) {
+    const auto r = run("export position-probe --backend cpu --model " + model("poslab_sinusoidal") + " " + options + " --csv " + (dir / "p.csv").string() +
+                       " --png " + (dir / "p.png").string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    std::istringstream csv(read_file(dir / "p.csv"));
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "layer,r2,mean_abs_error");
+    std::vector<double> r2;
+    while (std::getline(csv, line)) {
+      const std::vector<std::string> f = fields(line);
+      EXPECT_EQ(std::stoi(f[0]), static_cast<int>(r2.size()));
+      EXPECT_GE(std::stod(f[2]), 0.0);
+      r2.push_back(std::stod(f[1]));
+    }
+    return r2;
+  };
+  const std::vector<double> with = read_r2("");
+  ASSERT_EQ(with.size(), 2u) << "one row per layer";
+  EXPECT_GT(with[0], 0.5) << "the sinusoid is in the residual stream";
+  const std::vector<double> without = read_r2("--no-positions");
+  ASSERT_EQ(without.size(), 2u);
+  EXPECT_LT(without[0], 0.1);
+  write_file(dir / "three.txt", "one sentence\ntwo sentences\n\nthree\n");
+  const auto few = run("export position-probe --model " + model("gpt2") + " --text " + (dir / "three.txt").string() + " --csv " + (dir / "x.csv").string());
+  EXPECT_EQ(few.exit_code, 1) << few.output;
+  EXPECT_NE(few.output.find("at least 4"), std::string::npos) << few.output;
+  EXPECT_FALSE(fs::exists(dir / "x.csv"));
+  fs::remove_all(dir);
+}
+
 TEST(CliFamilies, AnInterventionThatDoesNotApplyIsRefusedNamingWhatDoes) {
   const struct {
     const char* folder;

@@ -55,6 +55,7 @@ void plan_state_inputs(OutputPlan& plan, const State& state) {
   plan_folder_input(plan, folder ? "--model" : "--embeddings", state.embeddings_path);
   plan.add_input("--vocab", state.vocab_path);
   plan.add_input("--learned-file", state.model.learned_file);
+  plan.add_input("--text", state.view.probe_text);
 }
 
 Result<Language> parse_language(std::string_view v) {

@@ -72,6 +72,7 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   // The mrope view is the config's alone: no forward pass.
   auto output = [&]() -> Result<ModelViewOutput> {
     if (view == ViewId::Mrope) return mrope_view_output(state, c);
+    if (view == ViewId::PositionProbe) return position_probe_output(state, **model);
     auto run = run_state_model(**model, state, 5, g.backend.get(), {}, view);
     if (!run) return Error{run.error()};
     print_run_notes(*run, g);

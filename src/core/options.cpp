@@ -244,6 +244,12 @@ std::vector<StateOption> view_options() {
        s.view.mrope_layout = std::string(v);
        return Ok{};
      }},
+    {"--text", "FILE", "position-probe view: the sentences probed, one a line (at least 4; default: PosLab's own)",
+     [](State& s, std::string_view v) -> Status {
+       if (v.empty()) return Error{"--text needs a file of sentences, one a line"};
+       s.view.probe_text = std::string(v);
+       return Ok{};
+     }},
     {"--query", "I|all", "pair-scores view: the query (0-based token) whose scores are split by rotary pair (all: every query, by distance)",
      [](State& s, std::string_view v) -> Status {
        if (v == "all") {

@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 
 // The options whose values are paths the state reads.
 bool is_path_option(std::string_view name) {
-  return name == "--embeddings" || name == "--vocab" || name == "--learned-file" || name == "--model";
+  return name == "--embeddings" || name == "--vocab" || name == "--learned-file" || name == "--model" || name == "--text";
 }
 
 // `path` as the session file in `folder` will name it: relative to that folder when it can be.
@@ -127,6 +127,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--layer", std::to_string(s.view.layer)},
       {"--layout", s.view.mrope_layout},
       {"--query", s.view.query < 0 ? std::string("all") : std::to_string(s.view.query)},
+      {"--text", s.view.probe_text},
       {"--position-shift", std::to_string(s.model.position_shift)},
       {"--window", m.window < 0 ? std::string("model") : m.window == 0 ? std::string("none") : std::to_string(m.window)},
       {"--chunk", m.chunk < 0 ? std::string("model") : m.chunk == 0 ? std::string("none") : std::to_string(m.chunk)},

@@ -98,6 +98,7 @@ struct ViewSettings {
   int layer = -1;  // a model folder's layer whose attention is shown (-1: embeddings and W as above)
   std::string mrope_layout = "text:5,image:4x6,text:3";  // the mrope view's sequence (--layout)
   int query = -1;  // the pair-scores view: the query whose scores are split (−1: every query, by distance)
+  std::string probe_text;  // the position-probe view: a text file, a sentence a line (empty: PosLab's own sentences)
 
   bool operator==(const ViewSettings&) const = default;
 };

@@ -631,6 +631,7 @@ Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const
   if (view == ViewId::Activations) return ModelViewOutput{activations_figure(run, c), activations_csv(run)};
   if (view == ViewId::FrequencyUsage) return ModelViewOutput{frequency_usage_figure(run, c, kExportSide).figure, frequency_usage_csv(run)};
   if (view == ViewId::PairScores) return pair_scores_output(state, run, c);
+  if (view == ViewId::PositionProbe) return Error{"position-probe runs the model over many sentences of its own: position_probe_output draws it"};
   std::ostringstream csv;
   write_attention_csv(csv, layer_results(run.shown(), run.request.layer, c, ""));
   return ModelViewOutput{model_attention_figure(state, run, c, kExportSide), csv.str()};

@@ -3,6 +3,8 @@
 // (sink, distance, previous token), the RoPE frequency usage per head and pair, the predictions
 // and the loss — each beside the unchanged model when the positions were changed — and the GUI
 // tab that runs the model off the UI thread.
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -95,6 +97,13 @@ Result<ModelViewOutput> mrope_view_output(const State& state, const TransformerC
 // `state.view.query`'s row) and a CSV query,key,pair,theta,contribution (pair −1: the dimensions
 // RoPE does not rotate), the contributions of a cell summing to its score in export attention's CSV.
 Result<ModelViewOutput> pair_scores_output(const State& state, const ModelRun& run, const TransformerConfig& config);
+
+// The position-probe lens (export position-probe): a ridge probe of each token's position from
+// every layer's residual stream, over the sentences of state.view.probe_text (else PosLab's own),
+// the unchanged model's R² and, when the state changes the positions, the changed one's beside
+// it; CSV layer,r2,mean_abs_error of the changed model (else the unchanged one).
+Result<ModelViewOutput> position_probe_output(const State& state, const Checkpoint& model, const std::atomic<bool>* cancel = nullptr,
+                                              const std::function<void(double)>& progress = {});
 
 // A token as a table cell: control characters (a newline token, say) written as \n or \xNN.
 std::string visible_token(const std::string& token);

@@ -152,6 +152,7 @@ const std::vector<ViewInfo>& view_registry() {
       {Sinks, "sinks", "Model", Model, NeedsModel, false},
       {Activations, "activations", "Model", Model, NeedsModel, false},
       {PairScores, "pair-scores", "Model", Model, NeedsModel, false},
+      {PositionProbe, "position-probe", "Model", Model, NeedsModel, false},
       {Extrapolation, "extrapolation", "Train", Train, TrainedModels, false},
   };
   return views;

@@ -20,7 +20,7 @@ namespace poslab {
 enum class ViewId {
   Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies, Distance,
   Tour, Model, Train,
-  Heads, FrequencyUsage, Mrope, Sinks, Activations, PairScores,  // in the Model tab
+  Heads, FrequencyUsage, Mrope, Sinks, Activations, PairScores, PositionProbe,  // in the Model tab
   Extrapolation,          // in the Train tab
 };
 

@@ -129,7 +129,7 @@ Figure view_figure(const std::string& name, const Keywords& keywords, const Prog
   MemoryLimitScope scope;
   const auto view = view_named(name);
   if (!view || *view == ViewId::Tour || (view_info(*view).is_tab() && !view_info(*view).figure))
-    fail("poslab.figure: unknown view \"" + name + "\" (available: " + view_names() + ", heads, frequency-usage, mrope)");
+    fail("poslab.figure: unknown view \"" + name + "\" (available: " + view_names() + ", heads, frequency-usage, mrope, pair-scores, position-probe)");
   ExportRequest request;
   const std::vector<Flag> flags = {integer_flag("--head-dim", 2, 65536, request.head_dim)};
   ParsedKeywords parsed = parse_keywords(keywords, "poslab.figure", *view == ViewId::Frequencies ? flags : std::vector<Flag>{});
@@ -137,6 +137,12 @@ Figure view_figure(const std::string& name, const Keywords& keywords, const Prog
   if (*view == ViewId::Mrope) {
     auto model = take(open_state_model(state, "poslab.figure"));
     ModelViewOutput out = take(mrope_view_output(state, model->config()));
+    return {std::move(out.figure), std::move(out.csv)};
+  }
+  if (*view == ViewId::PositionProbe) {  // many sentences through the model, no one run to draw from
+    auto model = take(open_state_model(state, "poslab.figure"));
+    if (auto s = check_model_settings(state, model->config()); !s) fail("poslab.figure: " + s.error());
+    ModelViewOutput out = take(position_probe_output(state, *model, nullptr, progress));
     return {std::move(out.figure), std::move(out.csv)};
   }
   if (view_needs_model(*view, state)) {

@@ -217,6 +217,13 @@ struct Architecture {
   const TensorSlot* slot(TensorRole role) const;  // null: the architecture has no such tensor
 };
 
+// A multimodal wrapper's language model (…ForConditionalGeneration): `text`'s row with the
+// wrapper's classes and model types, its config in text_config over the text config class's
+// `defaults` (JSON), and both namings of the wrapped tensors (language_model.model.* and
+// model.language_model.*); images are not run.
+Architecture wrapped_language_model(const Architecture& text, std::string name, std::string title, std::vector<std::string> classes,
+                                    std::vector<std::string> model_types, std::string defaults);
+
 // The families PosLab runs, for messages and the README.
 std::string supported_families();
 

@@ -98,21 +98,13 @@ Architecture llama4_text(const Architecture& llama) {
 // in text_config, its tensors under language_model.model.* and language_model.lm_head.*.
 // configuration_llama4.py's Llama4TextConfig defaults fill what text_config leaves out.
 Architecture llama4(const Architecture& text) {
-  Architecture a = text;
-  a.name = "llama4";
-  a.title = "Llama 4 Scout / Maverick";
-  a.classes = {"Llama4ForConditionalGeneration"};
-  a.model_types = {"llama4"};
-  a.in_text_config = true;
-  a.text_defaults = R"({"vocab_size": 202048, "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
+  return wrapped_language_model(text, "llama4", "Llama 4 Scout / Maverick", {"Llama4ForConditionalGeneration"}, {"llama4"},
+                                R"({"vocab_size": 202048, "hidden_size": 5120, "intermediate_size": 8192, "intermediate_size_mlp": 16384,
     "num_hidden_layers": 48, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "hidden_act": "silu",
     "max_position_embeddings": 131072, "rms_norm_eps": 1e-5, "rope_theta": 500000, "num_experts_per_tok": 1,
     "num_local_experts": 16, "interleave_moe_layer_step": 1, "use_qk_norm": true, "no_rope_layer_interval": 4,
     "attention_chunk_size": 8192, "attn_temperature_tuning": true, "floor_scale": 8192, "attn_scale": 0.1,
-    "tie_word_embeddings": false})";
-  a.renames = {{"language_model.model.", "model."}, {"language_model.lm_head.", "lm_head."}, {"model.language_model.", "model."}};
-  a.wrapper_note = "its language model; images are not run";
-  return a;
+    "tie_word_embeddings": false})");
 }
 
 // DeepSeek-V3 / R1 / V3.1, Moonlight, Kimi K2 (DeepseekV3ForCausalLM) and DeepSeek-V2 / V2-Lite
@@ -224,18 +216,12 @@ Architecture gemma4_text(const Architecture& llama) {
 // Gemma 4 as published (Gemma4ForConditionalGeneration): the text model's keys in text_config over
 // configuration_gemma4.py's Gemma4TextConfig defaults, its tensors under model.language_model.*.
 Architecture gemma4(const Architecture& text) {
-  Architecture a = text;
-  a.name = "gemma4";
-  a.title = "Gemma 4 (multimodal)";
-  a.classes = {"Gemma4ForConditionalGeneration"};
-  a.model_types = {"gemma4"};
-  a.in_text_config = true;
-  a.text_defaults = R"({"vocab_size": 262144, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 30,
+  Architecture a = wrapped_language_model(text, "gemma4", "Gemma 4 (multimodal)", {"Gemma4ForConditionalGeneration"}, {"gemma4"},
+                                          R"({"vocab_size": 262144, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 30,
     "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh",
     "max_position_embeddings": 131072, "rms_norm_eps": 1e-6, "tie_word_embeddings": true, "sliding_window": 512,
     "vocab_size_per_layer_input": 262144, "hidden_size_per_layer_input": 256, "attention_k_eq_v": false,
-    "num_kv_shared_layers": 0, "enable_moe_block": false, "use_double_wide_mlp": false})";
-  a.renames = {{"model.language_model.", "model."}, {"language_model.model.", "model."}, {"language_model.lm_head.", "lm_head."}};
+    "num_kv_shared_layers": 0, "enable_moe_block": false, "use_double_wide_mlp": false})");
   a.wrapper_note = "its language model; images and audio are not run";
   return a;
 }

@@ -21,20 +21,6 @@ const std::vector<std::pair<std::string, std::string>> kWrapperNames = {
     {"model.language_model.", "model."},   // transformers 4.52 and later, and 5
 };
 
-Architecture wrapped(const Architecture& text, std::string name, std::string title, std::vector<std::string> classes,
-                     std::vector<std::string> model_types, std::string defaults) {
-  Architecture a = text;
-  a.name = std::move(name);
-  a.title = std::move(title);
-  a.classes = std::move(classes);
-  a.model_types = std::move(model_types);
-  a.in_text_config = true;
-  a.text_defaults = std::move(defaults);
-  a.renames = kWrapperNames;
-  a.wrapper_note = "its language model; images are not run";
-  return a;
-}
-
 // OLMo 2: Llama's names without the norms before each half; a norm after the attention and after
 // the MLP instead (post_attention_layernorm, post_feedforward_layernorm, added to x after the
 // norm), and RMSNorms over the whole q and k projections (not per head) before RoPE.
@@ -75,6 +61,20 @@ Architecture olmo3(const Architecture& olmo2_row) {
 
 }  // namespace
 
+Architecture wrapped_language_model(const Architecture& text, std::string name, std::string title, std::vector<std::string> classes,
+                                    std::vector<std::string> model_types, std::string defaults) {
+  Architecture a = text;
+  a.name = std::move(name);
+  a.title = std::move(title);
+  a.classes = std::move(classes);
+  a.model_types = std::move(model_types);
+  a.in_text_config = true;
+  a.text_defaults = std::move(defaults);
+  a.renames = kWrapperNames;
+  a.wrapper_note = "its language model; images are not run";
+  return a;
+}
+
 std::vector<Architecture> wrapper_architectures(const Architecture& gemma3, const Architecture& mistral, const Architecture& qwen2,
                                                 const Architecture& qwen3, const Architecture& llama) {
   // configuration_gemma3.py's Gemma3TextConfig defaults (Gemma 3 4B's text_config gives only a few keys).
@@ -97,11 +97,11 @@ std::vector<Architecture> wrapper_architectures(const Architecture& gemma3, cons
   return {
       olmo2(llama),
       olmo3(olmo2(llama)),
-      wrapped(gemma3, "gemma3_multimodal", "Gemma 3", {"Gemma3ForConditionalGeneration"}, {"gemma3"}, gemma3_text),
-      wrapped(mistral, "mistral3", "Mistral 3", {"Mistral3ForConditionalGeneration"}, {"mistral3"}, mistral_text),
-      wrapped(qwen2, "qwen2_5_vl", "Qwen2.5-VL", {"Qwen2_5_VLForConditionalGeneration", "Qwen2VLForConditionalGeneration"},
+      wrapped_language_model(gemma3, "gemma3_multimodal", "Gemma 3", {"Gemma3ForConditionalGeneration"}, {"gemma3"}, gemma3_text),
+      wrapped_language_model(mistral, "mistral3", "Mistral 3", {"Mistral3ForConditionalGeneration"}, {"mistral3"}, mistral_text),
+      wrapped_language_model(qwen2, "qwen2_5_vl", "Qwen2.5-VL", {"Qwen2_5_VLForConditionalGeneration", "Qwen2VLForConditionalGeneration"},
               {"qwen2_5_vl", "qwen2_vl"}, qwen25_text),
-      wrapped(qwen3, "qwen3_vl", "Qwen3-VL", {"Qwen3VLForConditionalGeneration"}, {"qwen3_vl"}, qwen3_text),
+      wrapped_language_model(qwen3, "qwen3_vl", "Qwen3-VL", {"Qwen3VLForConditionalGeneration"}, {"qwen3_vl"}, qwen3_text),
   };
 }
 

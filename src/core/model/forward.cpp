@@ -415,6 +415,7 @@ Status ForwardPass::run_stack(Stack& s, Matrix& X, const Matrix* encoded, int pr
     if (cancelled(options_)) return Error{"cancelled"};
     if (auto st = run_layer(s, l, X, encoded); !st) return st;
     if (options_.top_activations > 0 && !encoded) result_.activations.push_back(largest_activations(X, l, options_.top_activations));
+    if (options_.each_layer && !encoded) options_.each_layer(l, X);
     if (options_.progress) options_.progress(static_cast<double>(progress_offset + l + 1) / (total_layers() + 1));
   }
   return cancelled(options_) ? Status(Error{"cancelled"}) : Status(Ok{});

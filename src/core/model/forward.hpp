@@ -67,6 +67,9 @@ struct ForwardOptions {
   bool check_against_cpu = false;       // kept layers computed on the CPU too, and compared
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(double)> progress;  // 0 … 1, after each layer
+  // Called with each layer's output (the residual stream, T × hidden) of the first stack: the
+  // position probe's features. Empty: none.
+  std::function<void(int layer, const Matrix& X)> each_layer;
 };
 
 // Where a head looks, summed up over the queries.

@@ -99,8 +99,9 @@ case "$mode" in
     # (Xft.dpi for the HiDPI test) and debootstrap (a fresh Debian root to install the .deb into).
     # stress-ng loads the CPU while the GUI tests run (below).
     # nbclient and ipykernel run the notebooks (notebooks/) headless against the Python module.
+    # Chromium, its driver and Selenium open the interactive HTML pages in a real browser.
     packages=(clang libclang-rt-14-dev libomp-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
-      stress-ng python3-nbclient python3-ipykernel)
+      stress-ng python3-nbclient python3-ipykernel chromium chromium-driver python3-selenium)
     command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
     timed "test packages" install_missing
     # One stress-ng CPU worker, busy half the time, runs while the Gui.* tests do (the cpu_load

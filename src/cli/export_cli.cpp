@@ -68,7 +68,7 @@ std::vector<Flag> export_flags(ExportArgs& e) {
   if (e.all) flags.push_back(text_flag("--dir", e.folder));
   if (e.view == ViewId::Frequencies && !e.all) flags.push_back(integer_flag("--head-dim", 2, 65536, e.request.head_dim));
   if (!e.all)
-    for (auto [name, into] : {std::pair{"--png", &e.request.png}, {"--svg", &e.request.svg}, {"--csv", &e.request.csv}})
+    for (auto [name, into] : {std::pair{"--png", &e.request.png}, {"--svg", &e.request.svg}, {"--csv", &e.request.csv}, {"--html", &e.request.html}})
       flags.push_back(text_flag(name, *into));
   flags.push_back({"--scale", [&e](std::string_view v) -> Status {
                      auto scale = parse_integer(v, "--scale", 1, 8);
@@ -88,8 +88,10 @@ Status parse_export_options(ArgParser& p, ExportArgs& e) {
   };
   if (auto s = p.parse(export_flags(e), &e.state, unknown); !s) return s;
   if (e.all && e.folder.empty()) return Error{"export all needs a folder: poslab export all --dir figures"};
-  if (!e.all && e.request.png.empty() && e.request.svg.empty() && e.request.csv.empty())
-    return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
+  if (!e.all && e.request.png.empty() && e.request.svg.empty() && e.request.csv.empty() && e.request.html.empty())
+    return Error{"nothing to write: give --png FILE, --svg FILE, --csv FILE and/or --html FILE"};
+  if (!e.request.html.empty() && e.view != ViewId::Attention && e.view != ViewId::Heads)
+    return Error{"--html writes an interactive page of export attention or export heads, not of " + std::string(to_string(e.view))};
   return Ok{};
 }
 
@@ -131,7 +133,7 @@ int export_embeddings_views(const ArgParser& p, ExportArgs& e) {
   HeadlessGpu g = open_headless_gpu(state.backend);
   if (!g.context && (!request.png.empty() || e.all)) return runtime_error("PNG export needs OpenGL: " + g.unavailable);
   workspace.set_gpu_backend(g.backend.get(), g.unavailable, g.renderer);
-  if (!e.all && e.view == ViewId::Attention && request.csv.empty() && !state.view.mean_heads) {
+  if (!e.all && e.view == ViewId::Attention && request.csv.empty() && request.html.empty() && !state.view.mean_heads) {
     // One head's heatmap: only its weights (or scores) are kept, not every head's T × T matrices.
     MatricesKept keep;
     keep.head = state.view.head;

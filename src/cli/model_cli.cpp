@@ -25,6 +25,7 @@
 #include "plot/draw.hpp"
 #include "figures/export.hpp"
 #include "figures/launch.hpp"
+#include "figures/html_page.hpp"
 #include "figures/model.hpp"
 #include "core/model/model_run.hpp"
 #include "figures/attention.hpp"
@@ -69,21 +70,31 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
     std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", g.unavailable.c_str());
     return kRuntimeError;
   }
-  // The mrope view is the config's alone: no forward pass.
+  // The mrope view is the config's alone: no forward pass; the position probe runs many.
+  std::optional<ModelRun> run;
   auto output = [&]() -> Result<ModelViewOutput> {
     if (view == ViewId::Mrope) return mrope_view_output(state, c);
     if (view == ViewId::PositionProbe) return position_probe_output(state, **model);
-    auto run = run_state_model(**model, state, 5, g.backend.get(), {}, view);
-    if (!run) return Error{run.error()};
-    print_run_notes(*run, g);
+    auto ran = run_state_model(**model, state, 5, g.backend.get(), {}, view);
+    if (!ran) return Error{ran.error()};
+    print_run_notes(*ran, g);
+    run = std::move(*ran);
     return model_view_output(view, state, *run, c);
   }();
   if (!output) return runtime_error(output.error());
   const auto& [figure, csv] = *output;
+  // The interactive page (--html): the shown run's layer, every head; or the heads grid.
+  Result<std::string> page = std::string();
+  if (!request.html.empty() && run)
+    page = view == ViewId::Heads ? heads_page(*run, c) : attention_page(state, layer_results(run->shown(), run->request.layer, c, run->describe()));
+  if (!page) return runtime_error(page.error());
   const auto session = [&](OutputPlan& p) -> Status {
+    if (!request.html.empty())
+      if (auto s = p.write(request.html, *page); !s) return s;
     return save_session.empty() ? Status(Ok{}) : p.write(save_session, session_json(state, save_session));
   };
   if (const int code = finish_export(figure, csv, request, plan, session)) return code;
+  if (!request.html.empty()) std::printf("wrote %s (HTML)\n", request.html.c_str());
   if (!save_session.empty()) std::printf("wrote %s (session)\n", save_session.c_str());
   return 0;
 }

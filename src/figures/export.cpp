@@ -7,6 +7,7 @@
 #include "core/export_data.hpp"
 #include "plot/render.hpp"
 #include "plot/svg.hpp"
+#include "figures/html_page.hpp"
 #include "figures/views.hpp"
 
 namespace poslab {
@@ -131,6 +132,7 @@ void plan_request(const ExportRequest& request, OutputPlan& plan) {
   plan.add("--png", request.png);
   plan.add("--svg", request.svg);
   plan.add("--csv", request.csv);
+  plan.add("--html", request.html);
 }
 
 namespace {
@@ -141,6 +143,7 @@ Status prepared_plan(const ExportRequest& request, OutputPlan& plan) {
   plan.add("", request.png);
   plan.add("", request.svg);
   plan.add("", request.csv);
+  plan.add("", request.html);
   const OutputPlan::Problem problem = plan.prepare();
   if (problem.exit_code != 0) return Error{problem.message};
   return Ok{};
@@ -196,8 +199,16 @@ Result<plot::Figure> export_all_but_png_into(ViewId view, const State& state, co
   Result<plot::Figure> figure = plot::Figure{};
   if (!request.png.empty() || !request.svg.empty()) figure = view_figure(view, state, results, table, request);
   if (!figure) return Error{figure.error()};
+  if (!request.html.empty()) {
+    if (view != ViewId::Attention) return Error{"--html: an interactive page is written for the attention view (and a model's heads), not " + std::string(to_string(view))};
+    auto page = attention_page(state, results);
+    if (!page) return Error{page.error()};
+    if (auto s = plan.write(request.html, *page); !s) return Error{s.error()};
+    written.push_back(request.html + " (HTML)");
+  }
   ExportRequest rest = request;
   rest.png.clear();
+  rest.html.clear();
   if (view == ViewId::Attention && !request.csv.empty()) {
     // Streamed to the file: at long lengths the CSV (T² rows per head) would not fit in memory.
     rest.csv.clear();
@@ -239,7 +250,7 @@ Result<plot::Figure> export_begin(ViewId view, const State& state, const Results
 
 std::string nothing_written(const ExportRequest& request) {
   std::vector<std::string> paths;
-  for (const std::string* path : {&request.png, &request.svg, &request.csv})
+  for (const std::string* path : {&request.png, &request.svg, &request.csv, &request.html})
     if (!path->empty()) paths.push_back(*path);
   if (paths.size() == 1) return "did not write " + paths.front() + ": ";
   std::string list;

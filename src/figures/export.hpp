@@ -27,6 +27,7 @@ struct ExportRequest {
   std::string png;  // empty: no image
   std::string svg;  // empty: no vector image
   std::string csv;  // empty: no data
+  std::string html;  // empty: no interactive page (export attention and export heads write one)
   float scale = 1.0f;
   int head_dim = 0;  // frequencies: the head width (0: the state's d_h)
   int tour_step = 0;  // tour: the step (0-based); the state must already be that step's

@@ -513,7 +513,7 @@ Status check_model_view(ViewId view, State& state, const TransformerConfig& c) {
     return Error{"--head " + std::to_string(state.view.head) + " is out of range: the model has " +
                  std::to_string(c.heads) + " heads"};
   if ((view == ViewId::FrequencyUsage || view == ViewId::PairScores) && c.positions != PositionKind::Rope)
-    return Error{std::string(to_string(view)) + " needs a RoPE model; this one has " + std::string(to_string(c.positions)) + " positions"};
+    return Error{std::string(view_info(view).name) + " needs a RoPE model; this one has " + std::string(to_string(c.positions)) + " positions"};
   if (view == ViewId::PairScores && state.view.mean_heads) return Error{"pair-scores splits one head's scores: give --head N, not mean"};
   if (view == ViewId::Mrope && c.mrope_section.empty())
     return Error{"mrope needs a model with M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL: mrope_section in its config.json); " + c.arch->title +

@@ -19,6 +19,7 @@
 #include "core/session.hpp"
 #include "figures/assets.hpp"
 #include "figures/export.hpp"
+#include "figures/html_page.hpp"
 #include "gpu/attention_gpu.hpp"
 #include "gui/flow.hpp"
 #include "gui/gui.hpp"
@@ -114,7 +115,7 @@ void Gui::start_exports(const ControlsActions& requested) {
   if (requested.export_all)  // on the export queue too, one PNG drawn a frame
     exports_.start_all(state_, workspace_.results_shared(), workspace_.embeddings_shared(), controls_.export_folder,
                        static_cast<float>(controls_.export_all_scale));
-  if (requested.export_png_scale <= 0 && !requested.export_csv && !requested.export_svg) return;
+  if (requested.export_png_scale <= 0 && !requested.export_csv && !requested.export_svg && !requested.export_html) return;
   const ViewId exported = active_view_ == ViewId::Model   ? ViewId::Heads
                           : active_view_ == ViewId::Train ? ViewId::Extrapolation
                                                           : active_view_;
@@ -124,8 +125,11 @@ void Gui::start_exports(const ControlsActions& requested) {
   if (requested.export_png_scale > 0) request.png = stem + ".png";
   if (requested.export_csv) request.csv = stem + ".csv";
   if (requested.export_svg) request.svg = stem + ".svg";
+  if (requested.export_html) request.html = stem + ".html";
   request.scale = static_cast<float>(std::max(1, requested.export_png_scale));
-  for (const std::string* path : {&request.png, &request.csv, &request.svg}) note_if_replacing(*path);
+  for (const std::string* path : {&request.png, &request.csv, &request.svg, &request.html}) note_if_replacing(*path);
+  if (!request.html.empty() && exported != ViewId::Attention && exported != ViewId::Heads)
+    return status_.fail("HTML: an interactive page is made of the Attention tab or the Model tab's heads, not of " + std::string(to_string(exported)));
   request.tour_step = views_.tour.step();
   request.language = views_.tour.language;
   std::vector<std::string> written;
@@ -139,8 +143,18 @@ void Gui::start_exports(const ControlsActions& requested) {
   } else if (run && views_.model.model() &&
              (active_view_ == ViewId::Model || (active_view_ == ViewId::Attention && model_run_))) {
     // The model's views, as `poslab export heads|attention --model DIR --layer L` writes them.
-    const auto output = model_view_output(exported, state_, *run, views_.model.model()->config());
-    s = output ? write_export(&output->figure, &output->csv, request, written) : Status(Error{output.error()});
+    const TransformerConfig& c = views_.model.model()->config();
+    const auto output = model_view_output(exported, state_, *run, c);
+    Result<std::string> page = std::string();
+    if (!request.html.empty())
+      page = exported == ViewId::Heads ? heads_page(*run, c) : attention_page(state_, layer_results(run->shown(), run->request.layer, c, run->describe()));
+    ExportRequest files = request;
+    files.html.clear();
+    s = !output ? Status(Error{output.error()}) : !page ? Status(Error{page.error()}) : write_export(&output->figure, &output->csv, files, written);
+    if (s && !request.html.empty()) {
+      s = write_file_atomic(request.html, *page);
+      if (s) written.push_back(request.html + " (HTML)");
+    }
   } else {
     // A view of the embeddings: made and written on the export queue's thread.
     exports_.start(active_view_, state_, workspace_.results_shared(), workspace_.embeddings_shared(), request);

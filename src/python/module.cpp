@@ -142,7 +142,9 @@ void define_figure(py::module_& m) {
         const std::string file = py::str(py::module_::import("os").attr("fspath")(path));
         py::gil_scoped_release release;
         f.save(file, scale);
-      }, py::arg("path"), py::arg("scale") = 1.0f, "Writes .png, .svg or .csv, as the path's suffix says.")
+      }, py::arg("path"), py::arg("scale") = 1.0f, "Writes .png, .svg, .csv or .html, as the path's suffix says.")
+      .def("to_html", &Figure::to_html, py::call_guard<py::gil_scoped_release>(),
+           "The attention or heads figure as one self-contained HTML page: each cell's values under the pointer, a head selector.")
       .def_property_readonly("width", [](const Figure& f) { return f.figure.width; })
       .def_property_readonly("height", [](const Figure& f) { return f.figure.height; });
 }

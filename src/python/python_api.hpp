@@ -95,11 +95,15 @@ class MemoryLimitScope {
 struct Figure {
   plot::Figure figure;
   std::string csv;
+  // The attention and heads figures: their interactive page (figures/html_page.hpp), made when
+  // asked for; empty for the other views.
+  std::function<Result<std::string>()> html;
 
   std::string png(float scale = 1.0f) const;  // the PNG file's bytes (needs OpenGL: EGL, no display)
   std::string svg() const;
-  // By the path's suffix: .png, .svg or .csv, written atomically.
+  // By the path's suffix: .png, .svg, .csv or .html, written atomically.
   void save(const std::string& path, float scale = 1.0f) const;
+  std::string to_html() const;  // the interactive page; an error for a view that has none
 };
 
 // One attention computation: per head, T_q × T_k weights and scores; the tokens of the rows and

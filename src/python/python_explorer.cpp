@@ -14,6 +14,7 @@
 #include "figures/attention.hpp"
 #include "figures/export.hpp"
 #include "figures/frequencies.hpp"
+#include "figures/html_page.hpp"
 #include "figures/given_indices.hpp"
 #include "figures/headless_gpu.hpp"
 #include "figures/model.hpp"
@@ -85,6 +86,11 @@ Attention attention_of(const Results& r, Figure figure) {
   return a;
 }
 
+// The attention page of `r`, made when .to_html() asks (the results copied, the figures drawn then).
+std::function<Result<std::string>()> page_of(const State& state, const Results& r) {
+  return [state, r = std::make_shared<const Results>(r)] { return attention_page(state, *r); };
+}
+
 std::string attention_csv(const Results& r) {
   std::ostringstream csv;
   write_attention_csv(csv, r);
@@ -117,12 +123,12 @@ Attention attention(const std::string& sentence, const Keywords& keywords, const
   if (view_needs_model(ViewId::Attention, state)) {
     const ModelViewRun m = run_model_view(ViewId::Attention, state, "poslab.attention", progress);
     const TransformerConfig& c = m.model->config();
-    const Results r = layer_results(m.run.shown(), m.run.request.layer, c, "");
-    return attention_of(r, {model_attention_figure(state, m.run, c, kExportSide), attention_csv(r)});
+    const Results r = layer_results(m.run.shown(), m.run.request.layer, c, m.run.describe());
+    return attention_of(r, {model_attention_figure(state, m.run, c, kExportSide), attention_csv(r), page_of(state, r)});
   }
   const auto run = run_explorer(parsed);
   const Results& r = run->results();
-  return attention_of(r, {attention_figure(state, r, kExportSide).figure, attention_csv(r)});
+  return attention_of(r, {attention_figure(state, r, kExportSide).figure, attention_csv(r), page_of(state, r)});
 }
 
 Figure view_figure(const std::string& name, const Keywords& keywords, const Progress& progress) {
@@ -137,23 +143,31 @@ Figure view_figure(const std::string& name, const Keywords& keywords, const Prog
   if (*view == ViewId::Mrope) {
     auto model = take(open_state_model(state, "poslab.figure"));
     ModelViewOutput out = take(mrope_view_output(state, model->config()));
-    return {std::move(out.figure), std::move(out.csv)};
+    return {std::move(out.figure), std::move(out.csv), {}};
   }
   if (*view == ViewId::PositionProbe) {  // many sentences through the model, no one run to draw from
     auto model = take(open_state_model(state, "poslab.figure"));
     if (auto s = check_model_settings(state, model->config()); !s) fail("poslab.figure: " + s.error());
     ModelViewOutput out = take(position_probe_output(state, *model, nullptr, progress));
-    return {std::move(out.figure), std::move(out.csv)};
+    return {std::move(out.figure), std::move(out.csv), {}};
   }
   if (view_needs_model(*view, state)) {
     const ModelViewRun m = run_model_view(*view, state, "poslab.figure", progress);
     ModelViewOutput out = take(model_view_output(*view, state, m.run, m.model->config()));
-    return {std::move(out.figure), std::move(out.csv)};
+    Figure f{std::move(out.figure), std::move(out.csv), {}};
+    const auto run = std::make_shared<const ModelRun>(m.run);
+    const TransformerConfig config = m.model->config();
+    if (*view == ViewId::Heads) f.html = [run, config] { return heads_page(*run, config); };
+    if (*view == ViewId::Attention)
+      f.html = [state, run, config] { return attention_page(state, layer_results(run->shown(), run->request.layer, config, run->describe())); };
+    return f;
   }
   const auto run = run_explorer(parsed);
   const ViewInfo& info = view_info(*view);
   const ViewInputs in{state, run->results(), run->workspace.embeddings(), request.head_dim, request.scale};
-  return {take(info.figure(in)), take(info.csv(in))};
+  Figure f{take(info.figure(in)), take(info.csv(in)), {}};
+  if (*view == ViewId::Attention) f.html = page_of(state, run->results());
+  return f;
 }
 
 Figure plot_attention(std::vector<Matrix> weights, std::vector<std::string> tokens, const Keywords& keywords) {
@@ -185,7 +199,7 @@ Figure plot_attention(std::vector<Matrix> weights, std::vector<std::string> toke
   r.attention.scores = weights;
   r.attention.weights = std::move(weights);
   if (!state.view.mean_heads) check(check_index("--head", state.view.head, r.problem.heads, "heads"));
-  return {attention_figure(state, r, kExportSide).figure, attention_csv(r)};
+  return {attention_figure(state, r, kExportSide).figure, attention_csv(r), page_of(state, r)};
 }
 
 }  // namespace poslab::python

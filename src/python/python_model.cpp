@@ -8,6 +8,7 @@
 #include "core/model/position_design.hpp"
 #include "figures/attention.hpp"
 #include "figures/headless_gpu.hpp"
+#include "figures/html_page.hpp"
 #include "figures/model.hpp"
 #include "figures/model_state.hpp"
 #include "python/python_api.hpp"
@@ -76,7 +77,8 @@ Attention Model::attention(const std::string& text, int layer, const std::option
   for (const Token& t : results.key_tokens) a.key_tokens.push_back(t.text);
   std::ostringstream csv;
   write_attention_csv(csv, results);
-  a.figure = {model_attention_figure(r.state, r.run, c, kExportSide), csv.str()};
+  a.figure = {model_attention_figure(r.state, r.run, c, kExportSide), csv.str(),
+              [state = r.state, results = std::make_shared<const Results>(results)] { return attention_page(state, *results); }};
   return a;
 }
 
@@ -84,7 +86,8 @@ Figure Model::heads(const std::string& text, int layer, const Keywords& keywords
   MemoryLimitScope scope;
   Run r = run("Model.heads", with(keywords, text, layer), 5, progress, ViewId::Heads);
   ModelViewOutput out = take(model_view_output(ViewId::Heads, r.state, r.run, checkpoint_->config()));
-  return {std::move(out.figure), std::move(out.csv)};
+  const auto run = std::make_shared<const ModelRun>(r.run);
+  return {std::move(out.figure), std::move(out.csv), [run, config = checkpoint_->config()] { return heads_page(*run, config); }};
 }
 
 std::string Model::predict(const std::string& text, int top, const Keywords& keywords, const Progress& progress) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/memory.hpp"
+#include "base/files.hpp"
 #include "core/options.hpp"
 #include "figures/export.hpp"
 #include "gpu/headless.hpp"
@@ -119,6 +120,11 @@ std::string Figure::png(float scale) const {
 
 std::string Figure::svg() const { return plot::render_svg(figure); }
 
+std::string Figure::to_html() const {
+  if (!html) fail("to_html(): an interactive page is made of the attention and heads figures only");
+  return take(html());
+}
+
 void Figure::save(const std::string& path, float scale) const {
   ExportRequest request;
   request.scale = scale;
@@ -126,7 +132,8 @@ void Figure::save(const std::string& path, float scale) const {
   if (suffix == ".png") request.png = path;
   else if (suffix == ".svg") request.svg = path;
   else if (suffix == ".csv") request.csv = path;
-  else fail("save(\"" + path + "\"): the suffix says what to write: .png, .svg or .csv");
+  else if (suffix == ".html") return check(write_file_atomic(path, to_html()));
+  else fail("save(\"" + path + "\"): the suffix says what to write: .png, .svg, .csv or .html");
   std::vector<std::string> written;
   if (request.png.empty()) return check(write_export(&figure, &csv, request, written));
   with_gl([&] {

@@ -106,6 +106,25 @@ class Explorer(unittest.TestCase):
         self.assertTrue(np.isneginf(a.scores[0, 0, 1]), "the causal mask is -inf above the diagonal")
         self.assertEqual(a.weights[0, 0, 1], 0.0)
 
+    def test_to_html_is_the_command_lines_page_and_holds_the_csvs_numbers(self):
+        a = poslab.attention(SENTENCE, **STATE)
+        page = a.figure().to_html()
+        self.assertEqual(page, cli_file("html", "export", "attention", "--sentence", SENTENCE, *STATE_ARGS).decode("utf-8"))
+        data = json.loads(page.split('<script id="data" type="application/json">')[1].split("</script>")[0])
+        table = rows(cli_file("csv", "export", "attention", "--sentence", SENTENCE, *STATE_ARGS))
+        self.assertEqual(len(data["views"]), 2, "one view per head")
+        for r in table:
+            panel = data["views"][int(r["head"])][0]
+            k = int(r["query"]) * panel["cols"] + int(r["key"])
+            self.assertEqual((panel["score"][k], panel["weight"][k]), (r["score"], r["weight"]))
+            self.assertEqual(panel["masked"][k], 1 if r["score"] == "-inf" else 0)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "a.html")
+            a.figure().save(path)
+            self.assertEqual(open(path, encoding="utf-8").read(), page)
+        with self.assertRaises(ValueError):
+            poslab.figure("patterns").to_html()
+
     def test_additive_encodings_equal_the_patterns_views_csv(self):
         for kind, args in (("sinusoidal", ["--encoding", "sinusoidal"]), ("integer", ["--encoding", "integer"]),
                            ("binary", ["--encoding", "binary", "--binary-values", "pm1"])):

@@ -378,6 +378,11 @@ void ControlsPanel::draw_export(ControlsActions& actions) {
   ImGui::SameLine();
   actions.export_csv = ImGui::Button("CSV");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Ctrl+D: the view's numbers, one value per row (columns in README)");
+  ImGui::SameLine();
+  actions.export_html = ImGui::Button("HTML");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("The attention view (or the Model tab's heads) as one page that shows each cell's values under the pointer, "
+                      "with a head selector; nothing fetched from a network");
   flow::same_line_if_fits(flow::button("PNG + SVG + CSV"));
   if (ImGui::Button("PNG + SVG + CSV")) {
     actions.export_png_scale = 1;

@@ -17,6 +17,7 @@ struct ControlsActions {
   int export_png_scale = 0;  // 1, 2 or 4: write the open view's PNG at that scale
   bool export_csv = false;
   bool export_svg = false;
+  bool export_html = false;  // the attention view or the Model tab's heads as a page that answers the pointer
   bool export_all = false;  // every view into `export_folder`
   bool save_session = false;  // write `session_path`
   bool open_session = false;  // read `session_path`

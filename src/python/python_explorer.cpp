@@ -72,7 +72,7 @@ ModelViewRun run_model_view(ViewId view, State& state, const std::string& functi
   check(check_interventions_apply(state, c));
   check(check_model_view(view, state, c));
   HeadlessGpu g = open_headless_gpu(state.backend);
-  auto run = take(run_state_model(*model, state, 5, g.backend.get(), progress));
+  auto run = take(run_state_model(*model, state, 5, g.backend.get(), progress, view));
   return {std::move(model), std::move(run)};
 }
 

@@ -244,9 +244,8 @@ std::vector<StateOption> view_options() {
        s.view.mrope_layout = std::string(v);
        return Ok{};
      }},
-    {"--text", "FILE", "position-probe view: the sentences probed, one a line (at least 4; default: PosLab's own)",
+    {"--text", "FILE", "position-probe view: the sentences probed, one a line (at least 4; empty: PosLab's own)",
      [](State& s, std::string_view v) -> Status {
-       if (v.empty()) return Error{"--text needs a file of sentences, one a line"};
        s.view.probe_text = std::string(v);
        return Ok{};
      }},

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/attention/streaming.hpp"
+#include "core/encodings/streaming.hpp"
 #include "core/encodings/additive.hpp"
 #include "core/encodings/encodings.hpp"
 #include "base/result.hpp"

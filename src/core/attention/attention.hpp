@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/attention/streaming.hpp"
+#include "core/encodings/streaming.hpp"
 #include "core/encodings/bias.hpp"
 #include "core/encodings/encodings.hpp"
 #include "base/matrix.hpp"

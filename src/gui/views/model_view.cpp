@@ -352,6 +352,8 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
     if (ImGui::Checkbox("learned sinks removed", &off_sinks)) m.sinks = !off_sinks;
   }
   if (!c.bidirectional() && !c.encoder_decoder()) {  // --streaming K,W: StreamingLLM's cache on every layer
+    // Beside the controls above when it fits: the figures below keep their place.
+    flow::same_line_if_fits(ImGui::GetFrameHeight() + flow::label("streaming (first K + last W)"));
     bool streaming = m.streaming.on();
     if (ImGui::Checkbox("streaming (first K + last W)", &streaming)) m.streaming = streaming ? Streaming{4, 8} : Streaming{};
     if (m.streaming.on()) {

@@ -1,4 +1,4 @@
-#include "core/attention/streaming.hpp"
+#include "core/encodings/streaming.hpp"
 
 #include <charconv>
 

@@ -146,6 +146,7 @@ const std::vector<ViewInfo>& view_registry() {
       {Tour, "tour", "Tour", Tour, Embeddings, false, tour_export, tour_data, nullptr},
       {Model, "model", "Model", Model, NeedsModel, false},
       {Train, "train", "Train", Train, TrainedModels, false},
+      {Papers, "papers", "Papers", Papers, ViewNeeds::Papers, false},
       {Heads, "heads", "Model", Model, NeedsModel, false},
       {FrequencyUsage, "frequency-usage", "Model", Model, NeedsModel, false},
       {Mrope, "mrope", "Model", Model, NeedsModel, false},
@@ -178,6 +179,7 @@ std::string view_names_where(bool (*filter)(const ViewInfo&)) {
 }
 
 std::string needs_message(const ViewInfo& view) {
+  if (view.needs == ViewNeeds::Papers) return "the papers' checks are drawn by poslab export paper --id ID (poslab papers lists them)";
   if (view.needs == ViewNeeds::TrainedModels)
     return "the " + std::string(view.name) + " view needs trained models (--models DIR,DIR,...)";
   return "the " + std::string(view.name) + " view needs a model folder (--model DIR)";

@@ -19,7 +19,7 @@ namespace poslab {
 // the Model and Train tabs, and the views drawn inside those two.
 enum class ViewId {
   Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies, Distance,
-  Tour, Model, Train,
+  Tour, Model, Train, Papers,
   Heads, FrequencyUsage, Mrope, Sinks, Activations, PairScores, PositionProbe,  // in the Model tab
   Extrapolation,          // in the Train tab
 };
@@ -29,6 +29,7 @@ enum class ViewNeeds {
   Embeddings,     // the embeddings table and the state's pipeline (the explorer's views)
   Model,          // a model folder's own forward pass (--model DIR)
   TrainedModels,  // trained model folders (--models DIR,DIR,...)
+  Papers,         // the papers' checks (poslab papers check; their figures: poslab export paper --id ID)
 };
 
 // What the explorer's views are drawn from.

@@ -423,12 +423,13 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace, Vi
   draw_embeddings(state, workspace, actions);
   // The explorer's own settings: a real model runs its own positions, heads and weights (the Model
   // tab changes them), and the Train tab trains models of its own.
-  if (shown == ViewId::Model || shown == ViewId::Train) {
+  if (shown == ViewId::Model || shown == ViewId::Train || shown == ViewId::Papers) {
     ImGui::Spacing();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("The encoding, bias, heads and projections of the other tabs do not apply here: %s",
-                       shown == ViewId::Model ? "the model runs its own (change its positions in the Model tab)"
-                                              : "the Train tab's models have their own");
+                       shown == ViewId::Model   ? "the model runs its own (change its positions in the Model tab)"
+                       : shown == ViewId::Train ? "the Train tab's models have their own"
+                                                : "each paper's check has its own settings");
     ImGui::PopStyleColor();
   } else {
     draw_encoding(state, workspace);

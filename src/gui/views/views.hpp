@@ -7,6 +7,7 @@
 #include "gui/views/frequencies_view.hpp"
 #include "gui/views/magnitude_view.hpp"
 #include "gui/views/model_view.hpp"
+#include "gui/views/papers_view.hpp"
 #include "gui/views/patterns_view.hpp"
 #include "gui/views/rope2d_view.hpp"
 #include "gui/views/rope_image_view.hpp"
@@ -32,6 +33,7 @@ struct Views {
   TourView tour;
   ModelView model;
   TrainView train;
+  PapersView papers;
 
   // Whether the tab's figure is still being built off the UI thread (or its run still going).
   bool busy(ViewId view) const {
@@ -47,6 +49,7 @@ struct Views {
       case ViewId::Frequencies: return frequencies.busy();
       case ViewId::Distance: return distance.busy();
       case ViewId::Tour: return tour.busy();
+      case ViewId::Papers: return papers.busy();
       default: return false;
     }
   }

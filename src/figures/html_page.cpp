@@ -114,6 +114,13 @@ std::vector<std::string> token_texts_of(const std::vector<Token>& tokens) {
 
 }  // namespace
 
+std::string static_page(const plot::Figure& figure, const std::string& title) {
+  std::string svg = plot::render_svg(figure);
+  if (svg.rfind("<?xml", 0) == 0) svg.erase(0, svg.find('\n') + 1);
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + title +
+         "</title>\n<style>body{margin:12px}</style></head><body>\n" + svg + "</body></html>\n";
+}
+
 Result<std::string> attention_page(const State& state, const Results& results) {
   const int heads = static_cast<int>(results.attention.weights.size());
   if (heads == 0) return Error{"no attention to put in a page"};

@@ -16,6 +16,10 @@ namespace poslab {
 // head, the selector choosing among them. A refusal when the page would hold too many cells.
 Result<std::string> attention_page(const State& state, const Results& results);
 
+// Any other figure as a page of its own (its SVG and title, nothing to answer the pointer with):
+// what Python's .to_html() and .save("x.html") give for the views without heatmap cells.
+std::string static_page(const plot::Figure& figure, const std::string& title);
+
 // The heads grid of a model run's kept layer: one figure, every thumbnail answering for its head;
 // the selector outlines the chosen head's thumbnails.
 Result<std::string> heads_page(const ModelRun& run, const TransformerConfig& config);

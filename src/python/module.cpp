@@ -144,7 +144,8 @@ void define_figure(py::module_& m) {
         f.save(file, scale);
       }, py::arg("path"), py::arg("scale") = 1.0f, "Writes .png, .svg, .csv or .html, as the path's suffix says.")
       .def("to_html", &Figure::to_html, py::call_guard<py::gil_scoped_release>(),
-           "The attention or heads figure as one self-contained HTML page: each cell's values under the pointer, a head selector.")
+           "The figure as one self-contained HTML page; the attention and heads figures answer the pointer with each cell's values, "
+           "with a head selector.")
       .def_property_readonly("width", [](const Figure& f) { return f.figure.width; })
       .def_property_readonly("height", [](const Figure& f) { return f.figure.height; });
 }

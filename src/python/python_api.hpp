@@ -103,7 +103,7 @@ struct Figure {
   std::string svg() const;
   // By the path's suffix: .png, .svg, .csv or .html, written atomically.
   void save(const std::string& path, float scale = 1.0f) const;
-  std::string to_html() const;  // the interactive page; an error for a view that has none
+  std::string to_html() const;  // the interactive page (attention, heads), else the figure alone as a page
 };
 
 // One attention computation: per head, T_q × T_k weights and scores; the tokens of the rows and

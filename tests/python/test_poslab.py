@@ -122,8 +122,10 @@ class Explorer(unittest.TestCase):
             path = os.path.join(d, "a.html")
             a.figure().save(path)
             self.assertEqual(open(path, encoding="utf-8").read(), page)
-        with self.assertRaises(ValueError):
-            poslab.figure("patterns").to_html()
+        # A view without heatmap cells: the figure alone, as a page.
+        still = poslab.figure("patterns").to_html()
+        self.assertIn("<svg", still)
+        self.assertNotIn('id="data"', still)
 
     def test_additive_encodings_equal_the_patterns_views_csv(self):
         for kind, args in (("sinusoidal", ["--encoding", "sinusoidal"]), ("integer", ["--encoding", "integer"]),

@@ -133,7 +133,7 @@ case "$mode" in
       local parsers_status=0 fuzz_status=0 monkey_status=0 parsers_pid fuzz_pid
       tests/sanitized_parsers.sh >build-san/parsers.log 2>&1 &
       parsers_pid=$!
-      fuzz/run.sh "${POSLAB_FUZZ_SECONDS:-10}" >build-san/fuzzers.log 2>&1 &
+      fuzz/run.sh "${POSLAB_FUZZ_SECONDS:-6}" >build-san/fuzzers.log 2>&1 &
       fuzz_pid=$!
       tests/gui_monkey.sh "${POSLAB_MONKEY_SECONDS:-75}" || monkey_status=$?
       wait "$parsers_pid" || parsers_status=$?

@@ -16,6 +16,13 @@ using Json = nlohmann::ordered_json;
 // a page of tens of megabytes is no longer something a browser answers the pointer on.
 constexpr std::size_t kMostCells = 2'000'000;
 
+// Text as HTML element content: a model's description may hold "<" or "&".
+std::string html_text(const std::string& text) {
+  std::string out;
+  for (char ch : text) out += ch == '<' ? "&lt;" : ch == '>' ? "&gt;" : ch == '&' ? "&amp;" : std::string(1, ch);
+  return out;
+}
+
 // One heatmap panel of a figure: where its cells are, and their values.
 struct Panel {
   plot::Box box;
@@ -49,7 +56,7 @@ std::string page(const std::string& title, const std::vector<std::pair<std::stri
   std::string json = data.dump();
   // "</" inside a script element would end it: JSON allows the slash escaped.
   for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at + 3)) json.replace(at, 2, "<\\/");
-  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + title + "</title>\n<style>\n"
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_text(title) + "</title>\n<style>\n"
       "body{font-family:'DejaVu Sans',Verdana,sans-serif;margin:12px;color:#222}\n"
       "#bar{position:sticky;top:0;background:#fff;padding:6px 0;border-bottom:1px solid #ddd;margin-bottom:8px}\n"
       "#info{margin-left:16px;font-family:'DejaVu Sans Mono',monospace}\n"
@@ -117,7 +124,7 @@ std::vector<std::string> token_texts_of(const std::vector<Token>& tokens) {
 std::string static_page(const plot::Figure& figure, const std::string& title) {
   std::string svg = plot::render_svg(figure);
   if (svg.rfind("<?xml", 0) == 0) svg.erase(0, svg.find('\n') + 1);
-  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + title +
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_text(title) +
          "</title>\n<style>body{margin:12px}</style></head><body>\n" + svg + "</body></html>\n";
 }
 

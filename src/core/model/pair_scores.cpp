@@ -1,5 +1,6 @@
 #include "core/model/pair_scores.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -9,20 +10,14 @@ Result<PairScores> pair_scores(const LayerAttention& a, const TransformerConfig&
   if (a.queries.size() == 0 || a.keys.size() == 0) return Error{"layer " + std::to_string(a.layer) + "'s queries and keys were not kept"};
   if (head < 0 || head >= c.heads) return Error{"head " + std::to_string(head) + " is out of range: the model has " + std::to_string(c.heads)};
   const int dh = static_cast<int>(a.queries.cols()) / c.heads;
-  // The rotated width as this pass ran it: DeepSeek's position slice, the layer's own (Gemma 4's
-  // full layers), or --rotary-dim's.
-  const TransformerConfig::LayerShape shape = c.shape(a.layer);
-  int rotary = c.latent() ? c.rotary_dim : shape.rotary_dim;
-  if (v.rotary_dim && !c.arch->layer_shapes && !c.latent()) rotary = *v.rotary_dim;
-  rotary = std::min(rotary, dh) / 2 * 2;
-  const int pairs = rotary / 2;
+  // The layer's pairs as this pass ran them (DeepSeek's position slice, Gemma 4's full layers'
+  // width, --rotary-dim's): the angles the forward pass takes, none where the layer did not rotate.
+  const RopeFrequencies f = model_rope_frequencies(c, v, tokens, a.layer);
+  const int pairs = std::min(static_cast<int>(f.thetas.size()), dh / 2), rotary = 2 * pairs;
   const bool interleaved = v.pairing.value_or(c.rope_style) == RopeStyle::Interleaved;
   PairScores out;
-  out.thetas.assign(static_cast<std::size_t>(pairs), 0.0);
-  if (a.rotated) {
-    const RopeFrequencies f = model_rope_frequencies(c, v, tokens, a.layer);
-    for (int i = 0; i < pairs && static_cast<std::size_t>(i) < f.thetas.size(); ++i) out.thetas[static_cast<std::size_t>(i)] = f.thetas[static_cast<std::size_t>(i)];
-  }
+  out.thetas.assign(f.thetas.begin(), f.thetas.begin() + pairs);
+  if (!a.rotated) std::fill(out.thetas.begin(), out.thetas.end(), 0.0);
   const auto Q = a.queries.middleCols(static_cast<Eigen::Index>(head) * dh, dh);
   const auto K = a.keys.middleCols(static_cast<Eigen::Index>(head) * dh, dh);
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));  // the backends' 1/√d; any other scale is in q

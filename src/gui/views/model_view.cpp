@@ -502,6 +502,12 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   if (ImGui::CollapsingHeader("Heads of the layer", ImGuiTreeNodeFlags_DefaultOpen)) draw_heads(state, fonts, show_attention);
   if (ImGui::CollapsingHeader("Predictions and loss", ImGuiTreeNodeFlags_DefaultOpen)) draw_predictions(*run_);
   if (c.experts > 0 && ImGui::CollapsingHeader("Experts of the layer", ImGuiTreeNodeFlags_DefaultOpen)) draw_experts(*run_, state.view.layer);
+  draw_lenses(state, c, fonts);
+}
+
+// The lenses below the layer's heads: RoPE's frequency usage and the shown head's scores by
+// rotary pair (RoPE models), then every layer's sinks and largest activations.
+void ModelView::draw_lenses(const State& state, const TransformerConfig& c, const plot::FontSet& fonts) {
   const bool usage_open = c.positions == PositionKind::Rope && ImGui::CollapsingHeader("RoPE frequency usage");
   if (c.positions == PositionKind::Rope) probe::item("model: frequency usage");
   if (usage_open) {
@@ -512,11 +518,12 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
                           ImGui::CollapsingHeader(("Score by rotary pair (head " + std::to_string(state.view.head) + ")").c_str());
   if (c.positions == PositionKind::Rope) probe::item("model: pair scores");
   if (pairs_open) {
-    if (pairs_built_ != std::make_pair(worker_.version(), state.view.head)) {
+    const auto wanted = std::make_tuple(worker_.version(), state.view.head, state.view.query);
+    if (pairs_built_ != wanted) {
       auto out = pair_scores_output(state, *run_, c);
       pairs_ = out ? std::move(out->figure) : plot::Figure{};
       pairs_error_ = out ? "" : out.error();
-      pairs_built_ = {worker_.version(), state.view.head};
+      pairs_built_ = wanted;
     }
     if (!pairs_error_.empty()) flow::text_wrapped(pairs_error_.c_str());
     else show_figure(pairs_, {figure_room(fonts).x, pairs_.height}, fonts, pairs_textures_);

@@ -1,5 +1,8 @@
 #pragma once
 // The GUI part of the model view (its figure: figures/model.hpp).
+#include <cstdint>
+#include <tuple>
+
 #include "figures/model.hpp"
 #include "gui/figure_worker.hpp"
 #include "gui/show_figure.hpp"
@@ -57,7 +60,7 @@ class ModelView {
   // The shown head's scores by rotary pair, built when its header is open and the run or the head changed.
   plot::Figure pairs_;
   std::string pairs_error_;
-  std::pair<std::uint64_t, int> pairs_built_{~0ull, -1};
+  std::tuple<std::uint64_t, int, int> pairs_built_{~0ull, -1, -1};  // the run's version, the head, the query
   plot::TextureCache pairs_textures_;
   // M-RoPE's layout (Qwen-VL models), built from the config when the model or the layout changes.
   plot::Figure mrope_;
@@ -71,6 +74,7 @@ class ModelView {
   void draw_interventions(State& state, const TransformerConfig& c);
   void draw_stack(State& state, const TransformerConfig& c);
   void draw_fill_mask(const ModelRun& run);
+  void draw_lenses(const State& state, const TransformerConfig& c, const plot::FontSet& fonts);
   char target_input_[1024] = "";
 };
 

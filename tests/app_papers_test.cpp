@@ -74,3 +74,34 @@ TEST(CliPapers, ExportPaperWritesTheFigureAndItsData) {
   EXPECT_EQ(csv.rfind("panel,curve,kind,x,y\n", 0), 0u);
   EXPECT_NE(csv.find(",published,12,0.088388347648318"), std::string::npos) << csv.substr(0, 400);
 }
+
+TEST(CliPapers, TrainedModelChecksRunOnTheShippedModels) {
+  const fs::path dir = temp_dir();
+  const auto r = run("papers check alibi-extrapolation survey-table nope-position-probe --json " + (dir / "t.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("alibi-extrapolation: reproduced"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("PosLab reads \"flat\""), std::string::npos) << "a claim's reading is said beside it";
+  const auto json = nlohmann::json::parse(read_file(dir / "t.json"));
+  EXPECT_EQ(json.size(), 6u);
+  const auto figure = run("export paper --id survey-table --png " + (dir / "s.png").string() + " --csv " + (dir / "s.csv").string());
+  ASSERT_EQ(figure.exit_code, 0) << figure.output;
+  EXPECT_NE(read_file(dir / "s.csv").find("the survey's table"), std::string::npos);
+}
+
+TEST(CliPapers, ModelChecksNeedAModelAndReadTheOneGiven) {
+  const fs::path dir = temp_dir();
+  auto r = run("papers check sinks");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("sinks: skipped (needs --model DIR)"), std::string::npos) << r.output;
+  r = run("export paper --id sinks --png " + (dir / "s.png").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("needs --model DIR"), std::string::npos) << r.output;
+  const std::string model = std::string(POSLAB_MODEL_REFERENCE) + "/gemma2";
+  r = run("papers check sinks massive-activations --model " + model + " --json " + (dir / "m.json").string());
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.output;  // random weights: a verdict either way
+  EXPECT_EQ(nlohmann::json::parse(read_file(dir / "m.json")).size(), 5u);
+  // A check that cannot be made on the model is said, and the exit is not a pass.
+  r = run("papers check frequency-usage --model " + (fs::path(POSLAB_SOURCE_ASSETS) / "trained" / "copy-alibi").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("frequency-usage: could not be made: frequency-usage needs a RoPE model"), std::string::npos) << r.output;
+}

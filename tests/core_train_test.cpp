@@ -1,6 +1,9 @@
 // The training engine: every parameter's gradient against central finite differences in double
 // precision, for each positional encoding; the tasks; determinism over the cores.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
 #include <omp.h>
 
 #include <cmath>
@@ -8,6 +11,7 @@
 
 #include "base/random.hpp"
 #include "core/train/model.hpp"
+#include "core/train/trainer.hpp"
 
 namespace poslab {
 namespace {
@@ -146,6 +150,52 @@ TEST(TrainTasks, CopyRepeatsTheSymbolsAfterTheSeparator) {
   // A sequence depends on the seed and its index only.
   const Batch more = make_batch(task, 5, 5, 42);
   EXPECT_TRUE(std::equal(b.ids.begin(), b.ids.end(), more.ids.begin()));
+}
+
+TEST(TrainTasks, ReverseRepeatsTheSymbolsBackwardsAfterTheSeparator) {
+  const Task task{TaskKind::Reverse, 10};
+  const Batch b = make_batch(task, 5, 3, 42);
+  ASSERT_EQ(b.tokens, 10);
+  EXPECT_EQ(b.counted(), 15);
+  for (int s = 0; s < 3; ++s) {
+    const int* ids = &b.ids[static_cast<std::size_t>(s * 10)];
+    const int* targets = &b.targets[static_cast<std::size_t>(s * 10)];
+    EXPECT_EQ(ids[5], separator_id(task));
+    for (int t = 0; t < 5; ++t) EXPECT_EQ(targets[5 + t], ids[4 - t]);  // position L + t predicts x_{L−1−t}
+  }
+  EXPECT_EQ(*parse_task_kind("reverse"), TaskKind::Reverse);
+  EXPECT_EQ(to_string(TaskKind::Reverse), "reverse");
+  EXPECT_EQ(scored_description(task), "the reversed copy after |, as the task scores it");
+}
+
+// Mixed lengths (Kazemnejad et al.'s training): each sequence a length of its own, written from
+// position 0, the rest separators that count for nothing; the same batch from the same seed.
+TEST(TrainTasks, MixedBatchesHoldEveryLengthFromTheShortestUpAndCountOnlyTheirTargets) {
+  const Task task{TaskKind::Copy, 10};
+  const Batch b = make_mixed_batch(task, 2, 6, 64, 9);
+  ASSERT_EQ(b.tokens, 12);
+  std::set<int> lengths;
+  for (int s = 0; s < 64; ++s) {
+    const std::size_t at = static_cast<std::size_t>(s * 12);
+    const auto sep = std::find(b.ids.begin() + static_cast<std::ptrdiff_t>(at), b.ids.begin() + static_cast<std::ptrdiff_t>(at + 12), separator_id(task));
+    const int L = static_cast<int>(sep - (b.ids.begin() + static_cast<std::ptrdiff_t>(at)));
+    lengths.insert(L);
+    int counted = 0;
+    for (int t = 0; t < 12; ++t) counted += b.mask[at + static_cast<std::size_t>(t)];
+    EXPECT_EQ(counted, L) << "sequence " << s;
+    for (int t = 0; t < L; ++t) EXPECT_EQ(b.targets[at + static_cast<std::size_t>(L + t)], b.ids[at + static_cast<std::size_t>(t)]);
+    for (int t = 2 * L; t < 12; ++t) EXPECT_EQ(b.ids[at + static_cast<std::size_t>(t)], separator_id(task));
+  }
+  EXPECT_EQ(lengths, (std::set<int>{2, 3, 4, 5, 6}));
+  const Batch again = make_mixed_batch(task, 2, 6, 64, 9);
+  EXPECT_EQ(again.ids, b.ids);
+  EXPECT_EQ(again.mask, b.mask);
+  TrainSettings s = default_train_settings();
+  s.min_length = s.train_length + 1;
+  EXPECT_FALSE(validate(s));
+  s.min_length = 1;
+  EXPECT_TRUE(validate(s));
+  EXPECT_NE(training_batch(s, 0).ids, make_batch(s.task, s.train_length, s.batch, 0).ids);
 }
 
 TEST(TrainTasks, RecallAsksForTheValueLastBoundToAKey) {

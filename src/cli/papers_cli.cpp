@@ -14,6 +14,7 @@
 #include "core/papers/papers.hpp"
 #include "figures/export.hpp"
 #include "figures/papers.hpp"
+#include "figures/train.hpp"
 #include "gpu/headless.hpp"
 
 namespace poslab {
@@ -27,7 +28,7 @@ Status parse_command_flags(ArgParser& p, const std::vector<Flag>& flags, const s
                  ParseOrder::NamesFirst);
 }
 
-// --model DIR: a folder the model checks read (none of today's checks needs one).
+// --model DIR: the folder the model checks read.
 Status check_model_folder(const std::optional<std::string>& model) {
   if (model && !fs::is_directory(*model)) return Error{"--model: no model folder at " + *model};
   return Ok{};
@@ -42,8 +43,7 @@ std::string unknown_check(std::string_view id) {
 int list_checks() {
   for (const PaperCheck& c : paper_checks()) {
     std::printf("%s\n  %s, %s\n  %s\n  needs: %s\n", std::string(c.id).c_str(), std::string(c.paper).c_str(),
-                std::string(c.where).c_str(), std::string(c.what).c_str(),
-                c.needs == PaperNeeds::Model ? "--model DIR" : "nothing (the mathematics alone)");
+                std::string(c.where).c_str(), std::string(c.what).c_str(), std::string(needs_words(c.needs)).c_str());
   }
   return 0;
 }
@@ -68,12 +68,20 @@ int run_checks(ArgParser& p) {
   if (model) plan_folder_input(plan, "--model", *model);
   if (const int code = prepare_outputs(plan)) return code;
   std::vector<PaperCheckResult> results;
+  bool all_made = true;
   for (const PaperCheck* c : chosen) {
     if (c->needs == PaperNeeds::Model && !model) {
       std::printf("%s: skipped (needs --model DIR)\n", std::string(c->id).c_str());
       continue;
     }
-    results.push_back(c->run());
+    PaperInputs in{shipped_models_folder(), model.value_or(""), false, nullptr, {}};
+    auto outcome = run_paper_check(*c, in);
+    if (!outcome) {
+      std::fprintf(stderr, "%s: could not be made: %s\n", std::string(c->id).c_str(), outcome.error().c_str());
+      all_made = false;
+      continue;
+    }
+    results.push_back(std::move(outcome->result));
   }
   std::fputs(papers_table(results).c_str(), stdout);
   if (!json.empty()) {
@@ -82,7 +90,7 @@ int run_checks(ArgParser& p) {
     std::printf("wrote %s\n", json.c_str());
   }
   const bool all = std::all_of(results.begin(), results.end(), [](const PaperCheckResult& r) { return r.pass(); });
-  return all ? 0 : kRuntimeError;
+  return all && all_made ? 0 : kRuntimeError;
 }
 
 }  // namespace
@@ -128,9 +136,11 @@ int run_export_paper(ArgParser& p) {
     if (!created) return runtime_error("PNG export needs OpenGL: " + created.error());
     context = std::move(*created);
   }
-  const std::vector<PaperPanel> panels = check.panels();
-  const plot::Figure figure = paper_figure(check, panels);
-  const std::string csv = papers_csv(panels);
+  PaperInputs in{shipped_models_folder(), model.value_or(""), true, nullptr, {}};
+  auto outcome = run_paper_check(check, in);
+  if (!outcome) return runtime_error(outcome.error());
+  const plot::Figure figure = paper_figure(check, outcome->panels);
+  const std::string csv = papers_csv(outcome->panels);
   return finish_export(figure, csv, request, plan);
 }
 

@@ -49,7 +49,7 @@ Flag number_flag(std::string_view name, double lo, double hi, double& into) {
           }};
 }
 
-// --task copy|recall; the name is kept (eval and extrapolation compare it with the models').
+// --task copy|recall|reverse; the name is kept (eval and extrapolation compare it with the models').
 Flag task_flag(std::string& into) {
   return {"--task", [&into](std::string_view v) -> Status {
             into = std::string(v);
@@ -121,7 +121,8 @@ Status parse_train_options(ArgParser& p, TrainArgs& t) {
        "train needs a folder to write the model to: --out DIR"},
       integer_flag("--layers", 1, 4, s.model.layers), integer_flag("--width", 32, 256, s.model.width),
       integer_flag("--heads", 1, 256, s.model.heads), integer_flag("--mlp", 1, 4096, s.model.mlp_width),
-      integer_flag("--train-length", 1, 1024, s.train_length), integer_flag("--steps", 1, 1000000, s.steps),
+      integer_flag("--train-length", 1, 1024, s.train_length), integer_flag("--min-length", 1, 1024, s.min_length),
+      integer_flag("--steps", 1, 1000000, s.steps),
       integer_flag("--batch", 1, 4096, s.batch), integer_flag("--warmup", 0, 1000000, s.warmup),
       integer_flag("--seed", 0, 2147483647, seed),
       integer_flag("--vocab", 2, static_cast<long long>(kTaskAlphabet.size()), s.task.symbols),

@@ -10,14 +10,17 @@ namespace {
 constexpr float kPanelWidth = 520.0f, kPanelHeight = 320.0f;
 constexpr plot::Color kLineColor{0.45f, 0.45f, 0.50f, 1.0f};
 
-plot::Series series_of(const PaperCurve& c, int index) {
+plot::Series series_of(const PaperCurve& c, int index, bool categorical) {
   plot::Series s;
   s.label = c.label;
   s.x = c.x;
   s.y = c.y;
   s.color = plot::series_color(index);
   switch (c.kind) {
-    case CurveKind::Computed: s.markers = c.x.size() <= 16; break;
+    case CurveKind::Computed:
+      s.markers = c.x.size() <= 16 || categorical;
+      if (categorical) s.stroke = plot::Stroke::None, s.marker_size = 6.0f;
+      break;
     case CurveKind::Published:
       s.stroke = plot::Stroke::None;
       s.marker_size = 8.0f;
@@ -43,9 +46,10 @@ plot::Figure paper_figure(const PaperCheck& check, const std::vector<PaperPanel>
     spec.y_label = p.y_label;
     spec.log_x = p.log_x;
     spec.log_y = p.log_y;
+    spec.whole_x = p.whole_x || p.categorical;
     spec.width = kPanelWidth;
     spec.height = kPanelHeight;
-    for (std::size_t k = 0; k < p.curves.size(); ++k) spec.series.push_back(series_of(p.curves[k], static_cast<int>(k)));
+    for (std::size_t k = 0; k < p.curves.size(); ++k) spec.series.push_back(series_of(p.curves[k], static_cast<int>(k), p.categorical));
     for (const auto& [y, label] : p.reference_y) spec.references.push_back({y, label, kLineColor});
     for (const auto& [x, label] : p.marks_x) spec.marks.push_back({x, label, kLineColor});
     figure.append_right(plot::build_line_plot(spec, plot::figure_text_measure()).figure);

@@ -338,7 +338,7 @@ void Gui::draw_tab(ViewId view) {
       return;
     }
     case ViewId::Train: return draw_train_tab();
-    case ViewId::Papers: return views_.papers.draw(fonts_);
+    case ViewId::Papers: return views_.papers.draw(fonts_, views_.model.model() ? views_.model.folder() : std::string());
     default: return;  // the tour has its own step; the other rows are drawn inside a tab
   }
 }

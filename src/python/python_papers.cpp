@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/papers/papers.hpp"
+#include "figures/train.hpp"
 #include "python/python_api.hpp"
 
 namespace poslab::python {
@@ -21,8 +22,13 @@ std::string papers_check(const std::vector<std::string>& ids, const std::optiona
   if (model && !std::filesystem::is_directory(*model, ec))
     throw Failure(ErrorKind::FileNotFound, "model=" + *model + ": no such model folder");
   std::vector<PaperCheckResult> results;
-  for (const PaperCheck* c : chosen)
-    if (c->needs == PaperNeeds::Nothing || model) results.push_back(c->run());  // a model's check only with one
+  for (const PaperCheck* c : chosen) {
+    if (c->needs == PaperNeeds::Model && !model) continue;  // a model's check only with one
+    PaperInputs in{shipped_models_folder(), model.value_or(""), false, nullptr, {}};
+    auto outcome = run_paper_check(*c, in);
+    if (!outcome) throw Failure(ErrorKind::Runtime, std::string(c->id) + ": " + outcome.error());
+    results.push_back(std::move(outcome->result));
+  }
   return papers_json(results);
 }
 

@@ -45,6 +45,7 @@ std::string describe(const PositionIntervention& v) {
   if (v.chunk) sep() << (*v.chunk == 0 ? std::string("no chunks") : "chunks of " + std::to_string(*v.chunk));
   if (v.streaming.on())
     sep() << "streaming: the first " << v.streaming.sink << " and the last " << v.streaming.window << " tokens";
+  if (v.causal_off) sep() << "no causal mask";
   return s.tellp() > 0 ? s.str() : "unchanged";
 }
 
@@ -195,7 +196,7 @@ Stack ForwardPass::first_stack(int T, const WeightTensor& bias_table) {
   s.layers = &model_.layers();
   s.final_norm = &model_.final_norm();
   s.final_norm_bias = &model_.final_norm_bias();
-  s.causal = !c.bidirectional();
+  s.causal = !c.bidirectional() && !v.causal_off;
   s.keep_self = options_.stack == ModelStack::Encoder || options_.all_stacks;
   s.bias_global = relative_bias(model_, bias_table, v, T, !s.causal);
   for (int l = 0; l < c.layers; ++l)

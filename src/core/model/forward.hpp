@@ -36,6 +36,7 @@ struct PositionIntervention {
   bool sinks_off = false;              // GPT-OSS: the learned sinks removed (an ordinary softmax)
   std::optional<int> chunk;            // Llama 4: the chunked layers' chunk, N tokens; 0: no chunks
   Streaming streaming;                 // StreamingLLM: every layer sees the first K tokens and the last W
+  bool causal_off = false;             // a decoder's causal mask removed: every token sees every other (Haviv et al.'s control)
   bool any() const { return !(*this == PositionIntervention{}); }
   bool operator==(const PositionIntervention&) const = default;
 };

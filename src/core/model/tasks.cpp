@@ -12,12 +12,13 @@ int draw(Rng& rng, int first, int count) {
   return first + static_cast<int>(rng.next_u64() % static_cast<std::uint64_t>(count));
 }
 
-// One copy sequence of L symbols into ids/targets/mask (2L entries each).
+// One copy (or reverse) sequence of L symbols into ids/targets/mask (2L entries each).
 void copy_sequence(const Task& task, int L, Rng& rng, int* ids, int* targets, std::uint8_t* mask) {
   std::vector<int> full(static_cast<std::size_t>(2 * L + 1));
   for (int t = 0; t < L; ++t) full[static_cast<std::size_t>(t)] = draw(rng, 0, task.symbols);
   full[static_cast<std::size_t>(L)] = separator_id(task);
   std::copy_n(full.begin(), L, full.begin() + L + 1);
+  if (task.kind == TaskKind::Reverse) std::reverse(full.begin() + L + 1, full.end());
   for (int t = 0; t < 2 * L; ++t) {
     ids[t] = full[static_cast<std::size_t>(t)];
     targets[t] = full[static_cast<std::size_t>(t + 1)];
@@ -49,14 +50,26 @@ void recall_sequence(const Task& task, int n, Rng& rng, int* ids, int* targets, 
   }
 }
 
+void write_sequence(const Task& task, int length, Rng& rng, int* ids, int* targets, std::uint8_t* mask) {
+  if (task.kind == TaskKind::Recall) recall_sequence(task, length, rng, ids, targets, mask);
+  else copy_sequence(task, length, rng, ids, targets, mask);
+}
+
 }  // namespace
 
-std::string_view to_string(TaskKind kind) { return kind == TaskKind::Copy ? "copy" : "recall"; }
+std::string_view to_string(TaskKind kind) {
+  switch (kind) {
+    case TaskKind::Copy: return "copy";
+    case TaskKind::Recall: return "recall";
+    case TaskKind::Reverse: return "reverse";
+  }
+  return "copy";
+}
 
 Result<TaskKind> parse_task_kind(const std::string& name) {
-  if (name == "copy") return TaskKind::Copy;
-  if (name == "recall") return TaskKind::Recall;
-  return Error{"unknown task \"" + name + "\" (copy, recall)"};
+  for (TaskKind k : kTaskKinds)
+    if (name == to_string(k)) return k;
+  return Error{"unknown task \"" + name + "\" (copy, recall, reverse)"};
 }
 
 Status validate(const Task& task) {
@@ -92,18 +105,23 @@ std::vector<std::uint8_t> scored_predictions(const Task& task, const std::vector
   const auto at = static_cast<std::size_t>(sep - ids.begin());
   std::vector<std::uint8_t> mask(ids.size(), 0);
   for (std::size_t t = at; t + 1 < ids.size(); ++t)
-    mask[t] = task.kind == TaskKind::Copy ? 1 : static_cast<std::uint8_t>(t > at && (t - at - 1) % 2 == 0);
+    mask[t] = task.kind != TaskKind::Recall ? 1 : static_cast<std::uint8_t>(t > at && (t - at - 1) % 2 == 0);
   return mask;
 }
 
 std::string scored_description(const Task& task) {
-  return task.kind == TaskKind::Copy ? "the copy after |, as the task scores it" : "the answers after |, as the task scores them";
+  switch (task.kind) {
+    case TaskKind::Copy: return "the copy after |, as the task scores it";
+    case TaskKind::Reverse: return "the reversed copy after |, as the task scores it";
+    case TaskKind::Recall: break;
+  }
+  return "the answers after |, as the task scores them";
 }
 
 int recall_queries(int pairs) { return std::max(1, (pairs + 3) / 4); }
 
 int sequence_tokens(const Task& task, int length) {
-  return task.kind == TaskKind::Copy ? 2 * length : 2 * length + 2 * recall_queries(length);
+  return task.kind != TaskKind::Recall ? 2 * length : 2 * length + 2 * recall_queries(length);
 }
 
 int Batch::counted() const {
@@ -123,8 +141,25 @@ Batch make_batch(const Task& task, int length, int sequences, std::uint64_t seed
   for (int s = 0; s < sequences; ++s) {
     Rng rng(mix_seed(seed, static_cast<std::uint64_t>(s)));
     const std::size_t at = static_cast<std::size_t>(s) * static_cast<std::size_t>(b.tokens);
-    if (task.kind == TaskKind::Copy) copy_sequence(task, length, rng, &b.ids[at], &b.targets[at], &b.mask[at]);
-    else recall_sequence(task, length, rng, &b.ids[at], &b.targets[at], &b.mask[at]);
+    write_sequence(task, length, rng, &b.ids[at], &b.targets[at], &b.mask[at]);
+  }
+  return b;
+}
+
+Batch make_mixed_batch(const Task& task, int shortest, int length, int sequences, std::uint64_t seed) {
+  Batch b;
+  b.sequences = sequences;
+  b.tokens = sequence_tokens(task, length);
+  const auto size = static_cast<std::size_t>(sequences) * static_cast<std::size_t>(b.tokens);
+  b.ids.assign(size, separator_id(task));
+  b.targets.assign(size, separator_id(task));
+  b.mask.assign(size, 0);
+  shortest = std::clamp(shortest, 1, length);
+  for (int s = 0; s < sequences; ++s) {
+    Rng rng(mix_seed(seed, static_cast<std::uint64_t>(s)));
+    const int own = draw(rng, shortest, length - shortest + 1);
+    const std::size_t at = static_cast<std::size_t>(s) * static_cast<std::size_t>(b.tokens);
+    write_sequence(task, own, rng, &b.ids[at], &b.targets[at], &b.mask[at]);
   }
   return b;
 }

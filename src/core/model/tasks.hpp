@@ -6,6 +6,7 @@
 //   copy, length L:   x₀ … x_{L−1} | x₀ … x_{L−1}   (x uniform over the symbols)
 //       the model reads the first 2L tokens (the last copied token is only a target); the
 //       loss counts the L predictions of the copy, made at positions L … 2L − 1.
+//   reverse, length L: x₀ … x_{L−1} | x_{L−1} … x₀   (as copy, the symbols in reverse order)
 //   recall, length n: k₀ v₀ k₁ v₁ … k_{n−1} v_{n−1} | q₀ a₀ q₁ a₁ … q_{m−1} a_{m−1}
 //       keys from the first half of the symbols, values from the second half, both drawn with
 //       replacement; m = ⌈n/4⌉ queries, each the key of a uniformly chosen pair, and its answer
@@ -22,7 +23,9 @@
 
 namespace poslab {
 
-enum class TaskKind { Copy, Recall };
+enum class TaskKind { Copy, Recall, Reverse };
+// Every task, in the order the Train tab offers them.
+inline constexpr TaskKind kTaskKinds[] = {TaskKind::Copy, TaskKind::Recall, TaskKind::Reverse};
 
 struct Task {
   TaskKind kind = TaskKind::Copy;
@@ -34,7 +37,7 @@ struct Task {
 inline constexpr std::string_view kTaskAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 inline constexpr char kTaskSeparator = '|';
 
-std::string_view to_string(TaskKind kind);  // "copy", "recall"
+std::string_view to_string(TaskKind kind);  // "copy", "recall", "reverse"
 Result<TaskKind> parse_task_kind(const std::string& name);
 // At least 2 symbols (4 for recall: two keys, two values), at most the alphabet.
 Status validate(const Task& task);
@@ -58,7 +61,7 @@ int recall_queries(int pairs);
 // The longest task length any file may name (a trained model's poslab_train_length, a curve's
 // lengths): far beyond what memory allows, and small enough that sequence_tokens stays an int.
 constexpr int kMaxTaskLength = 1 << 24;
-// Tokens the model reads for a task of length L (copy: 2L; recall: 2L + 2·recall_queries(L)).
+// Tokens the model reads for a task of length L (copy, reverse: 2L; recall: 2L + 2·recall_queries(L)).
 int sequence_tokens(const Task& task, int length);
 
 // `sequences` sequences of one length, row-major: ids[s·T + t] is read at position t of sequence
@@ -73,5 +76,10 @@ struct Batch {
 // Sequence i of the batch depends only on (seed, i): however the batch is later split between
 // the cores, its sequences are the same.
 Batch make_batch(const Task& task, int length, int sequences, std::uint64_t seed);
+// As make_batch, but sequence i has a length drawn from [shortest, length] (seeded by (seed, i)),
+// written from position 0; the tokens after it are separators whose predictions do not count.
+// A causal model never sees them from the sequence, so this trains every length up to `length`
+// at once (Kazemnejad et al. 2023 train on all lengths up to L).
+Batch make_mixed_batch(const Task& task, int shortest, int length, int sequences, std::uint64_t seed);
 
 }  // namespace poslab

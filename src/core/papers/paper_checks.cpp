@@ -6,20 +6,15 @@
 
 #include "core/encodings/bias.hpp"
 #include "core/papers/paper_math.hpp"
+#include "core/papers/cited.hpp"
 #include "core/papers/papers.hpp"
 
 namespace poslab {
 
 namespace {
 
-constexpr std::string_view kRoFormer = "Su et al. 2021, RoFormer: Enhanced Transformer with Rotary Position Embedding";
-constexpr std::string_view kBarbero =
-    "Barbero et al. 2024, Round and Round We Go! What makes Rotary Positional Encodings useful?";
-constexpr std::string_view kAlibi =
-    "Press et al. 2022, Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation";
-constexpr std::string_view kYarn = "Peng et al. 2023, YaRN: Efficient Context Window Extension of Large Language Models";
-constexpr std::string_view kLiu = "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation";
-constexpr std::string_view kMen = "Men et al. 2024, Base of RoPE Bounds Context Length";
+using namespace cited;
+
 
 // RoFormer's Fig. 2 and Llama 2: d = 128, base 10⁴.
 constexpr int kD = 128;
@@ -145,6 +140,14 @@ std::vector<PaperPanel> alibi_panels() {
   return panels;
 }
 
+// A check from the mathematics alone: its comparisons, and its panels when they are asked for.
+template <PaperCheckResult (*Run)(), std::vector<PaperPanel> (*Panels)()>
+Result<PaperOutcome> from_mathematics(const PaperInputs& inputs) {
+  PaperOutcome outcome{Run(), {}};
+  if (inputs.panels) outcome.panels = Panels();
+  return outcome;
+}
+
 }  // namespace
 
 // Defined in paper_checks_rope.cpp.
@@ -154,25 +157,55 @@ PaperCheckResult run_critical_dimension();
 std::vector<PaperPanel> critical_dimension_panels();
 PaperCheckResult run_base_bound();
 std::vector<PaperPanel> base_bound_panels();
+// Defined in paper_checks_trained.cpp: measured on the shipped tiny models.
+Result<PaperOutcome> run_alibi_extrapolation(const PaperInputs& in);
+Result<PaperOutcome> run_survey_table(const PaperInputs& in);
+Result<PaperOutcome> run_nope_length(const PaperInputs& in);
+Result<PaperOutcome> run_nope_position_probe(const PaperInputs& in);
+// Defined in paper_checks_model.cpp: measured on the model the user opens.
+Result<PaperOutcome> run_sinks(const PaperInputs& in);
+Result<PaperOutcome> run_massive_activations(const PaperInputs& in);
+Result<PaperOutcome> run_frequency_usage(const PaperInputs& in);
 
 const std::vector<PaperCheck>& paper_checks() {
   static const std::vector<PaperCheck> checks = {
       {"roformer-decay", kRoFormer, "§3.4.3, Fig. 2",
        "RoPE's relative upper bound against distance (32.5 at m = 0, decaying); beside it, Barbero et al. 2024: "
        "Gaussian q, k give no decay in expectation",
-       PaperNeeds::Nothing, run_roformer, roformer_panels},
+       PaperNeeds::Nothing, from_mathematics<run_roformer, roformer_panels>},
       {"alibi-slopes", kAlibi, "§3; the authors' get_slopes",
-       "ALiBi's head slopes for 8 and 16 heads and the code's rule for 12 heads", PaperNeeds::Nothing, run_alibi,
-       alibi_panels},
+       "ALiBi's head slopes for 8 and 16 heads and the code's rule for 12 heads", PaperNeeds::Nothing, from_mathematics<run_alibi, alibi_panels>},
       {"yarn", kYarn, "§3.2–3.4 (ramp γ(r), temperature √(1/t) = 0.1·ln s + 1)",
        "YaRN's per-pair ramp (β_fast = 32, β_slow = 1) and attention temperature, from PosLab's YaRN code",
-       PaperNeeds::Nothing, run_yarn, yarn_panels},
+       PaperNeeds::Nothing, from_mathematics<run_yarn, yarn_panels>},
       {"critical-dimension", kLiu, "§3 (critical dimension for extrapolation)",
        "d_extra = 2·⌈(d/2)·log_base(T_train/2π)⌉ = 92 for Llama 2, and T_extra = 2π·base^(d_extra/d)",
-       PaperNeeds::Nothing, run_critical_dimension, critical_dimension_panels},
+       PaperNeeds::Nothing, from_mathematics<run_critical_dimension, critical_dimension_panels>},
       {"base-bound", kMen, "Table (lower bound of the base per context length), Fig. 1",
        "the smallest base keeping B(m) = Σ cos(m·θᵢ) ≥ 0 for every m up to the context length", PaperNeeds::Nothing,
-       run_base_bound, base_bound_panels},
+       from_mathematics<run_base_bound, base_bound_panels>},
+      {"alibi-extrapolation", kAlibi, "Fig. 1 (its shape)",
+       "trained at length L, ALiBi's loss stays flat to 4L while sinusoidal's, rotary's and T5's rise (the shipped copy models)",
+       PaperNeeds::TrainedModels, run_alibi_extrapolation},
+      {"survey-table", kSurvey, "§7.1 comparison table",
+       "extrapolation of sinusoidal, learned, relative (T5), RoPE and ALiBi, measured on one task and ranked as the table ranks them",
+       PaperNeeds::TrainedModels, run_survey_table},
+      {"nope-length", kKazemnejad,
+       "the length-generalization experiments",
+       "NoPE, T5 bias, ALiBi, rotary and learned trained on copy and reverse up to L, tested to 2L: is NoPE first?",
+       PaperNeeds::TrainedModels, run_nope_length},
+      {"nope-position-probe", kHaviv,
+       "the probing experiments",
+       "a linear probe recovers absolute position from a causal model without positions, and not once its causal mask is removed",
+       PaperNeeds::TrainedModels, run_nope_position_probe},
+      {"sinks", kXiao, "§3.1, Fig. 2",
+       "the opened model's attention on the first token, layer by layer: heavy beyond the bottom two layers", PaperNeeds::Model, run_sinks},
+      {"massive-activations", kSun, "§2, Fig. 1",
+       "the residual stream's largest values: over 100, about 1,000× the median, on the first token or the first delimiter",
+       PaperNeeds::Model, run_massive_activations},
+      {"frequency-usage", kBarbero, "abstract; the Gemma 7B analysis",
+       "which rotary frequencies the opened model's heads use: positional heads the highest, the others the lowest", PaperNeeds::Model,
+       run_frequency_usage},
   };
   return checks;
 }

@@ -6,15 +6,15 @@
 #include <string>
 
 #include "core/papers/paper_math.hpp"
+#include "core/papers/cited.hpp"
 #include "core/papers/papers.hpp"
 
 namespace poslab {
 
 namespace {
 
-constexpr std::string_view kYarn = "Peng et al. 2023, YaRN: Efficient Context Window Extension of Large Language Models";
-constexpr std::string_view kLiu = "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation";
-constexpr std::string_view kMen = "Men et al. 2024, Base of RoPE Bounds Context Length";
+using namespace cited;
+
 
 constexpr int kD = 128;  // Llama 2's head width, base 10⁴, 4096 training tokens
 constexpr double kBase = 10000.0;

@@ -2,10 +2,15 @@
 // "Papers, checked" (docs/PAPERS.md): published numbers of positional-encoding papers recomputed
 // from their mathematics alone and compared, with a verdict. paper_checks() is the one list of
 // checks: `poslab papers`, `poslab papers check`, `poslab export paper` and docs/PAPERS.md follow it.
+#include <atomic>
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "base/result.hpp"
 
 namespace poslab {
 
@@ -13,7 +18,11 @@ namespace poslab {
 enum class Relation {
   Equal,   // |measured − published| ≤ tolerance
   AtMost,  // measured ≤ published + tolerance (a published claim "falls below …")
+  AtLeast, // measured ≥ published − tolerance (a published claim "stays above …", "rises by …")
 };
+
+// "≤ ", "≥ " or nothing: how a published value is read, before it.
+std::string relation_prefix(Relation r);
 
 // One published quantity against PosLab's value of it; a list when the paper gives several
 // (ALiBi's slopes), compared element by element.
@@ -49,9 +58,26 @@ struct PaperPanel {
   std::vector<PaperCurve> curves;
   std::vector<std::pair<double, std::string>> reference_y;  // horizontal dashed lines and their labels
   std::vector<std::pair<double, std::string>> marks_x;      // vertical dashed lines and their labels
+  bool whole_x = false;      // x is a count (a layer, a category): ticks at whole numbers
+  bool categorical = false;  // x numbers categories: every curve drawn as points, no lines between
 };
 
-enum class PaperNeeds { Nothing, Model };
+// What a check reads besides the mathematics: nothing; the tiny models PosLab ships, trained on
+// synthetic tasks (assets/trained); or a model the user opens (--model DIR).
+enum class PaperNeeds { Nothing, TrainedModels, Model };
+
+struct PaperInputs {
+  std::filesystem::path trained;  // the shipped trained models' folder (the TrainedModels checks)
+  std::filesystem::path model;    // the model folder of the Model checks
+  bool panels = true;             // the figure's data too (`papers check` prints only the table)
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(double)> progress;  // 0 … 1 within the check
+};
+
+struct PaperOutcome {
+  PaperCheckResult result;
+  std::vector<PaperPanel> panels;  // empty unless PaperInputs::panels
+};
 
 struct PaperCheck {
   std::string_view id;
@@ -59,9 +85,16 @@ struct PaperCheck {
   std::string_view where;
   std::string_view what;   // one line: what is reproduced
   PaperNeeds needs = PaperNeeds::Nothing;
-  PaperCheckResult (*run)();
-  std::vector<PaperPanel> (*panels)();
+  // The comparisons and, when asked, the figure's panels. An error is a check that could not be
+  // made (a model missing or of the wrong kind), not one that differs.
+  Result<PaperOutcome> (*compute)(const PaperInputs&);
 };
+
+// "nothing (the mathematics alone)", "the shipped tiny models", "--model DIR".
+std::string_view needs_words(PaperNeeds needs);
+
+// Runs a check, first refusing by name what it needs and was not given.
+Result<PaperOutcome> run_paper_check(const PaperCheck& check, const PaperInputs& inputs);
 
 const std::vector<PaperCheck>& paper_checks();
 const PaperCheck* find_paper_check(std::string_view id);

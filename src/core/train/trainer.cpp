@@ -43,6 +43,9 @@ TrainModelConfig resolved_model(const TrainSettings& s) {
 Status validate(const TrainSettings& s) {
   if (auto t = validate(s.task); !t) return t;
   if (s.train_length < 1) return Error{"train: the training length must be at least 1"};
+  if (s.min_length < 0 || s.min_length > s.train_length)
+    return Error{"train: the shortest training length must be between 1 and the training length (" + std::to_string(s.train_length) + "), not " +
+                 std::to_string(s.min_length)};
   if (auto m = validate(resolved_model(s)); !m) return m;
   if (s.steps < 1 || s.batch < 1) return Error{"train: steps and batch must be at least 1"};
   if (!(s.lr > 0.0) || s.warmup < 0 || !(s.min_lr_ratio >= 0.0 && s.min_lr_ratio <= 1.0))
@@ -96,7 +99,9 @@ TrainStep Trainer<S>::step(const Batch& batch) {
 }
 
 Batch training_batch(const TrainSettings& s, int step) {
-  return make_batch(s.task, s.train_length, s.batch, mix_seed(mix_seed(s.seed, kBatchStream), static_cast<std::uint64_t>(step)));
+  const std::uint64_t seed = mix_seed(mix_seed(s.seed, kBatchStream), static_cast<std::uint64_t>(step));
+  if (s.min_length > 0 && s.min_length < s.train_length) return make_mixed_batch(s.task, s.min_length, s.train_length, s.batch, seed);
+  return make_batch(s.task, s.train_length, s.batch, seed);
 }
 
 Params<float> initial_params(const TrainSettings& s) {

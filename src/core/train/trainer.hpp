@@ -14,6 +14,9 @@ namespace poslab {
 struct TrainSettings {
   Task task;
   int train_length = 32;      // the task's length (copy: symbols copied; recall: pairs)
+  // 0: every training sequence has train_length; otherwise each has a length drawn from
+  // [min_length, train_length] (make_mixed_batch), as Kazemnejad et al. 2023 train.
+  int min_length = 0;
   TrainModelConfig model;     // vocab and max_positions are set from the task (resolved_model)
   int steps = 1500;
   int batch = 32;             // sequences per step

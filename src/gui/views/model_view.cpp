@@ -49,6 +49,7 @@ void ModelView::open_if_changed(const State& state) {
     return;
   }
   model_ = *opened;
+  model_folder_ = model_path_;
   open_error_.clear();
 }
 

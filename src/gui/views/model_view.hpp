@@ -25,6 +25,7 @@ class ModelView {
   const ModelRun* run() const { return run_.get(); }
   TrainingPanel& training() { return training_; }
   const Checkpoint* model() const { return model_.get(); }
+  const std::string& folder() const { return model_folder_; }  // the open model's folder
   const std::shared_ptr<const Checkpoint>& shared_model() const { return model_; }
   std::uint64_t version() const { return worker_.version(); }
   bool running() const { return worker_.running() || hub_box_.busy() || training_.busy(); }
@@ -44,6 +45,7 @@ class ModelView {
 
   std::shared_ptr<const Checkpoint> model_;
   std::string model_path_, open_error_;
+  std::string model_folder_;  // model_'s folder (model_path_ may name one that failed to open)
   // What the state asks of this model that it cannot do (a window on a model without local
   // layers, --stack cross on BERT): the command line refuses it, the window says it (here and
   // once on stderr) and runs the model without it.

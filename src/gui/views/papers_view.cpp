@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "figures/papers.hpp"
+#include "figures/train.hpp"
 #include "gui/flow.hpp"
 #include "gui/probe.hpp"
 
@@ -27,15 +28,31 @@ std::string number_list(const std::vector<double>& v) {
 
 }  // namespace
 
-void PapersView::start() {
+void PapersView::start(const std::string& model) {
   started_ = true;
-  worker_.request([](const RunSignals&) {
+  asked_model_ = model;
+  worker_.request([model](const RunSignals& signals) {
     Run run;
-    for (const PaperCheck& c : paper_checks()) {
-      if (c.needs == PaperNeeds::Model) continue;
+    run.model = model;
+    const auto& checks = paper_checks();
+    const auto progress = signals.progress_sink();
+    for (std::size_t k = 0; k < checks.size() && !signals.cancelled(); ++k) {
+      const PaperCheck& c = checks[k];
+      if (c.needs == PaperNeeds::Model && model.empty()) {
+        run.waiting += (run.waiting.empty() ? "" : ", ") + std::string(c.id);
+        continue;
+      }
+      PaperInputs in{shipped_models_folder(), model, true, signals.cancel_flag(), [&](double f) {
+                       progress((static_cast<double>(k) + f) / static_cast<double>(checks.size()));
+                     }};
+      auto outcome = run_paper_check(c, in);
+      if (!outcome) {
+        run.not_made.push_back(std::string(c.id) + ": " + outcome.error());
+        continue;
+      }
       run.checks.push_back(&c);
-      run.results.push_back(c.run());
-      run.panels.push_back(c.panels());
+      run.results.push_back(std::move(outcome->result));
+      run.panels.push_back(std::move(outcome->panels));
     }
     return run;
   });
@@ -78,7 +95,7 @@ void PapersView::draw_table() {
       ImGui::TableNextColumn();
       ImGui::TextWrapped("%s", row.quantity.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextWrapped("%s", ((row.relation == Relation::AtMost ? "≤ " : "") + number_list(row.published)).c_str());
+      ImGui::TextWrapped("%s", (relation_prefix(row.relation) + number_list(row.published)).c_str());
       ImGui::TableNextColumn();
       ImGui::TextWrapped("%s", number_list(row.measured).c_str());
       ImGui::TableNextColumn();
@@ -88,30 +105,35 @@ void PapersView::draw_table() {
       ImGui::TableNextColumn();
       if (row.pass()) ImGui::TextColored(ImVec4(0.45f, 0.85f, 0.45f, 1), "reproduced");
       else ImGui::TextColored(ImVec4(1, 0.55f, 0.35f, 1), "differs");
-      if (!row.pass() && !row.note.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", row.note.c_str());
+      if (!row.note.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", row.note.c_str());
     }
   ImGui::EndTable();
 }
 
-void PapersView::draw(const plot::FontSet& fonts) {
-  if (!started_) start();
+void PapersView::draw(const plot::FontSet& fonts, const std::string& model) {
+  // The first time the tab is drawn, and again when another model is opened (its checks are new).
+  if (!started_ || model != asked_model_) start(model);
   if (auto done = worker_.take()) {
     run_ = std::move(*done);
     figure_of_ = -1;
   }
-  flow::text_wrapped("Published numbers of the papers on positional encodings, recomputed by PosLab from their mathematics "
-                     "(docs/PAPERS.md); the checks on a model's own heads run from the command line: poslab papers check --model DIR.");
+  flow::text_wrapped("Published numbers and claims of the papers on positional encodings, recomputed by PosLab: from their "
+                     "mathematics, on the tiny models PosLab ships, and on the model open in the Model tab (docs/PAPERS.md).");
   const bool running = worker_.busy();
   ImGui::BeginDisabled(running);
-  if (ImGui::Button("Check again")) start();
+  if (ImGui::Button("Check again")) start(model);
   ImGui::EndDisabled();
   probe::item("papers: check again");
+  ImGui::SameLine();
+  ImGui::TextDisabled("%s", model.empty() ? "no model open: the model checks wait for one" : ("model: " + model).c_str());
   if (running) {
     ImGui::SameLine();
-    ImGui::TextDisabled("checking…");
+    ImGui::TextDisabled("checking… %.0f%%", 100.0 * worker_.progress());
   }
   probe::value("papers", running ? "checking" : run_ ? "done" : "waiting");
   if (!run_) return;
+  if (!run_->waiting.empty()) ImGui::TextDisabled("not run: %s (open a model in the Model tab)", run_->waiting.c_str());
+  for (const std::string& why : run_->not_made) ImGui::TextDisabled("not made: %s", why.c_str());
   draw_table();
   if (run_->checks.empty()) return;
   chosen_ = std::clamp(chosen_, 0, static_cast<int>(run_->checks.size()) - 1);

@@ -43,7 +43,7 @@ void TrainView::start_training() {
   for (int k = 0; k < 6; ++k) {
     if (!encodings_[k]) continue;
     TrainSettings s = default_train_settings();
-    s.task = Task{task_ == 0 ? TaskKind::Copy : TaskKind::Recall, symbols_};
+    s.task = Task{kTaskKinds[task_], symbols_};
     s.model.positions = kTrainedEncodings[k];
     s.model.layers = layers_;
     s.model.width = width_;
@@ -75,10 +75,13 @@ void TrainView::draw_settings() {
   const bool idle = !worker_.running();
   ImGui::BeginDisabled(!idle);
   ImGui::SetNextItemWidth(120);
-  ImGui::Combo("task", &task_, "copy\0recall\0");
+  ImGui::Combo("task", &task_, "copy\0recall\0reverse\0");
   ImGui::SameLine();
-  flow::text_disabled_wrapped(task_ == 0 ? "L random symbols, a separator, the same L symbols again: scored on the copy"
-                                         : "L key–value pairs, a separator, ⌈L/4⌉ of the keys: predict each value");
+  static constexpr const char* kTaskWords[] = {
+      "L random symbols, a separator, the same L symbols again: scored on the copy",
+      "L key–value pairs, a separator, ⌈L/4⌉ of the keys: predict each value",
+      "L random symbols, a separator, the same L symbols backwards: scored on the reversed copy"};
+  flow::text_disabled_wrapped(kTaskWords[task_]);
   ImGui::TextUnformatted("encodings:");
   std::string job;  // what Train would start, for the probe: "rope · 40 steps"
   for (int k = 0; k < 6; ++k) {

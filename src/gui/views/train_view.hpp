@@ -25,7 +25,7 @@ class TrainView {
   void evaluate_models(std::vector<std::filesystem::path> folders);
 
   // The settings the controls edit.
-  int task_ = 0;                      // 0 copy, 1 recall
+  int task_ = 0;                      // an index of kTaskKinds
   bool encodings_[6] = {true, true, true, true, true, true};  // none, sinusoidal, learned, rope, alibi, t5
   int layers_ = 2, width_ = 64, heads_ = 4, train_length_ = 32, steps_ = 1500, batch_ = 32, seed_ = 1, symbols_ = 16;
   float lr_ = 3e-3f;

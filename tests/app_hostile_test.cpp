@@ -245,7 +245,7 @@ const std::vector<Case> kFlagCases = {
     {"export all --help", 0, "poslab export all --dir DIR"},
     {"export extrapolation --help", 0, "poslab export extrapolation --models"},
     {"predict --help", 0, "poslab predict --model DIR"},
-    {"train --help", 0, "poslab train [--task copy|recall]"},
+    {"train --help", 0, "poslab train [--task copy|recall|reverse]"},
     {"eval --help", 0, "poslab eval --model DIR"},
     {"info --help", 0, "poslab info [--embeddings F"},
     {"tokens --help", 0, "poslab tokens --tokenizer"},

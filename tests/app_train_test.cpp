@@ -214,13 +214,15 @@ TEST(CliEval, MatchesExtrapolationAndRefusesWhatCannotBe) {
   }
 }
 
-TEST(ShippedModels, OnePerEncodingWithinEightMegabytesAndTheirTableHolds) {
+TEST(ShippedModels, OnePerEncodingWithinTwelveMegabytesAndTheirTableHolds) {
   const auto models = shipped_models();
   ASSERT_EQ(models.size(), 6u) << "assets/trained should hold copy-{none,sinusoidal,learned,rope,alibi,t5}";
+  // The six copy models with their logs (3.2 MB) and the ten length-generalization models of
+  // `papers check nope-length` (5.3 MB, assets/trained/length).
   std::uintmax_t bytes = 0;
   for (const auto& entry : fs::recursive_directory_iterator(shipped_models_folder()))
     if (entry.is_regular_file()) bytes += entry.file_size();
-  EXPECT_LE(bytes, 8u * 1024u * 1024u);
+  EXPECT_LE(bytes, 12u * 1024u * 1024u);
 
   // The shipped table is what `poslab eval` measures now at the training length.
   auto table = parse_extrapolation_csv(read_file(shipped_models_folder() / "extrapolation.csv"));

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include "cli/args.hpp"
 #include "cli/commands.hpp"
@@ -126,13 +127,9 @@ std::vector<Flag> animation_flags(AnimationArgs& a) {
          return Ok{};
        }},
       {"--size", [&a](std::string_view v) -> Status {
-         const std::string text(v);
-         const auto x = text.find_first_of("xX");
-         auto w = parse_integer(text.substr(0, x), "--size width", 16, 8192);
-         auto h = parse_integer(x == std::string::npos ? "" : text.substr(x + 1), "--size height", 16, 8192);
-         if (!w || !h) return Error{"--size expects WxH with sides from 16 to 8192, e.g. 1280x720, got \"" + text + "\""};
-         a.width = static_cast<int>(*w);
-         a.height = static_cast<int>(*h);
+         auto size = parse_pair(v, "--size", 'x', 16, 8192, "1280x720");
+         if (!size) return Error{size.error()};
+         std::tie(a.width, a.height) = *size;
          return Ok{};
        }},
       {"--scale", [&a](std::string_view v) -> Status {

@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <string_view>
 #include <vector>
 
@@ -217,13 +218,9 @@ std::vector<Flag> gui_flags(GuiOptions& o) {
       text_flag("--screenshot", o.screenshot),
       integer_flag("--frames", 1, 100000, o.frames),
       gui_flag("--size", [&o](std::string_view v) -> Status {
-        const std::string text(v);
-        const auto x = text.find('x');
-        auto w = parse_integer(text.substr(0, x), "--size width", 200, 8192);
-        auto h = parse_integer(x == std::string::npos ? "" : text.substr(x + 1), "--size height", 200, 8192);
-        if (!w || !h) return Error{"--size expects WxH, e.g. 1440x900, got \"" + text + "\""};
-        o.width = static_cast<int>(*w);
-        o.height = static_cast<int>(*h);
+        auto size = parse_pair(v, "--size", 'x', 200, 8192, "1440x900");
+        if (!size) return Error{size.error()};
+        std::tie(o.width, o.height) = *size;
         return Ok{};
       }),
       gui_flag("--view", [&o](std::string_view v) -> Status {

@@ -31,6 +31,19 @@ Result<long long> parse_integer(std::string_view text, std::string_view what, lo
   return v;
 }
 
+Result<std::pair<int, int>> parse_pair(std::string_view text, std::string_view what, char separator, long long lo, long long hi,
+                                       std::string_view example) {
+  const auto cut = separator == 'x' ? text.find_first_of("xX") : text.find(separator);
+  const std::string form = separator == 'x' ? "WxH" : "X,Y";
+  if (cut == std::string_view::npos)
+    return Error{std::string(what) + " expects " + form + ", e.g. " + std::string(example) + ", got \"" + std::string(text) + "\""};
+  auto first = parse_integer(text.substr(0, cut), what, lo, hi);
+  if (!first) return Error{first.error()};
+  auto second = parse_integer(text.substr(cut + 1), what, lo, hi);
+  if (!second) return Error{second.error()};
+  return std::pair{static_cast<int>(*first), static_cast<int>(*second)};
+}
+
 namespace {
 
 // Maps a name to an enum value using the enum's to_string, so the names live in one place.
@@ -57,24 +70,10 @@ constexpr RopeScalingType kScalings[] = {RopeScalingType::None, RopeScalingType:
 constexpr Rope2d kRope2d[] = {Rope2d::Axial, Rope2d::Mixed};
 constexpr BiasKind kBiases[] = {BiasKind::None, BiasKind::Alibi, BiasKind::T5, BiasKind::Shaw};
 
-// "14x14" (or "7,7" with separator ',') → two whole numbers from 0 to `hi`.
-Status parse_pair(std::string_view text, std::string_view what, char separator, int hi, int& a, int& b) {
-  const auto cut = separator == 'x' ? text.find_first_of("xX") : text.find(separator);
-  const std::string example = separator == 'x' ? "WxH, e.g. 14x14" : "X,Y, e.g. 7,7";
-  if (cut == std::string_view::npos)
-    return Error{std::string(what) + " expects " + example + ", got \"" + std::string(text) + "\""};
-  auto first = parse_integer(text.substr(0, cut), what, 0, hi);
-  auto second = parse_integer(text.substr(cut + 1), what, 0, hi);
-  if (!first) return Error{first.error()};
-  if (!second) return Error{second.error()};
-  a = static_cast<int>(*first);
-  b = static_cast<int>(*second);
-  return Ok{};
-}
-
 Status parse_grid(std::string_view text, ModelSettings& m) {
-  int w = 0, h = 0;
-  if (auto s = parse_pair(text, "--grid", 'x', 256, w, h); !s) return s;
+  auto grid = parse_pair(text, "--grid", 'x', 0, 256, "14x14");
+  if (!grid) return Error{grid.error()};
+  const auto [w, h] = *grid;
   if (w < 1 || h < 1) return Error{"--grid sides must be at least 1"};
   m.grid_width = w;
   m.grid_height = h;
@@ -91,6 +90,13 @@ template <typename T>
 Status assign(Result<T> parsed, auto& field) {
   if (!parsed) return Error{parsed.error()};
   field = static_cast<std::remove_reference_t<decltype(field)>>(*parsed);
+  return Ok{};
+}
+
+// Both numbers of a pair into their fields, or the parser's error.
+Status assign_pair(Result<std::pair<int, int>> parsed, int& first, int& second) {
+  if (!parsed) return Error{parsed.error()};
+  std::tie(first, second) = *parsed;
   return Ok{};
 }
 
@@ -309,15 +315,16 @@ std::vector<StateOption> view_options() {
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--rope-pair", 0, 4096), s.view.rope_pair); }},
     {"--image-grid", "WxH", "rope-image view: the patch grid (14x14)",
      [](State& s, std::string_view v) -> Status {
-       int w = 0, h = 0;
-       if (auto r = parse_pair(v, "--image-grid", 'x', 64, w, h); !r) return r;
+       auto grid = parse_pair(v, "--image-grid", 'x', 0, 64, "14x14");
+       if (!grid) return Error{grid.error()};
+       const auto [w, h] = *grid;
        if (w < 1 || h < 1) return Error{"--image-grid sides must be at least 1"};
        s.view.image_width = w;
        s.view.image_height = h;
        return Ok{};
      }},
     {"--patch", "X,Y", "rope-image view: the patch whose scores are shown (7,7)",
-     [](State& s, std::string_view v) { return parse_pair(v, "--patch", ',', 63, s.view.patch_x, s.view.patch_y); }},
+     [](State& s, std::string_view v) { return assign_pair(parse_pair(v, "--patch", ',', 0, 63, "7,7"), s.view.patch_x, s.view.patch_y); }},
     // One coordinate at a time, so that an animation can sweep the patch along a row or a column.
     {"--patch-x", "X", "rope-image view: the patch's column alone (7)",
      [](State& s, std::string_view v) { return assign(parse_integer(v, "--patch-x", 0, 63), s.view.patch_x); }},
@@ -331,7 +338,7 @@ std::vector<StateOption> view_options() {
      [](State& s, std::string_view v) { return parse_enum(v, "--plane", kPlanes, s.view.trajectory_plane); }},
     {"--dims", "I,J", "trajectory view: the two dimensions of --plane dims (0,1)",
      [](State& s, std::string_view v) {
-       return parse_pair(v, "--dims", ',', 1 << 16, s.view.trajectory_dim_x, s.view.trajectory_dim_y);
+       return assign_pair(parse_pair(v, "--dims", ',', 0, 1 << 16, "0,1"), s.view.trajectory_dim_x, s.view.trajectory_dim_y);
      }},
     {"--value", "weights|scores", "what the heatmap shows",
      [](State& s, std::string_view v) { return parse_enum(v, "--value", kValues, s.view.value); }},

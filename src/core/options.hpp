@@ -3,6 +3,7 @@
 // every choice the GUI offers is reachable from the command line with the same name.
 #include <functional>
 #include <string>
+#include <utility>
 #include <string_view>
 #include <vector>
 
@@ -37,5 +38,9 @@ std::string state_options_help();
 // Parsers shared with other command-line code; errors say what was expected.
 Result<double> parse_number(std::string_view text, std::string_view what);
 Result<long long> parse_integer(std::string_view text, std::string_view what, long long lo, long long hi);
+// Two whole numbers from lo to hi: "WxH" (separator 'x', either case: --size, --grid) or "X,Y"
+// (separator ','); `example` ("1440x900") completes the message of a value without the separator.
+Result<std::pair<int, int>> parse_pair(std::string_view text, std::string_view what, char separator, long long lo, long long hi,
+                                       std::string_view example);
 
 }  // namespace poslab

@@ -1,5 +1,7 @@
 #include "base/files.hpp"
 
+#include <cstdlib>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -210,5 +212,18 @@ MappedFile::~MappedFile() {
 }
 
 // --- Parsing and validation ---------------------------------------------------------------------
+
+std::filesystem::path xdg_home(XdgFolder kind) {
+  namespace fs = std::filesystem;
+  const auto absolute_from = [](const char* variable) {
+    const char* value = std::getenv(variable);
+    return value && *value && fs::path(value).is_absolute() ? fs::path(value) : fs::path();
+  };
+  const char* variable = kind == XdgFolder::Config ? "XDG_CONFIG_HOME" : kind == XdgFolder::Data ? "XDG_DATA_HOME" : "XDG_CACHE_HOME";
+  if (fs::path set = absolute_from(variable); !set.empty()) return set;
+  const fs::path home = absolute_from("HOME");
+  if (home.empty()) return fs::temp_directory_path();
+  return kind == XdgFolder::Config ? home / ".config" : kind == XdgFolder::Data ? home / ".local" / "share" : home / ".cache";
+}
 
 }  // namespace poslab

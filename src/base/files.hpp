@@ -48,6 +48,13 @@ std::string file_size_text(std::uint64_t bytes);
 // line 3, column 5: syntax error …" becomes "line 3, column 5: syntax error …".
 std::string json_error_text(std::string_view what);
 
+// The XDG base directories (the XDG Base Directory specification): $XDG_CONFIG_HOME,
+// $XDG_DATA_HOME or $XDG_CACHE_HOME when set to an absolute path (a relative one is ignored, as
+// the specification says), else ~/.config, ~/.local/share or ~/.cache; the temporary folder's
+// when HOME is not set either. Every folder PosLab keeps things in starts here.
+enum class XdgFolder { Config, Data, Cache };
+std::filesystem::path xdg_home(XdgFolder kind);
+
 // Writes to a temporary file beside `path`, then renames it over `path`: never half-written.
 Status write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 

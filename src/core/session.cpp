@@ -226,18 +226,6 @@ Result<LoadedSession> load_session(const std::filesystem::path& path) {
   return parse_session(*bytes, path.string(), path.parent_path().empty() ? fs::path(".") : path.parent_path());
 }
 
-std::filesystem::path config_dir() {
-  namespace fs = std::filesystem;
-  auto absolute_from = [](const char* variable) {
-    const char* value = std::getenv(variable);
-    return value && *value && fs::path(value).is_absolute() ? fs::path(value) : fs::path();
-  };
-  fs::path base = absolute_from("XDG_CONFIG_HOME");
-  if (base.empty()) {
-    const fs::path home = absolute_from("HOME");
-    base = home.empty() ? fs::temp_directory_path() : home / ".config";
-  }
-  return base / "poslab";
-}
+std::filesystem::path config_dir() { return xdg_home(XdgFolder::Config) / "poslab"; }
 
 }  // namespace poslab

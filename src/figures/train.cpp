@@ -155,13 +155,7 @@ std::vector<fs::path> shipped_models() {
   return out;
 }
 
-fs::path default_train_folder() {
-  const char* data = std::getenv("XDG_DATA_HOME");
-  if (data && *data && fs::path(data).is_absolute()) return fs::path(data) / "poslab" / "trained";
-  const char* home = std::getenv("HOME");
-  const fs::path base = home && *home ? fs::path(home) : fs::temp_directory_path();
-  return base / ".local" / "share" / "poslab" / "trained";
-}
+fs::path default_train_folder() { return xdg_home(XdgFolder::Data) / "poslab" / "trained"; }
 
 std::string read_text_file(const fs::path& path) {
   auto text = read_whole_file(path, kTableFile);  // a pipe or /dev/zero in the folder reads as nothing

@@ -36,8 +36,7 @@ std::string folder_name(const ModelName& m) { return hf_cache::repo_folder(m.org
 
 fs::path hf_home() {
   if (auto home = env("HF_HOME")) return *home;
-  if (auto xdg = env("XDG_CACHE_HOME")) return fs::path(*xdg) / "huggingface";
-  return fs::path(env("HOME").value_or("/")) / ".cache" / "huggingface";
+  return xdg_home(XdgFolder::Cache) / "huggingface";
 }
 
 fs::path default_cache_root() {

@@ -258,3 +258,23 @@ TEST(CliModel, APositionShiftMovesLearnedPositionsButNotRope) {
   EXPECT_LT(max_change("qwen2"), 1e-4);
   EXPECT_GT(max_change("gpt2"), 1e-2);
 }
+
+// The matrix products run on the CPU's best instruction set, or a lower one POSLAB_ISA names: the
+// predictions are the same and the loss differs only by rounding; `poslab info` names the set in use.
+TEST(CliModel, EveryInstructionSetPredictsTheSameUpToRounding) {
+  const std::string args = "predict --model " + model_dir("llama").string() + " --sentence 'The dog chased another dog' --top 3 --backend cpu";
+  const auto best = run(args);
+  ASSERT_EQ(best.exit_code, 0) << best.output;
+  const auto reference = nlohmann::json::parse(best.output.substr(best.output.find('{')));
+  for (const char* isa : {"baseline", "avx2"}) {
+    const auto r = run(args, std::string("POSLAB_ISA=") + isa);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto json = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    EXPECT_NEAR(json["loss"].get<double>(), reference["loss"].get<double>(), 1e-5 * reference["loss"].get<double>()) << isa;
+    for (std::size_t t = 0; t < json["top"].size(); ++t) EXPECT_EQ(json["top"][t][0]["id"], reference["top"][t][0]["id"]) << isa;
+  }
+  const auto info = run("info", "POSLAB_ISA=baseline");
+  EXPECT_NE(info.output.find("cpu         products on x86-64 (SSE2)"), std::string::npos) << info.output;
+  const auto wrong = run("info", "POSLAB_ISA=avx9");
+  EXPECT_NE(wrong.output.find("POSLAB_ISA: unknown instruction set \"avx9\""), std::string::npos) << wrong.output;
+}

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/gemm.hpp"
 #include "core/attention/backend_choice.hpp"
 #include "core/export_data.hpp"
 #include "core/formats/formats.hpp"
@@ -112,6 +113,9 @@ int run_info(ArgParser& p) {
   const HeadlessGpu g = open_headless_gpu(state.backend);
   std::printf("renderer    %s\n", g.renderer.empty() ? ("none: " + g.unavailable).c_str() : g.renderer.c_str());
   std::printf("backend     %s\n", g.choice.reason.c_str());
+  // The matrix products' instruction set (base/gemm.hpp): the CPU's best unless POSLAB_ISA chose lower.
+  std::printf("cpu         products on %s (this CPU's best: %s; POSLAB_ISA=baseline|avx2|avx512 chooses lower)\n",
+              std::string(isa_words(active_isa())).c_str(), std::string(isa_words(cpu_isa())).c_str());
   return 0;
 }
 

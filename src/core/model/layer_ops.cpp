@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <cmath>
 
+#include "base/gemm.hpp"
+
 namespace poslab {
 
 namespace {
@@ -28,13 +30,15 @@ Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
 #pragma omp for schedule(dynamic, 4)
     for (std::int64_t b = 0; b < blocks; ++b) {
       const std::int64_t first = b * kBlockRows, n = std::min(kBlockRows, out - first);
+      // The product on the CPU's own instruction set (base/gemm.hpp), into Y's columns in place.
+      const auto T = static_cast<int>(X.rows()), k = static_cast<int>(in), width = static_cast<int>(n);
+      float* into = Y.data() + first;
       if (out_in) {
         read_rows(W, first, n, buffer.data());
-        Y.middleCols(first, n).noalias() = X * buffer.topRows(n).transpose();
+        gemm_abt(T, width, k, X.data(), k, buffer.data(), k, into, static_cast<int>(out));
       } else {
         read_cols(W, first, n, buffer.data());
-        Y.middleCols(first, n).noalias() =
-            X * Eigen::Map<const Matrix>(buffer.data(), in, n);
+        gemm_ab(T, width, k, X.data(), k, buffer.data(), width, into, static_cast<int>(out));
       }
     }
   }

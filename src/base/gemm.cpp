@@ -1,0 +1,117 @@
+#include "base/gemm.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace poslab {
+
+// The copies of src/base/kernels/gemm_isa.cpp, one per instruction set.
+#define POSLAB_DECLARE_GEMM(ns)                                                                                  \
+  namespace kernels::ns {                                                                                       \
+  void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc);    \
+  void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc);     \
+  }
+POSLAB_DECLARE_GEMM(baseline)
+POSLAB_DECLARE_GEMM(avx2)
+POSLAB_DECLARE_GEMM(avx512)
+#undef POSLAB_DECLARE_GEMM
+
+namespace {
+
+using Product = void (*)(int, int, int, const float*, int, const float*, int, float*, int);
+struct Products {
+  Product abt, ab;
+};
+
+constexpr Products kProducts[] = {
+    {kernels::baseline::gemm_abt, kernels::baseline::gemm_ab},
+    {kernels::avx2::gemm_abt, kernels::avx2::gemm_ab},
+    {kernels::avx512::gemm_abt, kernels::avx512::gemm_ab},
+};
+
+Isa detect() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma"))
+    return Isa::Avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+#endif
+  return Isa::Baseline;  // elsewhere the three copies are compiled alike
+}
+
+// POSLAB_ISA's choice, when the CPU has it; said once on stderr when it cannot be followed.
+Isa initial() {
+  const Isa best = cpu_isa();
+  const char* asked = std::getenv("POSLAB_ISA");
+  if (!asked || !*asked) return best;
+  auto isa = parse_isa(asked);
+  if (!isa) {
+    std::fprintf(stderr, "poslab: POSLAB_ISA: %s; using %s\n", isa.error().c_str(), std::string(isa_name(best)).c_str());
+    return best;
+  }
+  if (static_cast<int>(*isa) > static_cast<int>(best)) {
+    std::fprintf(stderr, "poslab: POSLAB_ISA=%s: this CPU has only %s; using it\n", asked, std::string(isa_name(best)).c_str());
+    return best;
+  }
+  return *isa;
+}
+
+std::atomic<int>& chosen() {
+  static std::atomic<int> isa{static_cast<int>(initial())};
+  return isa;
+}
+
+const Products& products() { return kProducts[chosen().load(std::memory_order_relaxed)]; }
+
+}  // namespace
+
+std::string_view isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Baseline: return "baseline";
+    case Isa::Avx2: return "avx2";
+    case Isa::Avx512: return "avx512";
+  }
+  return "baseline";
+}
+
+std::string_view isa_words(Isa isa) {
+  switch (isa) {
+    case Isa::Baseline: return "x86-64 (SSE2)";
+    case Isa::Avx2: return "AVX2 + FMA";
+    case Isa::Avx512: return "AVX-512";
+  }
+  return "x86-64 (SSE2)";
+}
+
+Result<Isa> parse_isa(std::string_view name) {
+  for (Isa isa : {Isa::Baseline, Isa::Avx2, Isa::Avx512})
+    if (name == isa_name(isa)) return isa;
+  return Error{"unknown instruction set \"" + std::string(name) + "\" (baseline, avx2, avx512)"};
+}
+
+Isa cpu_isa() {
+  static const Isa best = detect();
+  return best;
+}
+
+Isa active_isa() { return static_cast<Isa>(chosen().load(std::memory_order_relaxed)); }
+
+Status use_isa(Isa isa) {
+  if (static_cast<int>(isa) > static_cast<int>(cpu_isa()))
+    return Error{"this CPU has no " + std::string(isa_words(isa)) + " (its best: " + std::string(isa_words(cpu_isa())) + ")"};
+  chosen().store(static_cast<int>(isa), std::memory_order_relaxed);
+  return Ok{};
+}
+
+void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  products().abt(m, n, k, A, lda, B, ldb, C, ldc);
+}
+
+void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  products().ab(m, n, k, A, lda, B, ldb, C, ldc);
+}
+
+}  // namespace poslab

@@ -1,0 +1,35 @@
+#pragma once
+// Matrix products on the instruction set of the CPU that runs them. The products are compiled
+// once per instruction set (src/base/kernels/gemm_isa.cpp: x86-64's baseline, AVX2 + FMA,
+// AVX-512) and the best one this CPU has is chosen when PosLab starts (cpuid), so one binary —
+// the Debian package's — runs on any x86-64 and uses what it finds. POSLAB_ISA=baseline|avx2|avx512
+// chooses a lower one (a CPU without the one named keeps its best, and says so); the numbers
+// differ between them only by the rounding of a different summation order.
+#include <string_view>
+
+#include "base/result.hpp"
+
+namespace poslab {
+
+enum class Isa { Baseline, Avx2, Avx512 };
+
+std::string_view isa_name(Isa isa);  // "baseline", "avx2", "avx512": POSLAB_ISA's spellings
+std::string_view isa_words(Isa isa); // "x86-64 (SSE2)", "AVX2 + FMA", "AVX-512": for `poslab info`
+Result<Isa> parse_isa(std::string_view name);
+
+// The best instruction set this CPU has, read once (cpuid).
+Isa cpu_isa();
+// The one the products use: POSLAB_ISA's when the CPU has it, else the CPU's best.
+Isa active_isa();
+// Chooses the products' instruction set (tests force each path the machine has); an error when
+// this CPU lacks it. Not to be called while a product runs on another thread.
+Status use_isa(Isa isa);
+
+// C (m × n) = A (m × k) · Bᵀ, B being n × k. Row-major, each with its leading dimension (the
+// elements from one row to the next). Runs on the calling thread (inside a parallel loop), or
+// on OpenMP's threads when called outside one.
+void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc);
+// C (m × n) = A (m × k) · B, B being k × n.
+void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc);
+
+}  // namespace poslab

@@ -1,0 +1,32 @@
+// The matrix products of base/gemm.hpp for one instruction set. CMakeLists.txt compiles this file
+// once per set (poslab_gemm_baseline, _avx2, _avx512), each with its own flags, and defines
+// POSLAB_KERNEL_NS (the set's namespace) and POSLAB_EIGEN_NS (a name for Eigen). Eigen is renamed
+// in each copy because its templates are instantiated in every file that uses them and the linker
+// keeps one instantiation of each: without a name of their own, the AVX-512 copy's code could be
+// what the baseline copy calls, on a CPU without AVX-512. This file includes no header of ours that
+// includes Eigen, so nothing here meets the Eigen the rest of PosLab uses.
+#define Eigen POSLAB_EIGEN_NS
+#include <Eigen/Core>
+
+namespace poslab::kernels::POSLAB_KERNEL_NS {
+
+namespace {
+
+using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using Strided = Eigen::OuterStride<>;
+using ConstView = Eigen::Map<const RowMajorMatrix, Eigen::Unaligned, Strided>;
+using View = Eigen::Map<RowMajorMatrix, Eigen::Unaligned, Strided>;
+
+}  // namespace
+
+void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  View c(C, m, n, Strided(ldc));
+  c.noalias() = ConstView(A, m, k, Strided(lda)) * ConstView(B, n, k, Strided(ldb)).transpose();
+}
+
+void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
+  View c(C, m, n, Strided(ldc));
+  c.noalias() = ConstView(A, m, k, Strided(lda)) * ConstView(B, k, n, Strided(ldb));
+}
+
+}  // namespace poslab::kernels::POSLAB_KERNEL_NS

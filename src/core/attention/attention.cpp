@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "base/gemm.hpp"
+
 namespace poslab {
 
 RopeSpec rope_1d(const std::vector<double>& thetas, int heads, RopeStyle style, int queries, int keys) {
@@ -162,16 +164,15 @@ Matrix attention_context_cpu(const AttentionInput& input) {
   Matrix context = Matrix::Zero(Tq, input.Q.cols());
 #pragma omp parallel for schedule(dynamic, 1)  // heads are independent: one per core
   for (int h = 0; h < input.heads; ++h) {
-    const auto Qh = input.Q.middleCols(h * dh, dh);  // T_q × d_h
-    const auto Kh = input.K.middleCols(h * dh, dh);  // T_k × d_h
-    const auto Vh = input.V.middleCols(h * dh, dh);  // T_k × d_h
-    Matrix S;
+    Matrix S;  // head h's q, k and v are columns [h·d_h, (h+1)·d_h) of Q, K and V
     for (int r0 = 0; r0 < Tq; r0 += kBlock) {
       const int rows = std::min(kBlock, Tq - r0);
       // With the causal mask, the block's queries see no key past its last row.
       const int keys = input.causal ? std::min(Tk, r0 + rows) : Tk;
       S.resize(rows, keys);  // rows × keys
-      S.noalias() = Qh.middleRows(r0, rows) * Kh.topRows(keys).transpose();
+      // The two products on the CPU's own instruction set (base/gemm.hpp).
+      gemm_abt(rows, keys, dh, input.Q.data() + static_cast<Eigen::Index>(r0) * input.Q.cols() + h * dh, static_cast<int>(input.Q.cols()),
+               input.K.data() + h * dh, static_cast<int>(input.K.cols()), S.data(), keys);
       S *= inv_sqrt;
       if (input.softcap > 0.0f) S.array() = input.softcap * (S.array() / input.softcap).tanh();
       for (int i = 0; i < rows; ++i) {
@@ -186,7 +187,8 @@ Matrix attention_context_cpu(const AttentionInput& input) {
             head(j) = -std::numeric_limits<float>::infinity();
         softmax_row(head, head_sink(input, h));
       }
-      context.block(r0, h * dh, rows, dh).noalias() = S * Vh.topRows(keys);
+      gemm_ab(rows, dh, keys, S.data(), keys, input.V.data() + h * dh, static_cast<int>(input.V.cols()),
+              context.data() + static_cast<Eigen::Index>(r0) * context.cols() + h * dh, static_cast<int>(context.cols()));
     }
   }
   return context;

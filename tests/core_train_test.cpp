@@ -130,42 +130,33 @@ TEST(TrainGradient, TheSameBitsOnOneCoreOrTwo) {
   EXPECT_TRUE(one.second == two.second);
 }
 
-TEST(TrainTasks, CopyRepeatsTheSymbolsAfterTheSeparator) {
-  const Task task{TaskKind::Copy, 10};
-  const Batch b = make_batch(task, 5, 3, 42);
-  ASSERT_EQ(b.tokens, 10);
-  EXPECT_EQ(b.counted(), 15);
-  for (int s = 0; s < 3; ++s) {
-    const int* ids = &b.ids[static_cast<std::size_t>(s * 10)];
-    const int* targets = &b.targets[static_cast<std::size_t>(s * 10)];
-    EXPECT_EQ(ids[5], separator_id(task));
-    for (int t = 0; t < 5; ++t) {
-      EXPECT_LT(ids[t], 10);
-      EXPECT_EQ(targets[5 + t], ids[t]);  // position L + t predicts x_t
-      EXPECT_EQ(b.mask[static_cast<std::size_t>(s * 10 + t)], 0);
-      EXPECT_EQ(b.mask[static_cast<std::size_t>(s * 10 + 5 + t)], 1);
+// Copy repeats the symbols after the separator; reverse repeats them backwards.
+TEST(TrainTasks, CopyAndReverseRepeatTheSymbolsAfterTheSeparator) {
+  for (TaskKind kind : {TaskKind::Copy, TaskKind::Reverse}) {
+    const Task task{kind, 10};
+    const Batch b = make_batch(task, 5, 3, 42);
+    ASSERT_EQ(b.tokens, 10);
+    EXPECT_EQ(b.counted(), 15);
+    for (int s = 0; s < 3; ++s) {
+      const int* ids = &b.ids[static_cast<std::size_t>(s * 10)];
+      const int* targets = &b.targets[static_cast<std::size_t>(s * 10)];
+      EXPECT_EQ(ids[5], separator_id(task));
+      for (int t = 0; t < 5; ++t) {
+        EXPECT_LT(ids[t], 10);
+        // Position L + t predicts x_t (copy) or x_{L−1−t} (reverse).
+        EXPECT_EQ(targets[5 + t], ids[kind == TaskKind::Copy ? t : 4 - t]) << to_string(kind);
+        EXPECT_EQ(b.mask[static_cast<std::size_t>(s * 10 + t)], 0);
+        EXPECT_EQ(b.mask[static_cast<std::size_t>(s * 10 + 5 + t)], 1);
+      }
+      for (int t = 0; t + 1 < 10; ++t) EXPECT_EQ(targets[t], ids[t + 1]);
     }
-    for (int t = 0; t + 1 < 10; ++t) EXPECT_EQ(targets[t], ids[t + 1]);
-  }
-  // A sequence depends on the seed and its index only.
-  const Batch more = make_batch(task, 5, 5, 42);
-  EXPECT_TRUE(std::equal(b.ids.begin(), b.ids.end(), more.ids.begin()));
-}
-
-TEST(TrainTasks, ReverseRepeatsTheSymbolsBackwardsAfterTheSeparator) {
-  const Task task{TaskKind::Reverse, 10};
-  const Batch b = make_batch(task, 5, 3, 42);
-  ASSERT_EQ(b.tokens, 10);
-  EXPECT_EQ(b.counted(), 15);
-  for (int s = 0; s < 3; ++s) {
-    const int* ids = &b.ids[static_cast<std::size_t>(s * 10)];
-    const int* targets = &b.targets[static_cast<std::size_t>(s * 10)];
-    EXPECT_EQ(ids[5], separator_id(task));
-    for (int t = 0; t < 5; ++t) EXPECT_EQ(targets[5 + t], ids[4 - t]);  // position L + t predicts x_{L−1−t}
+    // A sequence depends on the seed and its index only.
+    const Batch more = make_batch(task, 5, 5, 42);
+    EXPECT_TRUE(std::equal(b.ids.begin(), b.ids.end(), more.ids.begin()));
   }
   EXPECT_EQ(*parse_task_kind("reverse"), TaskKind::Reverse);
   EXPECT_EQ(to_string(TaskKind::Reverse), "reverse");
-  EXPECT_EQ(scored_description(task), "the reversed copy after |, as the task scores it");
+  EXPECT_EQ(scored_description(Task{TaskKind::Reverse, 10}), "the reversed copy after |, as the task scores it");
 }
 
 // Mixed lengths (Kazemnejad et al.'s training): each sequence a length of its own, written from

@@ -40,21 +40,25 @@ TEST(Gemm, EveryInstructionSetGivesTheTripleLoopsProducts) {
   const std::vector<float> A = random_values(static_cast<std::size_t>(m * lda), 1);
   const std::vector<float> Bt = random_values(static_cast<std::size_t>(n * ldb), 2);  // n × k
   const std::vector<float> B = random_values(static_cast<std::size_t>(k * ldb), 3);   // k × n
+  const std::vector<float> At = random_values(static_cast<std::size_t>(k * lda), 4);  // k × m: Aᵀ·B
   for (Isa isa : paths()) {
     ASSERT_TRUE(use_isa(isa));
     EXPECT_EQ(active_isa(), isa);
-    std::vector<float> C(static_cast<std::size_t>(m * ldc), 7.0f), D(static_cast<std::size_t>(m * ldc), 7.0f);
+    std::vector<float> C(static_cast<std::size_t>(m * ldc), 7.0f), D(C), E(C);
     gemm_abt(m, n, k, A.data(), lda, Bt.data(), ldb, C.data(), ldc);
     gemm_ab(m, n, k, A.data(), lda, B.data(), ldb, D.data(), ldc);
+    gemm_atb(m, n, k, At.data(), lda, B.data(), ldb, E.data(), ldc, Into::Add);  // onto the 7s
     for (int i = 0; i < m; ++i)
       for (int j = 0; j < n; ++j) {
-        double abt = 0.0, ab = 0.0;
+        double abt = 0.0, ab = 0.0, atb = 7.0;
         for (int p = 0; p < k; ++p) {
           abt += static_cast<double>(A[static_cast<std::size_t>(i * lda + p)]) * Bt[static_cast<std::size_t>(j * ldb + p)];
           ab += static_cast<double>(A[static_cast<std::size_t>(i * lda + p)]) * B[static_cast<std::size_t>(p * ldb + j)];
+          atb += static_cast<double>(At[static_cast<std::size_t>(p * lda + i)]) * B[static_cast<std::size_t>(p * ldb + j)];
         }
         EXPECT_NEAR(C[static_cast<std::size_t>(i * ldc + j)], abt, 1e-4) << isa_name(isa) << " (" << i << ", " << j << ")";
         EXPECT_NEAR(D[static_cast<std::size_t>(i * ldc + j)], ab, 1e-4) << isa_name(isa) << " (" << i << ", " << j << ")";
+        EXPECT_NEAR(E[static_cast<std::size_t>(i * ldc + j)], atb, 1e-4) << isa_name(isa) << " (" << i << ", " << j << ")";
       }
     // The columns past n in each row are the caller's: untouched.
     for (int i = 0; i < m; ++i) EXPECT_EQ(C[static_cast<std::size_t>(i * ldc + n)], 7.0f) << isa_name(isa);

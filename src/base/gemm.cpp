@@ -10,8 +10,9 @@ namespace poslab {
 // The copies of src/base/kernels/gemm_isa.cpp, one per instruction set.
 #define POSLAB_DECLARE_GEMM(ns)                                                                                  \
   namespace kernels::ns {                                                                                       \
-  void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc);    \
-  void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc);     \
+  void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add); \
+  void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add);  \
+  void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add); \
   }
 POSLAB_DECLARE_GEMM(baseline)
 POSLAB_DECLARE_GEMM(avx2)
@@ -20,15 +21,15 @@ POSLAB_DECLARE_GEMM(avx512)
 
 namespace {
 
-using Product = void (*)(int, int, int, const float*, int, const float*, int, float*, int);
+using Product = void (*)(int, int, int, const float*, int, const float*, int, float*, int, bool);
 struct Products {
-  Product abt, ab;
+  Product abt, ab, atb;
 };
 
 constexpr Products kProducts[] = {
-    {kernels::baseline::gemm_abt, kernels::baseline::gemm_ab},
-    {kernels::avx2::gemm_abt, kernels::avx2::gemm_ab},
-    {kernels::avx512::gemm_abt, kernels::avx512::gemm_ab},
+    {kernels::baseline::gemm_abt, kernels::baseline::gemm_ab, kernels::baseline::gemm_atb},
+    {kernels::avx2::gemm_abt, kernels::avx2::gemm_ab, kernels::avx2::gemm_atb},
+    {kernels::avx512::gemm_abt, kernels::avx512::gemm_ab, kernels::avx512::gemm_atb},
 };
 
 Isa detect() {
@@ -106,12 +107,16 @@ Status use_isa(Isa isa) {
   return Ok{};
 }
 
-void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-  products().abt(m, n, k, A, lda, B, ldb, C, ldc);
+void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into) {
+  products().abt(m, n, k, A, lda, B, ldb, C, ldc, into == Into::Add);
 }
 
-void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-  products().ab(m, n, k, A, lda, B, ldb, C, ldc);
+void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into) {
+  products().ab(m, n, k, A, lda, B, ldb, C, ldc, into == Into::Add);
+}
+
+void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into) {
+  products().atb(m, n, k, A, lda, B, ldb, C, ldc, into == Into::Add);
 }
 
 }  // namespace poslab

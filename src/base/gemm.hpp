@@ -25,11 +25,16 @@ Isa active_isa();
 // this CPU lacks it. Not to be called while a product runs on another thread.
 Status use_isa(Isa isa);
 
+// Whether C receives the product (C = …) or adds it (C += …).
+enum class Into { Set, Add };
+
 // C (m × n) = A (m × k) · Bᵀ, B being n × k. Row-major, each with its leading dimension (the
 // elements from one row to the next). Runs on the calling thread (inside a parallel loop), or
 // on OpenMP's threads when called outside one.
-void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc);
+void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into = Into::Set);
 // C (m × n) = A (m × k) · B, B being k × n.
-void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc);
+void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into = Into::Set);
+// C (m × n) = Aᵀ · B, A being k × m and B k × n (a weight's gradient: dYᵀ·X).
+void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into = Into::Set);
 
 }  // namespace poslab

@@ -19,14 +19,23 @@ using View = Eigen::Map<RowMajorMatrix, Eigen::Unaligned, Strided>;
 
 }  // namespace
 
-void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-  View c(C, m, n, Strided(ldc));
-  c.noalias() = ConstView(A, m, k, Strided(lda)) * ConstView(B, n, k, Strided(ldb)).transpose();
+// `add`: C += the product (base/gemm.hpp's Into::Add), else C = it.
+template <class Product>
+void store(View c, const Product& product, bool add) {
+  if (add) c.noalias() += product;
+  else c.noalias() = product;
 }
 
-void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc) {
-  View c(C, m, n, Strided(ldc));
-  c.noalias() = ConstView(A, m, k, Strided(lda)) * ConstView(B, k, n, Strided(ldb));
+void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add) {
+  store(View(C, m, n, Strided(ldc)), ConstView(A, m, k, Strided(lda)) * ConstView(B, n, k, Strided(ldb)).transpose(), add);
+}
+
+void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add) {
+  store(View(C, m, n, Strided(ldc)), ConstView(A, m, k, Strided(lda)) * ConstView(B, k, n, Strided(ldb)), add);
+}
+
+void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add) {
+  store(View(C, m, n, Strided(ldc)), ConstView(A, k, m, Strided(lda)).transpose() * ConstView(B, k, n, Strided(ldb)), add);
 }
 
 }  // namespace poslab::kernels::POSLAB_KERNEL_NS

@@ -13,10 +13,51 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
+#include "base/gemm.hpp"
 #include "core/train/parameters.hpp"
 
 namespace poslab::ops {
+
+// The products of the operations below, for any row-major blocks: on the CPU's own instruction set
+// through base/gemm.hpp in float (training), Eigen's own product in double (the gradient checks).
+// `add`: C += the product.
+template <class S, class C, class A, class B>
+void product_abt(C&& c, const A& a, const B& b, bool add = false) {  // C = A·Bᵀ
+  if constexpr (std::is_same_v<S, float>) {
+    gemm_abt(static_cast<int>(c.rows()), static_cast<int>(c.cols()), static_cast<int>(a.cols()), a.data(), static_cast<int>(a.outerStride()),
+             b.data(), static_cast<int>(b.outerStride()), c.data(), static_cast<int>(c.outerStride()), add ? Into::Add : Into::Set);
+  } else if (add) {
+    c.noalias() += a * b.transpose();
+  } else {
+    c.noalias() = a * b.transpose();
+  }
+}
+
+template <class S, class C, class A, class B>
+void product_ab(C&& c, const A& a, const B& b, bool add = false) {  // C = A·B
+  if constexpr (std::is_same_v<S, float>) {
+    gemm_ab(static_cast<int>(c.rows()), static_cast<int>(c.cols()), static_cast<int>(a.cols()), a.data(), static_cast<int>(a.outerStride()),
+            b.data(), static_cast<int>(b.outerStride()), c.data(), static_cast<int>(c.outerStride()), add ? Into::Add : Into::Set);
+  } else if (add) {
+    c.noalias() += a * b;
+  } else {
+    c.noalias() = a * b;
+  }
+}
+
+template <class S, class C, class A, class B>
+void product_atb(C&& c, const A& a, const B& b, bool add = false) {  // C = Aᵀ·B
+  if constexpr (std::is_same_v<S, float>) {
+    gemm_atb(static_cast<int>(c.rows()), static_cast<int>(c.cols()), static_cast<int>(a.rows()), a.data(), static_cast<int>(a.outerStride()),
+             b.data(), static_cast<int>(b.outerStride()), c.data(), static_cast<int>(c.outerStride()), add ? Into::Add : Into::Set);
+  } else if (add) {
+    c.noalias() += a.transpose() * b;
+  } else {
+    c.noalias() = a.transpose() * b;
+  }
+}
 
 template <class S>
 using Out = Eigen::Ref<MatrixOf<S>>;
@@ -43,15 +84,14 @@ void embedding_backward(Out<S> dE, Out<S> dP, In<S> dX, const int* ids, int T) {
 
 template <class S>
 void linear_forward(Out<S> Y, In<S> X, In<S> W) {
-  Y.noalias() = X * W.transpose();
+  product_abt<S>(Y, X, W);
 }
 
 // dW += dYᵀ·X; dX = dY·W, or dX += dY·W with `add`.
 template <class S>
 void linear_backward(Out<S> dX, Out<S> dW, In<S> dY, In<S> X, In<S> W, bool add) {
-  dW.noalias() += dY.transpose() * X;
-  if (add) dX.noalias() += dY * W;
-  else dX.noalias() = dY * W;
+  product_atb<S>(dW, dY, X, true);
+  product_ab<S>(dX, dY, W, add);
 }
 
 // Y = x / √(mean(x²) + ε) ⊙ w per row; rstd keeps 1/√(mean(x²) + ε).
@@ -127,7 +167,7 @@ void attention_forward(Out<S> ctx, Out<S> att, In<S> q, In<S> k, In<S> v, In<S> 
   for (Eigen::Index s = 0; s < n; ++s) {
     for (Eigen::Index h = 0; h < heads; ++h) {
       auto A = att.block((s * heads + h) * T, 0, T, T);
-      A.noalias() = q.block(s * T, h * dh, T, dh) * k.block(s * T, h * dh, T, dh).transpose();
+      product_abt<S>(A, q.block(s * T, h * dh, T, dh), k.block(s * T, h * dh, T, dh));
       for (Eigen::Index i = 0; i < T; ++i) {
         auto row = A.row(i).head(i + 1);
         row *= scale;
@@ -153,8 +193,8 @@ void attention_backward(Out<S> dq, Out<S> dk, Out<S> dv, Out<S> dbias, Out<S> dS
     for (Eigen::Index h = 0; h < heads; ++h) {
       const auto A = att.block((s * heads + h) * T, 0, T, T);
       const auto dO = dctx.block(s * T, h * dh, T, dh);
-      dv.block(s * T, h * dh, T, dh).noalias() = A.transpose() * dO;
-      dS.noalias() = dO * v.block(s * T, h * dh, T, dh).transpose();
+      product_atb<S>(dv.block(s * T, h * dh, T, dh), A, dO);
+      product_abt<S>(dS, dO, v.block(s * T, h * dh, T, dh));
       for (Eigen::Index i = 0; i < T; ++i) {
         const auto a = A.row(i).head(i + 1);
         auto g = dS.row(i).head(i + 1);
@@ -164,8 +204,8 @@ void attention_backward(Out<S> dq, Out<S> dk, Out<S> dv, Out<S> dbias, Out<S> dS
         if (dbias.size() > 0) dbias.row(h).head(i + 1) += g.reverse();
       }
       dS *= scale;
-      dq.block(s * T, h * dh, T, dh).noalias() = dS * k.block(s * T, h * dh, T, dh);
-      dk.block(s * T, h * dh, T, dh).noalias() = dS.transpose() * q.block(s * T, h * dh, T, dh);
+      product_ab<S>(dq.block(s * T, h * dh, T, dh), dS, k.block(s * T, h * dh, T, dh));
+      product_atb<S>(dk.block(s * T, h * dh, T, dh), dS, q.block(s * T, h * dh, T, dh));
     }
   }
 }

@@ -4,12 +4,14 @@
 
 namespace poslab::cited {
 
-inline constexpr std::string_view kRoFormer = "Su et al. 2021, RoFormer: Enhanced Transformer with Rotary Position Embedding";
+inline constexpr std::string_view kRoFormer =
+    "Su et al. 2021, RoFormer: Enhanced Transformer with Rotary Position Embedding";
 inline constexpr std::string_view kBarbero =
     "Barbero et al. 2024, Round and Round We Go! What makes Rotary Positional Encodings useful?";
 inline constexpr std::string_view kAlibi =
     "Press et al. 2022, Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation";
-inline constexpr std::string_view kYarn = "Peng et al. 2023, YaRN: Efficient Context Window Extension of Large Language Models";
+inline constexpr std::string_view kYarn =
+    "Peng et al. 2023, YaRN: Efficient Context Window Extension of Large Language Models";
 inline constexpr std::string_view kLiu = "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation";
 inline constexpr std::string_view kMen = "Men et al. 2024, Base of RoPE Bounds Context Length";
 inline constexpr std::string_view kSurvey = "The survey of positional encodings (PosLab's seed article 002)";

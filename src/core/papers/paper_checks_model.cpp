@@ -20,14 +20,8 @@ namespace {
 
 using namespace cited;
 
-
 constexpr int kSentences = 8;    // of probe_sentences()
 constexpr int kSinkTokens = 16;  // StreamingLLM's Fig. 2: sentences of 16 tokens
-
-PaperComparison model_claim(std::string_view paper, std::string where, std::string quantity, double published, double measured,
-                      double tolerance, Relation relation, std::string note = {}) {
-  return {std::string(paper), std::move(where), std::move(quantity), {published}, {measured}, tolerance, relation, std::move(note)};
-}
 
 struct OpenedModel {
   std::shared_ptr<const Checkpoint> model;
@@ -81,7 +75,8 @@ Result<std::vector<double>> layer_sinks(const PaperInputs& in, const OpenedModel
   auto s = each_sentence(in, m, o, [&](const ForwardResult& f) {
     for (const LayerAttention& a : f.layers)
       if (a.stack == ModelStack::Encoder && a.layer < layers)
-        for (const HeadSummary& h : a.heads) sink[static_cast<std::size_t>(a.layer)] += h.sink, ++counted[static_cast<std::size_t>(a.layer)];
+        for (const HeadSummary& h : a.heads)
+          sink[static_cast<std::size_t>(a.layer)] += h.sink, ++counted[static_cast<std::size_t>(a.layer)];
   });
   if (!s) return Error{s.error()};
   for (std::size_t l = 0; l < sink.size(); ++l) sink[l] = counted[l] ? sink[l] / counted[l] : 0.0;
@@ -92,20 +87,29 @@ Result<PaperOutcome> sinks(const PaperInputs& in) {
   auto m = open_model(in, kSinkTokens);
   if (!m) return Error{m.error()};
   const int layers = m->model->config().layers;
-  if (layers < 3) return Error{"sinks compares layers 0–1 with the layers above them: this model has " + std::to_string(layers)};
+  if (layers < 3)
+    return Error{"sinks compares layers 0–1 with the layers above them: this model has " + std::to_string(layers)};
   auto sink = layer_sinks(in, *m);
   if (!sink) return Error{sink.error()};
   const double above = mean_between(*sink, 2, sink->size()), bottom = mean_between(*sink, 0, 2);
   PaperCheckResult r{"sinks", {}};
-  r.rows.push_back(model_claim(kXiao, "§3.1, Fig. 2", "mean weight on the first token, layers ≥ 2, every head (16-token sentences): heavy",
-                         0.5, above, 0.0, Relation::AtLeast,
-                         "PosLab reads \"heavily attends to the initial token\" as at least half of the weight"));
-  r.rows.push_back(model_claim(kXiao, "§3.1, Fig. 2", "layers ≥ 2 minus layers 0–1 (the bottom two look locally): above 0", 0.0,
-                         above - bottom, 0.0, Relation::AtLeast));
+  r.rows.push_back(comparison(kXiao, "§3.1, Fig. 2",
+                              "mean weight on the first token, layers ≥ 2, every head (16-token sentences): heavy",
+                              {0.5}, {above}, 0.0, Relation::AtLeast,
+                              "PosLab reads \"heavily attends to the initial token\" as at least half of the weight"));
+  r.rows.push_back(comparison(kXiao, "§3.1, Fig. 2",
+                              "layers ≥ 2 minus layers 0–1 (the bottom two look locally): above 0", {0.0},
+                              {above - bottom}, 0.0, Relation::AtLeast));
   PaperOutcome o{std::move(r), {}};
   if (in.panels) {
-    PaperPanel p{"Attention sinks (Xiao et al. 2023, Fig. 2)", "layer", "mean weight on the first token", false, false, {},
-                 {{0.5, "½: the bound PosLab reads \"heavily\" as"}}, {{1.5, "the bottom two layers"}}};
+    PaperPanel p{"Attention sinks (Xiao et al. 2023, Fig. 2)",
+                 "layer",
+                 "mean weight on the first token",
+                 false,
+                 false,
+                 {},
+                 {{0.5, "½: the bound PosLab reads \"heavily\" as"}},
+                 {{1.5, "the bottom two layers"}}};
     PaperCurve ours{"PosLab: the opened model", {}, *sink, CurveKind::Computed};
     // What uniform attention would put on the first token: the mean over queries i of 1/(i + 1).
     double uniform = 0.0;
@@ -116,7 +120,8 @@ Result<PaperOutcome> sinks(const PaperInputs& in) {
     }
     uniform /= static_cast<double>(m->sentences.size());
     PaperCurve flat{"uniform attention's share", {}, std::vector<double>(sink->size(), uniform), CurveKind::Fit};
-    for (std::size_t l = 0; l < sink->size(); ++l) ours.x.push_back(static_cast<double>(l)), flat.x.push_back(static_cast<double>(l));
+    for (std::size_t l = 0; l < sink->size(); ++l)
+      ours.x.push_back(static_cast<double>(l)), flat.x.push_back(static_cast<double>(l));
     p.curves = {ours, flat};
     p.whole_x = true;
     o.panels.push_back(p);
@@ -129,7 +134,8 @@ Result<PaperOutcome> sinks(const PaperInputs& in) {
 // The first token's delimiter: ".", "\n" or a token holding one (Sun et al.: the starting token and
 // the first period or newline).
 bool delimiter(const std::string& token) {
-  return token.find('.') != std::string::npos || token.find('\n') != std::string::npos || token.find("Ċ") != std::string::npos;
+  return token.find('.') != std::string::npos || token.find('\n') != std::string::npos ||
+         token.find("Ċ") != std::string::npos;
 }
 
 struct Peaks {
@@ -172,20 +178,31 @@ Result<PaperOutcome> massive_activations(const PaperInputs& in) {
   if (!p) return Error{p.error()};
   const double ratio = p->top_median > 0.0 ? p->top / p->top_median : std::numeric_limits<double>::infinity();
   PaperCheckResult r{"massive-activations", {}};
-  r.rows.push_back(model_claim(kSun, "§2 (what counts as massive)", "largest |activation| of the residual stream, any layer", 100.0, p->top,
-                         0.0, Relation::AtLeast));
-  r.rows.push_back(model_claim(kSun, "§2 (what counts as massive)", "largest |activation| ÷ the median |activation| of its layer's hidden states",
-                         1000.0, ratio, 0.0, Relation::AtLeast, "Sun et al.: \"about 1,000 times larger than the median\""));
-  r.rows.push_back(model_claim(kSun, "§2, Fig. 1", "share of the sentences whose largest sits on the first token or the first delimiter", 1.0,
-                         static_cast<double>(p->at_start_or_delimiter) / static_cast<double>(m->sentences.size()), 0.25,
-                         Relation::AtLeast, "PosLab allows a quarter of the 8 sentences to differ"));
+  r.rows.push_back(comparison(kSun, "§2 (what counts as massive)",
+                              "largest |activation| of the residual stream, any layer", {100.0}, {p->top}, 0.0,
+                              Relation::AtLeast));
+  r.rows.push_back(comparison(kSun, "§2 (what counts as massive)",
+                              "largest |activation| ÷ the median |activation| of its layer's hidden states", {1000.0},
+                              {ratio}, 0.0, Relation::AtLeast,
+                              "Sun et al.: \"about 1,000 times larger than the median\""));
+  r.rows.push_back(comparison(
+      kSun, "§2, Fig. 1", "share of the sentences whose largest sits on the first token or the first delimiter", {1.0},
+      {static_cast<double>(p->at_start_or_delimiter) / static_cast<double>(m->sentences.size())}, 0.25,
+      Relation::AtLeast, "PosLab allows a quarter of the 8 sentences to differ"));
   PaperOutcome o{std::move(r), {}};
   if (in.panels) {
-    PaperPanel panel{"Massive activations (Sun et al. 2024, Fig. 1)", "after layer", "|activation| (log scale)", false, true, {},
-                     {{100.0, "100: Sun et al.'s least massive value"}}, {}};
+    PaperPanel panel{"Massive activations (Sun et al. 2024, Fig. 1)",
+                     "after layer",
+                     "|activation| (log scale)",
+                     false,
+                     true,
+                     {},
+                     {{100.0, "100: Sun et al.'s least massive value"}},
+                     {}};
     PaperCurve largest{"PosLab: the largest |x|", {}, p->largest, CurveKind::Computed};
     PaperCurve median{"PosLab: the median |x|", {}, p->median, CurveKind::Computed};
-    for (std::size_t l = 0; l < p->largest.size(); ++l) largest.x.push_back(static_cast<double>(l)), median.x.push_back(static_cast<double>(l));
+    for (std::size_t l = 0; l < p->largest.size(); ++l)
+      largest.x.push_back(static_cast<double>(l)), median.x.push_back(static_cast<double>(l));
     panel.curves = {largest, median};
     panel.whole_x = true;
     o.panels.push_back(panel);
@@ -195,8 +212,9 @@ Result<PaperOutcome> massive_activations(const PaperInputs& in) {
 
 // --- frequency-usage -----------------------------------------------------------------------------
 
-constexpr int kBins = 8;              // pair index ÷ pairs, in eighths: the fastest first
-constexpr double kPositional = 0.5;   // a head is positional when its mean weight on itself or on the previous token is ≥ this
+constexpr int kBins = 8;  // pair index ÷ pairs, in eighths: the fastest first
+constexpr double kPositional =
+    0.5;  // a head is positional when its mean weight on itself or on the previous token is ≥ this
 
 struct HeadUse {
   std::array<double, kBins> share{};  // the head's usage in each eighth of its pairs, summing to 1
@@ -230,7 +248,8 @@ Result<std::vector<HeadUse>> head_uses(const PaperInputs& in, const OpenedModel&
         for (Eigen::Index i = 0; i < pairs && total > 0.0; ++i)
           u.share[static_cast<std::size_t>(i * kBins / pairs)] += a.frequency_usage(h, i) / total / n;
         u.diagonal += diagonal_weight(a.weights[static_cast<std::size_t>(h)]) / n;
-        if (static_cast<std::size_t>(h) < a.heads.size()) u.previous += a.heads[static_cast<std::size_t>(h)].previous_token / n;
+        if (static_cast<std::size_t>(h) < a.heads.size())
+          u.previous += a.heads[static_cast<std::size_t>(h)].previous_token / n;
       }
     }
   });
@@ -248,25 +267,38 @@ Result<PaperOutcome> frequency_usage_check(const PaperInputs& in) {
   int np = 0, no = 0;
   for (const HeadUse& u : *heads) {
     const bool pos = std::max(u.diagonal, u.previous) >= kPositional;
-    for (int b = 0; b < kBins; ++b) (pos ? positional : other)[static_cast<std::size_t>(b)] += u.share[static_cast<std::size_t>(b)];
+    for (int b = 0; b < kBins; ++b)
+      (pos ? positional : other)[static_cast<std::size_t>(b)] += u.share[static_cast<std::size_t>(b)];
     ++(pos ? np : no);
   }
   if (np == 0 || no == 0)
-    return Error{"frequency-usage compares positional heads (weight ≥ 0.5 on the token itself or the one before) with the others: this "
-                 "model has " + std::to_string(np) + " positional and " + std::to_string(no) + " other heads on these sentences"};
-  for (int b = 0; b < kBins; ++b) positional[static_cast<std::size_t>(b)] /= np, other[static_cast<std::size_t>(b)] /= no;
+    return Error{
+        "frequency-usage compares positional heads (weight ≥ 0.5 on the token itself or the one before) with the "
+        "others: this "
+        "model has " +
+        std::to_string(np) + " positional and " + std::to_string(no) + " other heads on these sentences"};
+  for (int b = 0; b < kBins; ++b)
+    positional[static_cast<std::size_t>(b)] /= np, other[static_cast<std::size_t>(b)] /= no;
   const double fast = positional[0] + positional[1] - other[0] - other[1];
   const double slow = other[kBins - 2] + other[kBins - 1] - positional[kBins - 2] - positional[kBins - 1];
   const std::string counts = std::to_string(np) + " positional heads, " + std::to_string(no) + " others";
   PaperCheckResult r{"frequency-usage", {}};
-  r.rows.push_back(model_claim(kBarbero, "abstract; Gemma 7B's positional heads", "usage share of the fastest quarter of the pairs: positional heads − others",
-                         0.0, fast, 0.0, Relation::AtLeast, counts));
-  r.rows.push_back(model_claim(kBarbero, "abstract; Gemma 7B's lowest frequencies", "usage share of the slowest quarter of the pairs: other heads − positional",
-                         0.0, slow, 0.0, Relation::AtLeast, counts));
+  r.rows.push_back(comparison(kBarbero, "abstract; Gemma 7B's positional heads",
+                              "usage share of the fastest quarter of the pairs: positional heads − others", {0.0},
+                              {fast}, 0.0, Relation::AtLeast, counts));
+  r.rows.push_back(comparison(kBarbero, "abstract; Gemma 7B's lowest frequencies",
+                              "usage share of the slowest quarter of the pairs: other heads − positional", {0.0},
+                              {slow}, 0.0, Relation::AtLeast, counts));
   PaperOutcome o{std::move(r), {}};
   if (in.panels) {
-    PaperPanel p{"Which frequencies heads use (Barbero et al. 2024)", "rotary pairs in eighths, fastest first",
-                 "mean share of the head's usage", false, false, {}, {}, {}};
+    PaperPanel p{"Which frequencies heads use (Barbero et al. 2024)",
+                 "rotary pairs in eighths, fastest first",
+                 "mean share of the head's usage",
+                 false,
+                 false,
+                 {},
+                 {},
+                 {}};
     PaperCurve a{"positional heads (" + std::to_string(np) + ")", {}, {}, CurveKind::Computed};
     PaperCurve b{"other heads (" + std::to_string(no) + ")", {}, {}, CurveKind::Computed};
     for (int k = 0; k < kBins; ++k) {

@@ -22,14 +22,7 @@ namespace {
 
 using namespace cited;
 
-
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-PaperComparison claim(std::string_view paper, std::string where, std::string quantity, std::vector<double> published,
-                      std::vector<double> measured, double tolerance, Relation relation, std::string note = {}) {
-  return {std::string(paper), std::move(where), std::move(quantity), std::move(published), std::move(measured),
-          tolerance, relation, std::move(note)};
-}
 
 // A shipped model by its folder's name under the trained-models folder.
 Result<TrainedModel> shipped(const PaperInputs& in, const std::string& name) {
@@ -66,7 +59,8 @@ LengthCurve measure(const TrainedModel& m, std::string label, const std::vector<
   return c;
 }
 
-Result<std::vector<LengthCurve>> measure_shipped(const PaperInputs& in, const std::vector<std::pair<std::string, std::string>>& models,
+Result<std::vector<LengthCurve>> measure_shipped(const PaperInputs& in,
+                                                 const std::vector<std::pair<std::string, std::string>>& models,
                                                  const std::vector<int>& lengths) {
   std::vector<LengthCurve> curves;
   for (const auto& [folder, label] : models) {
@@ -80,7 +74,14 @@ Result<std::vector<LengthCurve>> measure_shipped(const PaperInputs& in, const st
 }
 
 PaperPanel loss_panel(std::string title, const std::vector<LengthCurve>& curves, int train_length) {
-  PaperPanel p{std::move(title), "task length (symbols copied)", "loss per target token (nats, log scale)", false, true, {}, {}, {}};
+  PaperPanel p{std::move(title),
+               "task length (symbols copied)",
+               "loss per target token (nats, log scale)",
+               false,
+               true,
+               {},
+               {},
+               {}};
   for (const LengthCurve& c : curves) {
     PaperCurve curve{c.label, {}, {}, CurveKind::Computed};
     for (std::size_t i = 0; i < c.lengths.size(); ++i)
@@ -108,19 +109,24 @@ Result<PaperOutcome> alibi_extrapolation(const PaperInputs& in) {
   if (!curves) return Error{curves.error()};
   const LengthCurve& alibi = curves->back();
   PaperCheckResult r{"alibi-extrapolation", {}};
-  r.rows.push_back(claim(kAlibi, "Fig. 1 (shape)", "ALiBi: loss at 4L − loss at L, nats per token (copy task, L = 32): flat",
-                         {0.0}, {alibi.loss_at(4 * L) - alibi.loss_at(L)}, 0.5, Relation::AtMost,
-                         "PosLab reads \"flat\" as a rise of at most 0.5 nats from L to 4L"));
+  r.rows.push_back(comparison(kAlibi, "Fig. 1 (shape)",
+                              "ALiBi: loss at 4L − loss at L, nats per token (copy task, L = 32): flat", {0.0},
+                              {alibi.loss_at(4 * L) - alibi.loss_at(L)}, 0.5, Relation::AtMost,
+                              "PosLab reads \"flat\" as a rise of at most 0.5 nats from L to 4L"));
   std::vector<double> rises;
-  for (std::size_t k = 0; k + 1 < curves->size(); ++k) rises.push_back((*curves)[k].loss_at(2 * L) - (*curves)[k].loss_at(L));
-  r.rows.push_back(claim(kAlibi, "Fig. 1 (shape)",
-                         "sinusoidal, rotary, T5 bias: loss at 2L − loss at L, nats per token: they rise (at least 1 nat)",
-                         std::vector<double>(rises.size(), 1.0), rises, 0.0, Relation::AtLeast));
+  for (std::size_t k = 0; k + 1 < curves->size(); ++k)
+    rises.push_back((*curves)[k].loss_at(2 * L) - (*curves)[k].loss_at(L));
+  r.rows.push_back(
+      comparison(kAlibi, "Fig. 1 (shape)",
+                 "sinusoidal, rotary, T5 bias: loss at 2L − loss at L, nats per token: they rise (at least 1 nat)",
+                 std::vector<double>(rises.size(), 1.0), rises, 0.0, Relation::AtLeast));
   PaperOutcome o{std::move(r), {}};
   if (in.panels) {
     std::vector<LengthCurve> drawn = *curves;
-    if (auto learned = shipped(in, "copy-learned")) drawn.push_back(measure(*learned, "learned (no rows past 64 tokens)", lengths));
-    o.panels.push_back(loss_panel("Train short, test long (Press et al. 2022, Fig. 1's shape), copy task, L = 32", drawn, L));
+    if (auto learned = shipped(in, "copy-learned"))
+      drawn.push_back(measure(*learned, "learned (no rows past 64 tokens)", lengths));
+    o.panels.push_back(
+        loss_panel("Train short, test long (Press et al. 2022, Fig. 1's shape), copy task, L = 32", drawn, L));
   }
   return o;
 }
@@ -131,8 +137,11 @@ Result<PaperOutcome> alibi_extrapolation(const PaperInputs& in) {
 // high", relative (T5) "medium to high", learned "none past L" (§3.3); sinusoidal above learned
 // (§3.4) and RoPE's cell between them (blank in PosLab's copy of the table; §5.4 lists
 // extrapolation among RoPE's strengths). So ranks 1, 2, 5 are fixed and 3–4 are shared.
-const std::vector<std::pair<std::string, std::string>> kSurveyModels = {
-    {"copy-alibi", "ALiBi"}, {"copy-t5", "relative (T5)"}, {"copy-learned", "learned"}, {"copy-sinusoidal", "sinusoidal"}, {"copy-rope", "RoPE"}};
+const std::vector<std::pair<std::string, std::string>> kSurveyModels = {{"copy-alibi", "ALiBi"},
+                                                                        {"copy-t5", "relative (T5)"},
+                                                                        {"copy-learned", "learned"},
+                                                                        {"copy-sinusoidal", "sinusoidal"},
+                                                                        {"copy-rope", "RoPE"}};
 
 // Rank 1 for the lowest loss; ties share the better rank (an infinite loss ties only with another).
 std::vector<double> ranks_by_loss(const std::vector<double>& loss) {
@@ -154,19 +163,28 @@ Result<PaperOutcome> survey_table(const PaperInputs& in) {
   for (const LengthCurve& c : *curves) at_twice.push_back(c.loss_at(2 * L));
   const std::vector<double> rank = ranks_by_loss(at_twice);
   PaperCheckResult r{"survey-table", {}};
-  r.rows.push_back(claim(kSurvey, "§7.1 table; §3.3",
-                         "rank by loss at 2L (copy task, L = 32) of ALiBi, relative (T5), learned: the table's 1, 2, 5",
-                         {1.0, 2.0, 5.0}, {rank[0], rank[1], rank[2]}, 0.0, Relation::Equal));
-  r.rows.push_back(claim(kSurvey, "§7.1 table; §3.4, §5.4", "rank of sinusoidal and RoPE: between relative and learned (3 or 4)",
-                         {3.5, 3.5}, {rank[3], rank[4]}, 0.5, Relation::Equal));
+  r.rows.push_back(
+      comparison(kSurvey, "§7.1 table; §3.3",
+                 "rank by loss at 2L (copy task, L = 32) of ALiBi, relative (T5), learned: the table's 1, 2, 5",
+                 {1.0, 2.0, 5.0}, {rank[0], rank[1], rank[2]}, 0.0, Relation::Equal));
+  r.rows.push_back(comparison(kSurvey, "§7.1 table; §3.4, §5.4",
+                              "rank of sinusoidal and RoPE: between relative and learned (3 or 4)", {3.5, 3.5},
+                              {rank[3], rank[4]}, 0.5, Relation::Equal));
   PaperOutcome o{std::move(r), {}};
   if (in.panels) {
     o.panels.push_back(loss_panel("The survey's extrapolation column, measured: copy task, L = 32", *curves, L));
-    PaperPanel ranks{"Rank by loss at 2L (1 = extrapolates best)", "encoding: 1 ALiBi, 2 relative (T5), 3 learned, 4 sinusoidal, 5 RoPE",
-                     "rank", false, false, {}, {}, {}};
+    PaperPanel ranks{"Rank by loss at 2L (1 = extrapolates best)",
+                     "encoding: 1 ALiBi, 2 relative (T5), 3 learned, 4 sinusoidal, 5 RoPE",
+                     "rank",
+                     false,
+                     false,
+                     {},
+                     {},
+                     {}};
     PaperCurve ours{"PosLab", {}, rank, CurveKind::Computed};
     PaperCurve theirs{"the survey's table", {}, {1.0, 2.0, 5.0, 3.5, 3.5}, CurveKind::Published};
-    for (std::size_t k = 0; k < rank.size(); ++k) ours.x.push_back(static_cast<double>(k) + 1.0), theirs.x.push_back(static_cast<double>(k) + 1.0);
+    for (std::size_t k = 0; k < rank.size(); ++k)
+      ours.x.push_back(static_cast<double>(k) + 1.0), theirs.x.push_back(static_cast<double>(k) + 1.0);
     ranks.curves = {ours, theirs};
     ranks.categorical = true;
     o.panels.push_back(ranks);
@@ -179,17 +197,20 @@ Result<PaperOutcome> survey_table(const PaperInputs& in) {
 // The length-generalization models (tools/train_shipped_models.sh): every length from 1 to 8
 // trained at once (--min-length 1), as Kazemnejad et al. train, on copy and on reverse, 4,000 steps.
 constexpr int kLengthTrain = 8;
-const std::vector<std::pair<PositionKind, std::string>> kLengthEncodings = {
-    {PositionKind::None, "NoPE"}, {PositionKind::T5, "T5 bias"}, {PositionKind::Alibi, "ALiBi"},
-    {PositionKind::Rope, "rotary"}, {PositionKind::Learned, "learned (APE)"}};
+const std::vector<std::pair<PositionKind, std::string>> kLengthEncodings = {{PositionKind::None, "NoPE"},
+                                                                            {PositionKind::T5, "T5 bias"},
+                                                                            {PositionKind::Alibi, "ALiBi"},
+                                                                            {PositionKind::Rope, "rotary"},
+                                                                            {PositionKind::Learned, "learned (APE)"}};
 
 struct TaskLengths {
   std::string task;
-  std::vector<LengthCurve> curves;  // in kLengthEncodings' order
+  std::vector<LengthCurve> curves;                   // in kLengthEncodings' order
   std::vector<double> unseen_accuracy, unseen_loss;  // over lengths L + 1 … 2L
 };
 
-Result<TaskLengths> measure_task(const PaperInputs& in, const std::string& task, const std::vector<int>& lengths, double from, double share) {
+Result<TaskLengths> measure_task(const PaperInputs& in, const std::string& task, const std::vector<int>& lengths,
+                                 double from, double share) {
   TaskLengths t{task, {}, {}, {}};
   for (const auto& [kind, label] : kLengthEncodings) {
     if (cancelled(in)) return Error{"cancelled"};
@@ -232,15 +253,23 @@ Result<PaperOutcome> nope_length(const PaperInputs& in) {
     ++done;
     std::string measured = "exact match at " + unseen + ":";
     for (std::size_t k = 0; k < kLengthEncodings.size(); ++k)
-      measured += (k ? ", " : " ") + kLengthEncodings[k].second + " " + std::to_string(std::lround(100.0 * t->unseen_accuracy[k])) + "%";
-    r.rows.push_back(claim(kKazemnejad, "the length-generalization experiments (copy and reverse among the tasks)",
-                           "NoPE's rank among NoPE, T5 bias, ALiBi, rotary, learned by exact match at lengths " + unseen + ", " +
-                               task + " (trained on 1…" + std::to_string(kLengthTrain) + ")",
-                           {1.0}, {nope_rank(*t)}, 0.0, Relation::Equal, measured + " (tiny 2-layer models; the paper's are far larger)"));
+      measured += (k ? ", " : " ") + kLengthEncodings[k].second + " " +
+                  std::to_string(std::lround(100.0 * t->unseen_accuracy[k])) + "%";
+    r.rows.push_back(comparison(kKazemnejad, "the length-generalization experiments (copy and reverse among the tasks)",
+                                "NoPE's rank among NoPE, T5 bias, ALiBi, rotary, learned by exact match at lengths " +
+                                    unseen + ", " + task + " (trained on 1…" + std::to_string(kLengthTrain) + ")",
+                                {1.0}, {nope_rank(*t)}, 0.0, Relation::Equal,
+                                measured + " (tiny 2-layer models; the paper's are far larger)"));
     if (in.panels) {
-      PaperPanel p{"Length generalization, " + task + " (Kazemnejad et al. 2023): trained on lengths 1…" + std::to_string(kLengthTrain),
+      PaperPanel p{"Length generalization, " + task + " (Kazemnejad et al. 2023): trained on lengths 1…" +
+                       std::to_string(kLengthTrain),
                    "task length",
-                   "exact match", false, false, {}, {}, {}};
+                   "exact match",
+                   false,
+                   false,
+                   {},
+                   {},
+                   {}};
       for (const LengthCurve& c : t->curves) {
         PaperCurve curve{c.label, {}, c.accuracy, CurveKind::Computed};
         for (int n : c.lengths) curve.x.push_back(n);
@@ -287,20 +316,31 @@ Result<PaperOutcome> nope_position_probe(const PaperInputs& in) {
   auto without = position_probe(**model, texts, open, in.cancel, [&](double f) { report(in, 0.5 + 0.5 * f); });
   if (!without) return Error{without.error()};
   PaperCheckResult r{"nope-position-probe", {}};
-  r.rows.push_back(claim(kHaviv, "the probing experiments",
-                         "causal model without positions (shipped copy-none): best layer's R² of a linear probe of position",
-                         {0.5}, {best_r2(*with_mask)}, 0.0, Relation::AtLeast,
-                         "PosLab reads \"the probe recovers the position\" as R² ≥ 0.5 on held-out texts"));
-  r.rows.push_back(claim(kHaviv, "the probing experiments (the causal mask as the source)",
-                         "the same model with its causal mask removed: best layer's R² (position cannot be recovered)", {0.0},
-                         {best_r2(*without)}, 0.1, Relation::AtMost));
+  r.rows.push_back(
+      comparison(kHaviv, "the probing experiments",
+                 "causal model without positions (shipped copy-none): best layer's R² of a linear probe of position",
+                 {0.5}, {best_r2(*with_mask)}, 0.0, Relation::AtLeast,
+                 "PosLab reads \"the probe recovers the position\" as R² ≥ 0.5 on held-out texts"));
+  r.rows.push_back(
+      comparison(kHaviv, "the probing experiments (the causal mask as the source)",
+                 "the same model with its causal mask removed: best layer's R² (position cannot be recovered)", {0.0},
+                 {best_r2(*without)}, 0.1, Relation::AtMost));
   PaperOutcome o{std::move(r), {}};
   if (in.panels) {
-    PaperPanel p{"Position probes in a model without positions (Haviv et al. 2022)", "after layer", "R² of the linear probe (held out)",
-                 false, false, {}, {{0.0, "0: no better than the mean position"}}, {}};
-    PaperCurve a{"causal (as trained)", {}, {}, CurveKind::Computed}, b{"causal mask removed", {}, {}, CurveKind::Computed};
-    for (std::size_t l = 0; l < with_mask->layers.size(); ++l) a.x.push_back(static_cast<double>(l)), a.y.push_back(with_mask->layers[l].r2);
-    for (std::size_t l = 0; l < without->layers.size(); ++l) b.x.push_back(static_cast<double>(l)), b.y.push_back(without->layers[l].r2);
+    PaperPanel p{"Position probes in a model without positions (Haviv et al. 2022)",
+                 "after layer",
+                 "R² of the linear probe (held out)",
+                 false,
+                 false,
+                 {},
+                 {{0.0, "0: no better than the mean position"}},
+                 {}};
+    PaperCurve a{"causal (as trained)", {}, {}, CurveKind::Computed},
+        b{"causal mask removed", {}, {}, CurveKind::Computed};
+    for (std::size_t l = 0; l < with_mask->layers.size(); ++l)
+      a.x.push_back(static_cast<double>(l)), a.y.push_back(with_mask->layers[l].r2);
+    for (std::size_t l = 0; l < without->layers.size(); ++l)
+      b.x.push_back(static_cast<double>(l)), b.y.push_back(without->layers[l].r2);
     p.curves = {a, b};
     p.whole_x = true;
     o.panels.push_back(p);

@@ -1,11 +1,10 @@
 #include "core/papers/paper_math.hpp"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numbers>
-
-#include <Eigen/Core>
 
 #include "base/matrix.hpp"
 #include "base/random.hpp"

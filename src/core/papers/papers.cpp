@@ -4,9 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "base/csv.hpp"
 #include "base/number_text.hpp"
@@ -32,6 +31,13 @@ nlohmann::json values(const std::vector<double>& v) {
 }  // namespace
 
 std::string relation_prefix(Relation r) { return r == Relation::AtMost ? "≤ " : r == Relation::AtLeast ? "≥ " : ""; }
+
+PaperComparison comparison(std::string_view paper, std::string where, std::string quantity,
+                           std::vector<double> published, std::vector<double> measured, double tolerance,
+                           Relation relation, std::string note) {
+  return {std::string(paper), std::move(where), std::move(quantity), std::move(published), std::move(measured),
+          tolerance,          relation,         std::move(note)};
+}
 
 double PaperComparison::largest_difference() const {
   if (published.size() != measured.size() || published.empty()) return std::numeric_limits<double>::infinity();
@@ -62,9 +68,12 @@ bool PaperCheckResult::pass() const {
 
 std::string_view needs_words(PaperNeeds needs) {
   switch (needs) {
-    case PaperNeeds::Nothing: return "nothing (the mathematics alone)";
-    case PaperNeeds::TrainedModels: return "the tiny models PosLab ships (assets/trained)";
-    case PaperNeeds::Model: return "--model DIR";
+    case PaperNeeds::Nothing:
+      return "nothing (the mathematics alone)";
+    case PaperNeeds::TrainedModels:
+      return "the tiny models PosLab ships (assets/trained)";
+    case PaperNeeds::Model:
+      return "--model DIR";
   }
   return "";
 }
@@ -97,8 +106,8 @@ std::string papers_table(const std::vector<PaperCheckResult>& results) {
     for (const PaperComparison& c : r.rows) {
       out << "  " << (c.pass() ? "pass" : "FAIL") << "  " << c.quantity << "\n"
           << "        " << c.paper << ", " << c.where << "\n"
-          << "        published " << relation_prefix(c.relation) << show_list(c.published)
-          << "   PosLab " << show_list(c.measured) << "   tolerance " << number_text(c.tolerance);
+          << "        published " << relation_prefix(c.relation) << show_list(c.published) << "   PosLab "
+          << show_list(c.measured) << "   tolerance " << number_text(c.tolerance);
       if (c.relation == Relation::Equal) out << "   largest difference " << number_text(c.largest_difference());
       out << "\n";
       if (!c.note.empty()) out << "        " << c.note << "\n";
@@ -126,7 +135,9 @@ std::string papers_csv(const std::vector<PaperPanel>& panels) {
   std::string out = "panel,curve,kind,x,y\n";
   for (const PaperPanel& p : panels)
     for (const PaperCurve& c : p.curves) {
-      const char* kind = c.kind == CurveKind::Computed ? "poslab" : c.kind == CurveKind::Published ? "published" : "formula";
+      const char* kind = c.kind == CurveKind::Computed    ? "poslab"
+                         : c.kind == CurveKind::Published ? "published"
+                                                          : "formula";
       for (std::size_t i = 0; i < c.x.size() && i < c.y.size(); ++i) {
         char xy[64];
         std::snprintf(xy, sizeof xy, "%.17g,%.17g", c.x[i], c.y[i]);

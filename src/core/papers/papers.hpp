@@ -16,9 +16,9 @@ namespace poslab {
 
 // How a measured value is held against a published one.
 enum class Relation {
-  Equal,   // |measured − published| ≤ tolerance
-  AtMost,  // measured ≤ published + tolerance (a published claim "falls below …")
-  AtLeast, // measured ≥ published − tolerance (a published claim "stays above …", "rises by …")
+  Equal,    // |measured − published| ≤ tolerance
+  AtMost,   // measured ≤ published + tolerance (a published claim "falls below …")
+  AtLeast,  // measured ≥ published − tolerance (a published claim "stays above …", "rises by …")
 };
 
 // "≤ ", "≥ " or nothing: how a published value is read, before it.
@@ -37,6 +37,11 @@ struct PaperComparison {
   bool pass() const;
   double largest_difference() const;  // max |measured − published|; +∞ when the sizes differ
 };
+
+// One comparison, as every check writes it.
+PaperComparison comparison(std::string_view paper, std::string where, std::string quantity,
+                           std::vector<double> published, std::vector<double> measured, double tolerance,
+                           Relation relation = Relation::Equal, std::string note = {});
 
 struct PaperCheckResult {
   std::string id;
@@ -83,7 +88,7 @@ struct PaperCheck {
   std::string_view id;
   std::string_view paper;  // the main paper: authors, year, title
   std::string_view where;
-  std::string_view what;   // one line: what is reproduced
+  std::string_view what;  // one line: what is reproduced
   PaperNeeds needs = PaperNeeds::Nothing;
   // The comparisons and, when asked, the figure's panels. An error is a check that could not be
   // made (a model missing or of the wrong kind), not one that differs.

@@ -52,11 +52,16 @@ gui_fail() {
   exit 1
 }
 
+# How much slower than an idle machine this one runs now: the load per core, at least 1. Every
+# time-out is multiplied by it, so that a test beside other work (ctest's jobs, a build, stress-ng
+# at four times the cores) waits as long as the work takes there, and only a hang fails it.
+gui_slowness=$(awk -v cores="$(nproc)" '{ f = int($1 / cores + 0.999); print (f < 1 ? 1 : f) }' /proc/loadavg)
+
 # Polls `$@` (a command, run anew each time: pass a function, not an expanded value) every
-# 0.05 s until it succeeds or SECONDS pass.
+# 0.05 s until it succeeds or SECONDS (times the machine's slowness) pass.
 gui_until() {
   local seconds=$1; shift
-  local deadline=$((SECONDS + seconds))
+  local deadline=$((SECONDS + seconds * gui_slowness))
   until "$@"; do
     [ "$SECONDS" -lt "$deadline" ] || return 1
     sleep 0.05
@@ -100,6 +105,8 @@ gui_wait_value() {
   gui_until "${3:-60}" gui_has_value "$1" "$2" || gui_fail "waited for $1 = \"$2\"; it is \"$(gui_value "$1")\""
 }
 gui_item() { awk -F'\t' -v n="$1" '$1 == "item" && $2 == n { print $3, $4, $5, $6; exit }' "$gui_probe" 2>/dev/null; }
+# True when NAME is drawn and takes clicks (not disabled while a job runs).
+gui_item_enabled() { awk -F'\t' -v n="$1" '$1 == "item" && $2 == n { found = 1; on = $7 != "disabled"; exit } END { exit !(found && on) }' "$gui_probe" 2>/dev/null; }
 gui_has_item() { [ -n "$(gui_item "$1")" ]; }
 gui_wait_item() { gui_until "${2:-60}" gui_has_item "$1" || gui_fail "the control \"$1\" was never drawn"; }
 
@@ -109,6 +116,7 @@ gui_wait_item() { gui_until "${2:-60}" gui_has_item "$1" || gui_fail "the contro
 # again and the pointer comes in from outside.
 gui_hover() {
   gui_wait_item "$1"
+  gui_until 120 gui_item_enabled "$1" || gui_fail "\"$1\" stays disabled"
   local fx=${2:-0.5} fy=${3:-0.5} x0 y0 x1 y1 try
   for try in 1 2 3 4 5 6; do
     # Where the control is now: the layout moves when text above it appears (a load, a result).
@@ -134,10 +142,22 @@ gui_pointer_outside() {
 }
 
 # A click, then two frames: ImGui 1.86 reads the mouse's position once a frame, so a click still
-# unread when the mouse moves on (the next gui_click) would land where the mouse went.
+# unread when the mouse moves on (the next gui_click) would land where the mouse went. The click
+# counts once the window has seen the press on NAME (the probe's presses and pressed): a press the
+# window never saw is sent again (one it saw would toggle twice), and one that reached another
+# control, because the layout moved between the hover and the press, fails the test by name
+# instead of as a wrong value later.
+gui_presses_above() { [ "$(gui_value presses)" -gt "$1" ]; }
 gui_click() {
-  gui_hover "$@"
-  xdotool click --window "$gui_window" 1
+  local before try
+  for try in 1 2 3; do
+    gui_hover "$@"
+    before=$(gui_value presses)
+    xdotool click --window "$gui_window" 1
+    gui_until 10 gui_presses_above "${before:-0}" && break
+    [ "$try" -lt 3 ] || gui_fail "the window never saw the click on \"$1\""
+  done
+  [ "$(gui_value pressed)" = "$1" ] || gui_fail "the click meant for \"$1\" reached \"$(gui_value pressed)\""
   gui_frames 2
 }
 

@@ -1,6 +1,7 @@
 #include "gui/probe.hpp"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <cstdio>
 
@@ -16,6 +17,8 @@ struct Probe {
   std::string record;   // this frame's
   std::string written;  // the last one written
   std::string hovered;  // the named control under the mouse this frame
+  std::string pressed;  // the named control under the mouse at the last press of the left button
+  long long presses = 0;  // how many presses of the left button the window has seen
   long long frame = 0;
 };
 Probe g_probe;
@@ -42,6 +45,12 @@ void item(std::string_view name) {
   if (!enabled()) return;
   const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
   area(name, min.x, min.y, max.x, max.y);
+  // A disabled control (inside BeginDisabled: a job is running) ignores clicks, as it should; a
+  // test that clicked it anyway would lose the click, so it is said and the test kit waits.
+  if (ImGui::GetCurrentContext()->LastItemData.InFlags & ImGuiItemFlags_Disabled) {
+    g_probe.record.pop_back();
+    g_probe.record += "\tdisabled\n";
+  }
 }
 
 void area(std::string_view name, float x0, float y0, float x1, float y1, bool hover) {
@@ -62,6 +71,13 @@ void value(std::string_view key, std::string_view text) {
 void end_frame() {
   if (!enabled()) return;
   g_probe.record += "value\thovered\t" + g_probe.hovered + "\n";
+  // Every press the window saw, and where: a test knows its click arrived, and on what.
+  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    ++g_probe.presses;
+    g_probe.pressed = g_probe.hovered;
+  }
+  g_probe.record += "value\tpresses\t" + std::to_string(g_probe.presses) + "\n";
+  g_probe.record += "value\tpressed\t" + g_probe.pressed + "\n";
   // The frame's number, so that a test can wait for the window to have seen an event (a key held
   // down across a frame); the file is then rewritten every frame.
   g_probe.record += "value\tframe\t" + std::to_string(++g_probe.frame) + "\n";

@@ -6,9 +6,12 @@
 // clicks a control where it is drawn instead of at coordinates measured once.
 //
 // Format: one record per line, fields separated by tabs:
-//   item  NAME  x0  y0  x1  y1     the control's rectangle (pixels from the window's top left)
+//   item  NAME  x0  y0  x1  y1     the control's rectangle (pixels from the window's top left),
+//                                  then `disabled` when it ignores clicks (a job is running)
 //   value KEY   TEXT               e.g. `value  tab  tour`, `value  hovered  tour: next`,
-//                                  `value  frame  N` (the frame's number)
+//                                  `value  frame  N` (the frame's number), `value  presses  N`
+//                                  and `value  pressed  NAME` (the left button's presses seen,
+//                                  and the control under the mouse at the last one)
 #include <string>
 #include <string_view>
 

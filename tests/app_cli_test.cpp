@@ -579,8 +579,7 @@ TEST_P(EveryView, ExportsPngSvgAndCsvWithDefaultOptions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Views, EveryView,
-                         ::testing::Values("attention", "dog", "patterns", "trajectory", "magnitude", "shift", "rope2d",
-                                           "rope-image", "bias", "frequencies", "distance"),
+                         ::testing::ValuesIn(explorer_view_names()),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
@@ -594,7 +593,8 @@ TEST(CliExport, ExportAllWritesEveryViewOrNothing) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::set<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
-  EXPECT_EQ(names.size(), 33u);  // eleven views × PNG, SVG, CSV, and no staging folder left behind
+  EXPECT_EQ(names.size(), 3 * all_views().size());  // every view × PNG, SVG, CSV, and no staging folder left behind
+  EXPECT_EQ(all_views().size(), 11u);
   for (const char* view : {"attention", "trajectory", "rope-image", "frequencies"})
     for (const char* ext : {".png", ".svg", ".csv"}) EXPECT_TRUE(names.count(std::string(view) + ext)) << view << ext;
   // The same pixels as the single-view export of the same state.

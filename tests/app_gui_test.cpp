@@ -80,8 +80,7 @@ TEST_P(EveryViewInTheGui, ScreenshotShowsTheView) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Views, EveryViewInTheGui,
-                         ::testing::Values("attention", "dog", "patterns", "trajectory", "magnitude", "shift", "rope2d",
-                                           "rope-image", "bias", "frequencies", "distance"),
+                         ::testing::ValuesIn(explorer_view_names()),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');

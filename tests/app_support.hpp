@@ -15,6 +15,7 @@
 
 #include "core/workspace.hpp"
 #include "figures/assets.hpp"
+#include "figures/export.hpp"
 #include "plot/render.hpp"
 #include "poslab_process.hpp"
 
@@ -23,6 +24,14 @@ namespace poslab::app_test {
 namespace fs = std::filesystem;
 
 using test_support::RunResult;
+
+// The names of the views Export all views writes, read from the view registry (a new view is
+// tested by its row alone).
+inline std::vector<std::string> explorer_view_names() {
+  std::vector<std::string> names;
+  for (ViewId view : all_views()) names.emplace_back(to_string(view));
+  return names;
+}
 
 inline RunResult run(const std::string& args, const std::string& env = "") { return test_support::run_poslab(args, env); }
 

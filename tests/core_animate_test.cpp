@@ -119,16 +119,6 @@ TEST(AnimateSweep, TheArticlesAnimationsArePlayedByTourSteps3And5And6) {
   EXPECT_EQ(article_animation_for_step(4), nullptr);
 }
 
-TEST(AnimateSweep, ViewsWithANaturalParameterNameAnAnimatableOne) {
-  for (const char* view :
-       {"patterns", "trajectory", "magnitude", "shift", "rope2d", "rope-image", "attention", "frequencies", "bias", "dog"}) {
-    const auto sweeps = view_sweeps(view);
-    ASSERT_FALSE(sweeps.empty()) << view;
-    for (const ViewSweep& v : sweeps) EXPECT_TRUE(find_sweep_param(v.param).ok()) << view << " " << v.param;
-  }
-  EXPECT_TRUE(view_sweeps("nonsense").empty());
-}
-
 // The play bar names the value in use: every parameter reads back what its option set.
 TEST(AnimateSweep, EveryParameterReadsBackTheValueItsOptionSet) {
   for (const SweepParam& p : sweep_params()) {

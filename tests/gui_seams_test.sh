@@ -283,6 +283,30 @@ model_opened_after_alibi_keeps_its_positions() {
   echo "Qwen2 opened after BLOOM starts with its RoPE on"
 }
 
+# 4. Export all views writes what each tab shows: with a model's layer in the Attention tab, the
+#    model's attention (not the explorer's random weights), and the Model tab's heads and frequency
+#    usage beside the other views, each as `poslab export VIEW --model DIR --layer 0` writes it.
+export_all_writes_what_the_tabs_show() {
+  gui_start "$poslab" --size 1440x900 --model "$models/qwen2" --layer 0 --view attention
+  gui_until 120 bash -c "grep -q \$'^value\tattention shows\t' '$gui_probe'" ||
+    gui_fail "the Attention tab does not show the model's layer"
+  gui_wait_value busy no 120
+  gui_scroll_into_view "export: all views"
+  gui_click "export: all views"
+  # The files are moved into place together, the model's last.
+  gui_wait_file poslab-figures/frequency-usage.csv 120
+  gui_wait_value busy no 120
+  local view
+  for view in attention heads frequency-usage; do
+    "$poslab" export "$view" --model "$models/qwen2" --layer 0 --csv "cli-$view.csv" >/dev/null 2>&1 ||
+      gui_fail "export $view --model failed"
+    cmp -s "cli-$view.csv" "poslab-figures/$view.csv" || gui_fail "Export all views wrote another $view than the tab shows"
+    [ -s "poslab-figures/$view.png" ] && [ -s "poslab-figures/$view.svg" ] || gui_fail "no $view.png or .svg"
+  done
+  [ -s poslab-figures/trajectory.csv ] || gui_fail "the explorer's views are missing"
+  echo "Export all views wrote the model's attention, heads and frequency usage as the tabs show them"
+}
+
 # 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one
 #     row per token: the sentence's, as predict --json counts them), and a Qwen-VL model's M-RoPE
 #     header opens its figure of which pairs turn by t, h and w.

@@ -165,7 +165,8 @@ bool block_is_for(std::string_view usage, const std::vector<std::string>& words)
     return usage.starts_with(prefix) && (usage.size() == prefix.size() || usage[prefix.size()] == ' ' || usage[prefix.size()] == '\n');
   };
   if (is(named)) return true;
-  const bool a_view = words.size() == 2 && words[0] == "export" && view_named(words[1]) && words[1] != "extrapolation";
+  const auto view = words.size() == 2 && words[0] == "export" ? view_named(words[1]) : std::nullopt;
+  const bool a_view = view && view_info(*view).needs == ViewNeeds::Embeddings;
   return a_view && is("  poslab export VIEW");
 }
 
@@ -321,10 +322,6 @@ int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
     const bool train = p.next() == "train";
     return train ? run_train(p) : run_eval(p);
   }
-  if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "training") {
-    p.i = 2;
-    return run_export_training(p);
-  }
   if (!p.done() && p.args[0] == "papers") {
     p.next();
     return run_papers(p);
@@ -333,9 +330,13 @@ int run_command_line(int argc, char** argv, const GuiLauncher& run_gui) {
     p.i = 2;
     return run_export_paper(p);
   }
-  if (p.args.size() >= 2 && p.args[0] == "export" && p.args[1] == "extrapolation") {
-    p.i = 2;
-    return run_export_extrapolation(p);
+  // The views drawn from trained models or a Hub model's revisions take options of their own.
+  if (const auto view = p.args.size() >= 2 && p.args[0] == "export" ? view_named(p.args[1]) : std::nullopt) {
+    const ViewNeeds needs = view_info(*view).needs;
+    if (needs == ViewNeeds::TrainedModels || needs == ViewNeeds::Revisions) {
+      p.i = 2;
+      return needs == ViewNeeds::Revisions ? run_export_training(p) : run_export_extrapolation(p);
+    }
   }
   if (!p.done() && p.args[0] == "export") {
     p.next();

@@ -172,9 +172,9 @@ int run_export(ArgParser& p) {
   ExportArgs e;
   e.all = view_name == "all";
   const auto view = e.all ? std::optional<ViewId>(ViewId::Attention) : view_named(view_name);
-  if (!view || (view_info(*view).is_tab() && !view_info(*view).figure))
-    return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names() +
-                       ", tour, heads, frequency-usage, mrope, extrapolation, training, all)");
+  if (!view || !view_exports(view_info(*view)))
+    return usage_error("unknown view \"" + std::string(view_name) + "\" (available: " + view_names_where(view_exports) +
+                       ", all, paper)");
   e.view = *view;
   if (const int code = check_outputs_first(p, e)) return code;
   if (auto s = parse_export_options(p, e); !s) return parse_error(p, s);

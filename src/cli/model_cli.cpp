@@ -70,11 +70,12 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
     std::fprintf(stderr, "poslab: error: PNG export needs OpenGL: %s\n", g.unavailable.c_str());
     return kRuntimeError;
   }
-  // The mrope view is the config's alone: no forward pass; the position probe runs many.
+  // A view drawn without the state's forward pass (the config's M-RoPE layout, the probe that runs
+  // sentences of its own) is drawn from the model; the others from one run.
   std::optional<ModelRun> run;
   auto output = [&]() -> Result<ModelViewOutput> {
-    if (view == ViewId::Mrope) return mrope_view_output(state, c);
-    if (view == ViewId::PositionProbe) return position_probe_output(state, **model);
+    const ViewInfo& info = view_info(view);
+    if (!info.forward_pass) return info.model_output({state, c, nullptr, model->get()});
     auto ran = run_state_model(**model, state, 5, g.backend.get(), {}, view);
     if (!ran) return Error{ran.error()};
     print_run_notes(*ran, g);

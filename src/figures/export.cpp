@@ -1,5 +1,6 @@
 #include "figures/export.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -16,14 +17,14 @@ const std::vector<ViewId>& all_views() {
   static const std::vector<ViewId> views = [] {
     std::vector<ViewId> v;
     for (const ViewInfo& info : view_registry())
-      if (info.in_all_views) v.push_back(info.id);
+      if (info.in_all_views && info.needs == ViewNeeds::Embeddings) v.push_back(info.id);
     return v;
   }();
   return views;
 }
 
 std::string view_names() {
-  return view_names_where([](const ViewInfo& v) { return v.in_all_views; });
+  return view_names_where([](const ViewInfo& v) { return v.in_all_views && v.needs == ViewNeeds::Embeddings; });
 }
 
 std::string_view to_string(ViewId view) { return view_info(view).name; }
@@ -60,8 +61,26 @@ void export_all_abort(const ExportAllPlan& plan) {
   if (!plan.existed) std::filesystem::remove(plan.dir, ec);
 }
 
+namespace {
+
+// One of a shown model's views into the staging folder: its SVG and CSV now, its PNG pending.
+Status stage_model_view(const ShownModelView& v, ExportAllPlan& plan, float scale) {
+  const std::string stem(to_string(v.view));
+  ExportRequest request;
+  request.svg = (plan.staging / (stem + ".svg")).string();
+  request.csv = (plan.staging / (stem + ".csv")).string();
+  std::vector<std::string> ignored;
+  if (auto s = write_export(&v.output.figure, &v.output.csv, request, ignored); !s) return s;
+  plan.pngs.push_back({v.output.figure, (plan.staging / (stem + ".png")).string(), scale});
+  for (const char* ext : {".png", ".svg", ".csv"}) plan.names.push_back(stem + ext);
+  return Ok{};
+}
+
+}  // namespace
+
 Result<ExportAllPlan> export_all_begin(const State& state, const Results& results, const EmbeddingTable& table,
-                                       const std::filesystem::path& dir, float scale) {
+                                       const std::filesystem::path& dir, float scale,
+                                       const std::vector<ShownModelView>& shown) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (dir.empty()) return Error{"no folder given for the export"};
@@ -77,8 +96,19 @@ Result<ExportAllPlan> export_all_begin(const State& state, const Results& result
     export_all_abort(plan);
     return Error{dir.string() + ": cannot write in the folder: " + why};
   }
+  const auto shown_of = [&](ViewId view) {
+    const auto it = std::find_if(shown.begin(), shown.end(), [&](const ShownModelView& v) { return v.view == view; });
+    return it == shown.end() ? nullptr : &*it;
+  };
   for (ViewId view : all_views()) {
     const std::string stem(to_string(view));
+    if (const ShownModelView* instead = shown_of(view)) {
+      if (auto s = stage_model_view(*instead, plan, scale); !s) {
+        export_all_abort(plan);
+        return Error{stem + ": " + s.error()};
+      }
+      continue;
+    }
     ExportRequest request;
     request.png = (plan.staging / (stem + ".png")).string();
     request.svg = (plan.staging / (stem + ".svg")).string();
@@ -92,6 +122,13 @@ Result<ExportAllPlan> export_all_begin(const State& state, const Results& result
     }
     plan.pngs.push_back({std::move(*figure), request.png, scale});
     for (const char* ext : {".png", ".svg", ".csv"}) plan.names.push_back(stem + ext);
+  }
+  for (const ShownModelView& v : shown) {
+    if (std::find(all_views().begin(), all_views().end(), v.view) != all_views().end()) continue;
+    if (auto s = stage_model_view(v, plan, scale); !s) {
+      export_all_abort(plan);
+      return Error{std::string(to_string(v.view)) + ": " + s.error()};
+    }
   }
   return plan;
 }

@@ -96,8 +96,16 @@ struct ExportAllPlan {
   std::vector<std::string> names;   // the files in staging
   std::vector<PendingPng> pngs;
 };
+// A view drawn from the model a window shows (its figure and CSV made where the run lives).
+struct ShownModelView {
+  ViewId view;
+  ModelViewOutput output;
+};
+// `shown`: the views of the model the window shows, each written instead of the embeddings' view
+// of its name (the Attention tab showing a model's layer) or beside them (heads, frequency-usage).
 Result<ExportAllPlan> export_all_begin(const State& state, const Results& results, const EmbeddingTable& table,
-                                       const std::filesystem::path& dir, float scale);
+                                       const std::filesystem::path& dir, float scale,
+                                       const std::vector<ShownModelView>& shown = {});
 Status export_all_commit(const ExportAllPlan& plan, std::vector<std::string>& written);
 void export_all_abort(const ExportAllPlan& plan);
 

@@ -626,15 +626,10 @@ Status check_model_settings(const State& state, const TransformerConfig& c) {
 }
 
 Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c) {
-  if (view == ViewId::Heads || view == ViewId::Model) return ModelViewOutput{heads_figure(run, c, kHeadThumbSide).figure, heads_csv(run)};
-  if (view == ViewId::Sinks) return ModelViewOutput{sinks_figure(run, c, kExportSide).figure, sinks_csv(run)};
-  if (view == ViewId::Activations) return ModelViewOutput{activations_figure(run, c), activations_csv(run)};
-  if (view == ViewId::FrequencyUsage) return ModelViewOutput{frequency_usage_figure(run, c, kExportSide).figure, frequency_usage_csv(run)};
-  if (view == ViewId::PairScores) return pair_scores_output(state, run, c);
-  if (view == ViewId::PositionProbe) return Error{"position-probe runs the model over many sentences of its own: position_probe_output draws it"};
-  std::ostringstream csv;
-  write_attention_csv(csv, layer_results(run.shown(), run.request.layer, c, ""));
-  return ModelViewOutput{model_attention_figure(state, run, c, kExportSide), csv.str()};
+  const ViewInfo& info = view_info(view);
+  if (!info.model_output || !info.forward_pass)
+    return Error{"the " + std::string(info.name) + " view is not drawn from one forward pass of a model"};
+  return info.model_output({state, c, &run, nullptr});
 }
 
 // A token as a table cell: control characters (a newline token, say) written as \n or \xNN.

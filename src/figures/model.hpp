@@ -79,13 +79,9 @@ Status check_interventions_apply(const State& state, const TransformerConfig& co
 std::string applicable_options(const TransformerConfig& config);  // "--no-positions, --base, … and --permute"
 Status check_model_settings(const State& state, const TransformerConfig& config);  // both checks
 
-// A model view's figure and CSV at their export sizes: heads (also the Model tab's export),
-// frequency-usage, or attention of the run's layer. The one place that chooses among them, for
-// `poslab export`, the GUI's export and animations.
-struct ModelViewOutput {
-  plot::Figure figure;
-  std::string csv;
-};
+// A model view's figure and CSV at their export sizes (heads, frequency-usage, attention of the
+// run's layer, …), as its row of the view registry draws it from the run: the one place that
+// chooses among them, for `poslab export`, the GUI's export and animations.
 // Pair-scores says when the run cannot give it (a --query past the sentence's end).
 Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& config);
 // The mrope view, drawn from the config alone (no forward pass): the pairs' axes and the ids of

@@ -10,6 +10,7 @@
 #include "figures/dog.hpp"
 #include "figures/frequencies.hpp"
 #include "figures/magnitude.hpp"
+#include "figures/model.hpp"
 #include "figures/patterns.hpp"
 #include "figures/rope2d.hpp"
 #include "figures/rope_image.hpp"
@@ -121,40 +122,93 @@ Figure tour_export(const ViewInputs& in) {
 }
 Csv tour_data(const ViewInputs& in) { return tour_csv(in.language, in.state, in.table); }
 
+// --- a model's views, from the state's forward pass (ModelViewInputs::run).
+using ModelOutput = Result<ModelViewOutput>;
+ModelOutput model_attention_output(const ModelViewInputs& in) {
+  std::ostringstream csv;
+  write_attention_csv(csv, layer_results(in.run->shown(), in.run->request.layer, in.config, ""));
+  return ModelViewOutput{model_attention_figure(in.state, *in.run, in.config, kExportSide), csv.str()};
+}
+ModelOutput heads_output(const ModelViewInputs& in) {
+  return ModelViewOutput{heads_figure(*in.run, in.config, kHeadThumbSide).figure, heads_csv(*in.run)};
+}
+ModelOutput frequency_usage_output(const ModelViewInputs& in) {
+  return ModelViewOutput{frequency_usage_figure(*in.run, in.config, kExportSide).figure, frequency_usage_csv(*in.run)};
+}
+ModelOutput sinks_output(const ModelViewInputs& in) {
+  return ModelViewOutput{sinks_figure(*in.run, in.config, kExportSide).figure, sinks_csv(*in.run)};
+}
+ModelOutput activations_output(const ModelViewInputs& in) {
+  return ModelViewOutput{activations_figure(*in.run, in.config), activations_csv(*in.run)};
+}
+ModelOutput pair_scores_view_output(const ModelViewInputs& in) { return pair_scores_output(in.state, *in.run, in.config); }
+// --- from the config alone, and from sentences the model runs itself.
+ModelOutput mrope_output(const ModelViewInputs& in) { return mrope_view_output(in.state, in.config); }
+ModelOutput position_probe_view_output(const ModelViewInputs& in) {
+  if (!in.model) return Error{"position-probe runs the model over sentences of its own: it needs the model"};
+  return position_probe_output(in.state, *in.model);
+}
+
 }  // namespace
 
 const std::vector<ViewInfo>& view_registry() {
   using enum ViewId;
   constexpr ViewNeeds Embeddings = ViewNeeds::Embeddings, NeedsModel = ViewNeeds::Model,
                       TrainedModels = ViewNeeds::TrainedModels;
+  constexpr ViewSweep base_sweep{"base", 100.0, 100000.0, "base"};
   static const std::vector<ViewInfo> views{
-      {Attention, "attention", "Attention", Attention, Embeddings, true, attention_export, attention_data, attention_fill},
-      {Dog, "dog", "Dog", Dog, Embeddings, true, dog_export, dog_data_csv, dog_fill},
-      {Patterns, "patterns", "Patterns", Patterns, Embeddings, true, patterns_export, patterns_data, patterns_fill},
-      {Trajectory, "trajectory", "Trajectory", Trajectory, Embeddings, true, trajectory_export, trajectory_data,
-       trajectory_fill},
-      {Magnitude, "magnitude", "Magnitude", Magnitude, Embeddings, true, magnitude_export, magnitude_data_csv,
-       magnitude_fill},
-      {Shift, "shift", "Shift", Shift, Embeddings, true, shift_export, shift_data, shift_fill},
-      {Rope2d, "rope2d", "RoPE 2-D", Rope2d, Embeddings, true, rope2d_export, rope2d_data, rope2d_fill},
-      {RopeImage, "rope-image", "RoPE image", RopeImage, Embeddings, true, rope_image_export, rope_image_data,
-       rope_image_fill},
-      {Bias, "bias", "Bias", Bias, Embeddings, true, bias_export, bias_data, bias_fill},
-      {Frequencies, "frequencies", "Frequencies", Frequencies, Embeddings, true, frequencies_export, frequencies_data,
-       frequencies_fill},
-      {Distance, "distance", "Distance", Distance, Embeddings, true, distance_export, distance_data, nullptr},
-      {Tour, "tour", "Tour", Tour, Embeddings, false, tour_export, tour_data, nullptr},
-      {Model, "model", "Model", Model, NeedsModel, false},
-      {Train, "train", "Train", Train, TrainedModels, false},
-      {Papers, "papers", "Papers", Papers, ViewNeeds::Papers, false},
-      {Heads, "heads", "Model", Model, NeedsModel, false},
-      {FrequencyUsage, "frequency-usage", "Model", Model, NeedsModel, false},
-      {Mrope, "mrope", "Model", Model, NeedsModel, false},
-      {Sinks, "sinks", "Model", Model, NeedsModel, false},
-      {Activations, "activations", "Model", Model, NeedsModel, false},
-      {PairScores, "pair-scores", "Model", Model, NeedsModel, false},
-      {PositionProbe, "position-probe", "Model", Model, NeedsModel, false},
-      {Extrapolation, "extrapolation", "Train", Train, TrainedModels, false},
+      {.id = Attention, .name = "attention", .tab = "Attention", .home = Attention, .needs = Embeddings,
+       .in_all_views = true, .figure = attention_export, .csv = attention_data, .figure_to_fill = attention_fill,
+       .model_output = model_attention_output, .forward_pass = true,
+       .sweeps = {{"head", 0.0, 4.0, "head"}, {"factor", 1.0, 8.0, "scaling factor"}, base_sweep, {"layer", 0.0, 1.0, "layer"}}},
+      {.id = Dog, .name = "dog", .tab = "Dog", .home = Dog, .needs = Embeddings, .in_all_views = true,
+       .figure = dog_export, .csv = dog_data_csv, .figure_to_fill = dog_fill, .sweeps = {{"permute", 0.0, 20.0, "shuffle seed"}}},
+      {.id = Patterns, .name = "patterns", .tab = "Patterns", .home = Patterns, .needs = Embeddings, .in_all_views = true,
+       .figure = patterns_export, .csv = patterns_data, .figure_to_fill = patterns_fill, .sweeps = {base_sweep}},
+      {.id = Trajectory, .name = "trajectory", .tab = "Trajectory", .home = Trajectory, .needs = Embeddings,
+       .in_all_views = true, .figure = trajectory_export, .csv = trajectory_data, .figure_to_fill = trajectory_fill,
+       .sweeps = {{"positions", 2.0, 64.0, "positions"}, base_sweep}},
+      {.id = Magnitude, .name = "magnitude", .tab = "Magnitude", .home = Magnitude, .needs = Embeddings,
+       .in_all_views = true, .figure = magnitude_export, .csv = magnitude_data_csv, .figure_to_fill = magnitude_fill,
+       .sweeps = {base_sweep}},
+      {.id = Shift, .name = "shift", .tab = "Shift", .home = Shift, .needs = Embeddings, .in_all_views = true,
+       .figure = shift_export, .csv = shift_data, .figure_to_fill = shift_fill,
+       .sweeps = {{"shift-k", 0.0, 32.0, "offset k"}, base_sweep}},
+      {.id = Rope2d, .name = "rope2d", .tab = "RoPE 2-D", .home = Rope2d, .needs = Embeddings, .in_all_views = true,
+       .figure = rope2d_export, .csv = rope2d_data, .figure_to_fill = rope2d_fill,
+       .sweeps = {{"rope-m", 0.0, 16.0, "m"}, {"rope-n", 0.0, 16.0, "n"}, {"rope-pair", 0.0, 15.0, "pair i"}, base_sweep}},
+      {.id = RopeImage, .name = "rope-image", .tab = "RoPE image", .home = RopeImage, .needs = Embeddings,
+       .in_all_views = true, .figure = rope_image_export, .csv = rope_image_data, .figure_to_fill = rope_image_fill,
+       .sweeps = {{"patch-x", 0.0, 13.0, "patch x"}, {"patch-y", 0.0, 13.0, "patch y"}}},
+      {.id = Bias, .name = "bias", .tab = "Bias", .home = Bias, .needs = Embeddings, .in_all_views = true,
+       .figure = bias_export, .csv = bias_data, .figure_to_fill = bias_fill,
+       .sweeps = {{"max-distance", 8.0, 256.0, "max distance"}, {"buckets", 4.0, 64.0, "buckets"}}},
+      {.id = Frequencies, .name = "frequencies", .tab = "Frequencies", .home = Frequencies, .needs = Embeddings,
+       .in_all_views = true, .figure = frequencies_export, .csv = frequencies_data, .figure_to_fill = frequencies_fill,
+       .sweeps = {{"factor", 1.0, 16.0, "scaling factor"}, {"base", 500.0, 500000.0, "base"}}},
+      {.id = Distance, .name = "distance", .tab = "Distance", .home = Distance, .needs = Embeddings, .in_all_views = true,
+       .figure = distance_export, .csv = distance_data},
+      {.id = Tour, .name = "tour", .tab = "Tour", .home = Tour, .needs = Embeddings, .figure = tour_export, .csv = tour_data},
+      // The Model tab exports its heads.
+      {.id = Model, .name = "model", .tab = "Model", .home = Model, .needs = NeedsModel, .model_output = heads_output,
+       .forward_pass = true},
+      {.id = Train, .name = "train", .tab = "Train", .home = Train, .needs = TrainedModels},
+      {.id = Papers, .name = "papers", .tab = "Papers", .home = Papers, .needs = ViewNeeds::Papers},
+      {.id = Heads, .name = "heads", .tab = "Model", .home = Model, .needs = NeedsModel, .in_all_views = true,
+       .model_output = heads_output, .forward_pass = true},
+      {.id = FrequencyUsage, .name = "frequency-usage", .tab = "Model", .home = Model, .needs = NeedsModel,
+       .in_all_views = true, .model_output = frequency_usage_output, .forward_pass = true},
+      {.id = Mrope, .name = "mrope", .tab = "Model", .home = Model, .needs = NeedsModel, .model_output = mrope_output},
+      {.id = Sinks, .name = "sinks", .tab = "Model", .home = Model, .needs = NeedsModel, .model_output = sinks_output,
+       .forward_pass = true},
+      {.id = Activations, .name = "activations", .tab = "Model", .home = Model, .needs = NeedsModel,
+       .model_output = activations_output, .forward_pass = true},
+      {.id = PairScores, .name = "pair-scores", .tab = "Model", .home = Model, .needs = NeedsModel,
+       .model_output = pair_scores_view_output, .forward_pass = true},
+      {.id = PositionProbe, .name = "position-probe", .tab = "Model", .home = Model, .needs = NeedsModel,
+       .model_output = position_probe_view_output},
+      {.id = Training, .name = "training", .tab = "Model", .home = Model, .needs = ViewNeeds::Revisions},
+      {.id = Extrapolation, .name = "extrapolation", .tab = "Train", .home = Train, .needs = TrainedModels},
   };
   return views;
 }
@@ -178,10 +232,14 @@ std::string view_names_where(bool (*filter)(const ViewInfo&)) {
   return names;
 }
 
+bool view_exports(const ViewInfo& view) { return !view.is_tab() || view.figure; }
+
 std::string needs_message(const ViewInfo& view) {
   if (view.needs == ViewNeeds::Papers) return "the papers' checks are drawn by poslab export paper --id ID (poslab papers lists them)";
   if (view.needs == ViewNeeds::TrainedModels)
     return "the " + std::string(view.name) + " view needs trained models (--models DIR,DIR,...)";
+  if (view.needs == ViewNeeds::Revisions)
+    return "the " + std::string(view.name) + " view needs a Hub model's revisions (--model ORG/NAME --revisions R,R,...)";
   return "the " + std::string(view.name) + " view needs a model folder (--model DIR)";
 }
 

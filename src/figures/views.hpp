@@ -21,15 +21,37 @@ enum class ViewId {
   Attention, Dog, Patterns, Trajectory, Magnitude, Shift, Rope2d, RopeImage, Bias, Frequencies, Distance,
   Tour, Model, Train, Papers,
   Heads, FrequencyUsage, Mrope, Sinks, Activations, PairScores, PositionProbe,  // in the Model tab
+  Training,               // in the Model tab: positions across training (a Hub model's revisions)
   Extrapolation,          // in the Train tab
 };
 
 // What a view is drawn from.
 enum class ViewNeeds {
   Embeddings,     // the embeddings table and the state's pipeline (the explorer's views)
-  Model,          // a model folder's own forward pass (--model DIR)
+  Model,          // a model folder (--model DIR): its forward pass, its config, or its own sentences
   TrainedModels,  // trained model folders (--models DIR,DIR,...)
+  Revisions,      // a Hub model's revisions (--model ORG/NAME --revisions R,R,...)
   Papers,         // the papers' checks (poslab papers check; their figures: poslab export paper --id ID)
+};
+
+struct TransformerConfig;
+struct ModelRun;
+class Checkpoint;
+
+// A model view's figure and CSV at their export sizes.
+struct ModelViewOutput {
+  plot::Figure figure;
+  std::string csv;
+};
+
+// What a model view is drawn from: the state (its interventions, layer, head), the model's config,
+// and the one forward pass of the state (null for a view that runs none: the config's M-RoPE
+// layout, the probe that runs the model over sentences of its own, which it reads from `model`).
+struct ModelViewInputs {
+  const State& state;
+  const TransformerConfig& config;
+  const ModelRun* run = nullptr;
+  const Checkpoint* model = nullptr;
 };
 
 // What the explorer's views are drawn from.
@@ -49,16 +71,23 @@ struct ViewInfo {
   std::string_view tab;   // the GUI tab's label
   ViewId home;            // the tab it is drawn in (itself for a tab)
   ViewNeeds needs;
-  bool in_all_views;      // one of the files of Export all views (`poslab export all`)
+  // One of the files of Export all views (`poslab export all`); a model's view only while a model
+  // is shown (the GUI's Export all views with a model open).
+  bool in_all_views = false;
   // The figure at its export size, its CSV, and the figure filling `room` (points) as its tab
-  // draws it; null where the view is not drawn from the embeddings (see figures/model.hpp).
+  // draws it; null where the view is not drawn from the embeddings.
   Result<plot::Figure> (*figure)(const ViewInputs&) = nullptr;
   Result<std::string> (*csv)(const ViewInputs&) = nullptr;
   Result<plot::Figure> (*figure_to_fill)(const ViewInputs&, plot::Point room, Overflow overflow) = nullptr;
+  // A model's view (and the attention view's model layer): its figure and CSV; `forward_pass`:
+  // drawn from the state's one forward pass (ModelViewInputs::run), else from the config or the
+  // model itself.
+  Result<ModelViewOutput> (*model_output)(const ModelViewInputs&) = nullptr;
+  bool forward_pass = false;
+  // The parameters an animation of the view sweeps, its natural one first; empty for a view with none.
+  std::vector<ViewSweep> sweeps = {};
 
   bool is_tab() const { return home == id; }
-  // The parameters an animation of the view sweeps, its natural one first.
-  std::vector<ViewSweep> sweeps() const { return view_sweeps(name); }
 };
 
 // Every view, in the order of the GUI's tabs, then the views inside the Model and Train tabs.
@@ -68,6 +97,8 @@ const ViewInfo& view_info(ViewId view);
 std::optional<ViewId> view_named(std::string_view name);
 // The names of the views `filter` accepts, joined by ", ".
 std::string view_names_where(bool (*filter)(const ViewInfo&));
+// Whether `poslab export NAME` draws the view (every view but the tabs that hold others).
+bool view_exports(const ViewInfo& view);
 
 // Why `view` cannot be drawn from the embeddings alone (it needs a model folder or trained models).
 std::string needs_message(const ViewInfo& view);

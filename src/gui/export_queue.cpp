@@ -100,14 +100,15 @@ void ExportQueue::save_png(plot::RgbaImage image, std::string path) {
 }
 
 void ExportQueue::start_all(State state, std::shared_ptr<const Results> results,
-                            std::shared_ptr<const EmbeddingTable> table, std::filesystem::path dir, float scale) {
+                            std::shared_ptr<const EmbeddingTable> table, std::filesystem::path dir, float scale,
+                            std::vector<ShownModelView> shown) {
   {
     std::lock_guard lock(mutex_);
     ++outstanding_;
   }
   post([this, state = std::move(state), results = std::move(results), table = std::move(table), dir = std::move(dir),
-        scale] {
-    auto plan = export_all_begin(state, *results, *table, dir, scale);
+        scale, shown = std::move(shown)] {
+    auto plan = export_all_begin(state, *results, *table, dir, scale, shown);
     if (!plan) return complete(Error{plan.error()}, {}, dir.string());
     ToDraw d;
     d.fonts = fonts_for(scale);

@@ -43,9 +43,10 @@ class ExportQueue {
              std::shared_ptr<const EmbeddingTable> table, ExportRequest request);
   // A picture already drawn (the window itself, Ctrl+Shift+S): encoded and written on the worker.
   void save_png(plot::RgbaImage image, std::string path);
-  // Every view into `dir`, as export_all_views writes them (all or nothing).
+  // Every view into `dir`, as export_all_views writes them (all or nothing), with the views of the
+  // model the window shows (export_all_begin).
   void start_all(State state, std::shared_ptr<const Results> results, std::shared_ptr<const EmbeddingTable> table,
-                 std::filesystem::path dir, float scale);
+                 std::filesystem::path dir, float scale, std::vector<ShownModelView> shown = {});
   // Once a frame, on the UI thread: draws the PNGs whose figures are ready and reports the
   // exports that finished.
   void pump(const Report& report);

@@ -114,7 +114,7 @@ void Gui::start_exports(const ControlsActions& requested) {
   if (!workspace_.results()) return;
   if (requested.export_all)  // on the export queue too, one PNG drawn a frame
     exports_.start_all(state_, workspace_.results_shared(), workspace_.embeddings_shared(), controls_.export_folder,
-                       static_cast<float>(controls_.export_all_scale));
+                       static_cast<float>(controls_.export_all_scale), shown_model_views());
   if (requested.export_png_scale <= 0 && !requested.export_csv && !requested.export_svg && !requested.export_html) return;
   const ViewId exported = active_view_ == ViewId::Model   ? ViewId::Heads
                           : active_view_ == ViewId::Train ? ViewId::Extrapolation
@@ -161,6 +161,25 @@ void Gui::start_exports(const ControlsActions& requested) {
   }
   if (!s) status_.fail(nothing_written(request) + s.error());
   else if (!written.empty()) status_.info(wrote(written));
+}
+
+// The views of the open model that Export all views writes as the window shows them: the
+// Attention tab's layer when it shows the model's (instead of the explorer's random weights), and
+// the Model tab's views (heads; frequency usage where the model has RoPE). Drawn here, where the
+// run lives; written with the others on the export queue.
+std::vector<ShownModelView> Gui::shown_model_views() const {
+  std::vector<ShownModelView> shown;
+  const ModelRun* run = views_.model.run();
+  if (!run || !views_.model.model()) return shown;
+  const TransformerConfig& c = views_.model.model()->config();
+  for (const ViewInfo& v : view_registry()) {
+    const bool of_model = v.needs == ViewNeeds::Model || (v.id == ViewId::Attention && model_run_);
+    if (!v.in_all_views || !of_model || !v.model_output || !v.forward_pass) continue;
+    State checked = state_;
+    if (!check_model_view(v.id, checked, c)) continue;  // frequency usage of a model without RoPE
+    if (auto out = model_view_output(v.id, state_, *run, c)) shown.push_back({v.id, std::move(*out)});
+  }
+  return shown;
 }
 
 // The Model tab's positions across training, when its Export button was pressed: the PNG and

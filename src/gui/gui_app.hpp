@@ -70,6 +70,7 @@ class Gui {
   void apply_model_config(bool opened_by_user);
   void save_session();
   void open_session();
+  std::vector<ShownModelView> shown_model_views() const;
   void start_exports(const ControlsActions& requested);
   void export_training();
   void publish_probe();

@@ -133,9 +133,11 @@ Attention attention(const std::string& sentence, const Keywords& keywords, const
 
 Figure view_figure(const std::string& name, const Keywords& keywords, const Progress& progress) {
   MemoryLimitScope scope;
+  // Every view drawn from the embeddings or from a model, but the tour (a slide, not a figure).
+  constexpr auto drawn_here = [](const ViewInfo& v) { return v.id != ViewId::Tour && view_exports(v) && (v.figure || v.model_output); };
   const auto view = view_named(name);
-  if (!view || *view == ViewId::Tour || (view_info(*view).is_tab() && !view_info(*view).figure))
-    fail("poslab.figure: unknown view \"" + name + "\" (available: " + view_names() + ", heads, frequency-usage, mrope, pair-scores, position-probe)");
+  if (!view || !drawn_here(view_info(*view)))
+    fail("poslab.figure: unknown view \"" + name + "\" (available: " + view_names_where(drawn_here) + ")");
   ExportRequest request;
   const std::vector<Flag> flags = {integer_flag("--head-dim", 2, 65536, request.head_dim)};
   ParsedKeywords parsed = parse_keywords(keywords, "poslab.figure", *view == ViewId::Frequencies ? flags : std::vector<Flag>{});

@@ -111,28 +111,6 @@ Status check_sweep(const State& start, const Sweep& sweep) {
   return Ok{};
 }
 
-std::vector<ViewSweep> view_sweeps(std::string_view view) {
-  if (view == "patterns") return {{"base", 100.0, 100000.0, "base"}};
-  if (view == "trajectory") return {{"positions", 2.0, 64.0, "positions"}, {"base", 100.0, 100000.0, "base"}};
-  if (view == "magnitude") return {{"base", 100.0, 100000.0, "base"}};
-  if (view == "shift") return {{"shift-k", 0.0, 32.0, "offset k"}, {"base", 100.0, 100000.0, "base"}};
-  if (view == "rope2d")
-    return {{"rope-m", 0.0, 16.0, "m"},
-            {"rope-n", 0.0, 16.0, "n"},
-            {"rope-pair", 0.0, 15.0, "pair i"},
-            {"base", 100.0, 100000.0, "base"}};
-  if (view == "attention")
-    return {{"head", 0.0, 4.0, "head"},
-            {"factor", 1.0, 8.0, "scaling factor"},
-            {"base", 100.0, 100000.0, "base"},
-            {"layer", 0.0, 1.0, "layer"}};
-  if (view == "frequencies") return {{"factor", 1.0, 16.0, "scaling factor"}, {"base", 500.0, 500000.0, "base"}};
-  if (view == "bias") return {{"max-distance", 8.0, 256.0, "max distance"}, {"buckets", 4.0, 64.0, "buckets"}};
-  if (view == "dog") return {{"permute", 0.0, 20.0, "shuffle seed"}};
-  if (view == "rope-image") return {{"patch-x", 0.0, 13.0, "patch x"}, {"patch-y", 0.0, 13.0, "patch y"}};
-  return {};
-}
-
 const std::vector<ArticleAnimation>& article_animations() {
   // Each plays over the positions of the trajectory view, the path of a token plus PE(p), in
   // the state of the tour step that makes the point.

@@ -59,9 +59,7 @@ struct ViewSweep {
   double from = 0.0, to = 0.0;
   std::string_view label;  // e.g. "offset k"
 };
-// The natural parameters of a view (a `poslab export` VIEW name), first the one played by
-// default; empty for a view with none.
-std::vector<ViewSweep> view_sweeps(std::string_view view);
+// A view's natural parameters are in its row of the view registry (figures/views.cpp).
 
 // Seed 000's animations, each played by a step of the tour.
 struct ArticleAnimation {

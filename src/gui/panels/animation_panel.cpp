@@ -212,7 +212,7 @@ bool AnimationPanel::draw_tour_button(int step, State& state, Language language)
   probe::item("tour: play the article's animation");
   if (!pressed) return false;
   state = article_animation_state(*a, state);
-  const auto sweeps = view_sweeps(a->view);
+  const auto& sweeps = view_info(*view_named(a->view)).sweeps;
   param_index_ = 0;
   for (std::size_t i = 0; i < sweeps.size(); ++i)
     if (sweeps[i].param == a->param) param_index_ = static_cast<int>(i);
@@ -234,7 +234,7 @@ bool AnimationPanel::draw_tour_button(int step, State& state, Language language)
 
 void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& workspace, AttentionBackend* gpu,
                               const std::string& renderer) {
-  auto sweeps = view_sweeps(to_string(view));
+  auto sweeps = view_info(view).sweeps;
   // A layer moves only in a model folder's own forward pass.
   if (state.embeddings_path != layer_checked_path_) {
     std::error_code ec;

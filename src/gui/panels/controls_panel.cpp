@@ -398,6 +398,7 @@ void ControlsPanel::draw_export(ControlsActions& actions) {
   ImGui::PopStyleColor();
   ImGui::InputText("folder", &export_folder);
   actions.export_all = ImGui::Button("Export all views");
+  probe::item("export: all views");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Every view's PNG, SVG and CSV into the folder, as 'poslab export all --dir'");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(70.0f * ImGui::GetFontSize() / 15.0f);

@@ -29,7 +29,7 @@ using namespace poslab::app_test;
 namespace fs = std::filesystem;
 
 TEST(CliExport, AttentionPngAndCsvOnTheCpu) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --backend cpu --causal --png " + (dir / "a.png").string() + " --csv " + (dir / "a.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto img = read_png(dir / "a.png");
@@ -42,7 +42,7 @@ TEST(CliExport, AttentionPngAndCsvOnTheCpu) {
 }
 
 TEST(CliExport, GpuBackendAgreesWithTheCore) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --backend gpu --encoding sinusoidal --heads 4 --pad-to 9 --csv " + (dir / "g.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   State state;
@@ -53,7 +53,7 @@ TEST(CliExport, GpuBackendAgreesWithTheCore) {
 }
 
 TEST(CliExport, ScaleMultipliesThePixels) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   ASSERT_EQ(run("export attention --png " + (dir / "s1.png").string()).exit_code, 0);
   ASSERT_EQ(run("export attention --scale 2 --png " + (dir / "s2.png").string()).exit_code, 0);
   const auto a = read_png(dir / "s1.png");
@@ -63,7 +63,7 @@ TEST(CliExport, ScaleMultipliesThePixels) {
 }
 
 TEST(CliExport, SameStateGivesTheSamePixels) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   ASSERT_EQ(run("export attention --encoding rope --png " + (dir / "r1.png").string()).exit_code, 0);
   ASSERT_EQ(run("export attention --encoding rope --png " + (dir / "r2.png").string()).exit_code, 0);
   EXPECT_EQ(read_png(dir / "r1.png").rgba, read_png(dir / "r2.png").rgba);
@@ -72,7 +72,7 @@ TEST(CliExport, SameStateGivesTheSamePixels) {
 }
 
 TEST(CliExport, GroupedQueryAttentionOnTheGpuAgreesWithTheCore) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --backend gpu --heads 4 --kv-heads 2 --causal --csv " + (dir / "q.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   State state;
@@ -83,7 +83,7 @@ TEST(CliExport, GroupedQueryAttentionOnTheGpuAgreesWithTheCore) {
 }
 
 TEST(CliExport, UserErrorsAreClearAndNonZero) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   struct Case { std::string args; int code; std::string message; };
   const Case cases[] = {
       {"export attention --bogus 1 --png x.png", 2, "unknown option \"--bogus\""},
@@ -126,7 +126,7 @@ TEST(CliExport, HelpListsEveryStateOption) {
 // --backend auto, the default: the CPU on a software renderer (llvmpipe here), the GPU on
 // hardware; export and `poslab info` say which and why. --backend gpu still runs the shaders.
 TEST(CliExport, DefaultBackendIsAutoAndSaysWhichPathAndWhy) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto info = run("info");
   ASSERT_EQ(info.exit_code, 0) << info.output;
   const auto at = info.output.find("renderer    ");
@@ -153,7 +153,7 @@ TEST(CliExport, DefaultBackendIsAutoAndSaysWhichPathAndWhy) {
 }
 
 TEST(Fallback, WithoutOpenGl43TheCliComputesOnTheCpuAndSaysWhy) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --backend gpu --causal --png " + (dir / "f.png").string() + " --csv " + (dir / "f.csv").string(),
                      "MESA_GL_VERSION_OVERRIDE=3.3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -165,7 +165,8 @@ TEST(Fallback, WithoutOpenGl43TheCliComputesOnTheCpuAndSaysWhy) {
 }
 
 TEST(Fallback, ABrokenShaderIsReportedWithTheDriversLog) {
-  const fs::path dir = temp_dir() / "shaders";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "shaders";
   fs::create_directories(dir);
   std::ofstream(dir / "flash_attention.comp") << "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undefined_call(); }\n";
   const auto r = run("export attention --backend gpu --csv " + (dir / "b.csv").string(), "POSLAB_SHADER_DIR=" + dir.string());
@@ -176,7 +177,8 @@ TEST(Fallback, ABrokenShaderIsReportedWithTheDriversLog) {
 }
 
 TEST(Fallback, TheGuiRunsOnOpenGl33AndSaysWhy) {
-  const fs::path shot = temp_dir() / "gui33.png";
+  const TempFolder tmp("app");
+  const fs::path shot = tmp / "gui33.png";
   const std::string command = "MESA_GL_VERSION_OVERRIDE=3.3 xvfb-run -a -s '-screen 0 1600x1000x24' " +
                               std::string(POSLAB_BINARY) + " --backend gpu --frames 3 --screenshot " + shot.string() + " 2>&1";
   RunResult r;
@@ -190,7 +192,7 @@ TEST(Fallback, TheGuiRunsOnOpenGl33AndSaysWhy) {
 }
 
 TEST(CliExport, FrequenciesCsvFollowsTheDefinitions) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   // Llama 3.2: base 500000, head_dim 64, llama3 scaling with factor 32 of 8192.
   const auto r = run("export frequencies --head-dim 64 --base 500000 --rope-scaling llama3 --factor 32 "
                      "--original-max-position 8192 --csv " + (dir / "f.csv").string());
@@ -216,7 +218,7 @@ TEST(CliExport, FrequenciesCsvFollowsTheDefinitions) {
 }
 
 TEST(CliExport, BiasCsvHasEveryCell) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export bias --bias alibi --heads 4 --causal --csv " + (dir / "b.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::istringstream in(read_file(dir / "b.csv"));
@@ -240,7 +242,7 @@ TEST(CliExport, BiasCsvHasEveryCell) {
 }
 
 TEST(Sessions, ASavedSessionReproducesTheExportPixelForPixel) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto first = run("export attention --sentence \"She said that he said that they said no.\" --heads 4 --causal "
                          "--bias alibi --rope-scaling yarn --factor 2 --head 2 --value scores --png " +
                          (dir / "a.png").string() + " --save-session " + (dir / "s.json").string());
@@ -256,7 +258,7 @@ TEST(Sessions, ASavedSessionReproducesTheExportPixelForPixel) {
 }
 
 TEST(Sessions, ABadSessionIsAClearError) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   std::ofstream(dir / "bad.json") << R"({"poslab_session": 1, "state": {"heads": "many"}})";
   const auto r = run("export attention --session " + (dir / "bad.json").string() + " --csv x.csv");
   EXPECT_EQ(r.exit_code, 1) << r.output;  // a bad file, not a bad flag
@@ -268,7 +270,7 @@ TEST(Sessions, ABadSessionIsAClearError) {
 }
 
 TEST(CliExport, SvgIsWellFormedWithVectorText) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --causal --svg " + (dir / "a.svg").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string svg = read_file(dir / "a.svg");
@@ -283,7 +285,7 @@ TEST(CliExport, SvgIsWellFormedWithVectorText) {
 }
 
 TEST(CliExport, FrequenciesPlotExportsAsPngAndSvg) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export frequencies --rope-scaling yarn --factor 8 --png " + (dir / "f.png").string() + " --svg " +
                      (dir / "f.svg").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -296,7 +298,7 @@ TEST(CliExport, FrequenciesPlotExportsAsPngAndSvg) {
 }
 
 TEST(CliExport, BiasPlotShowsT5BucketsBesideTheBias) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export bias --bias t5 --causal --png " + (dir / "b.png").string() + " --svg " + (dir / "b.svg").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(read_png(dir / "b.png").width, 1000);  // two heatmaps side by side
@@ -306,7 +308,7 @@ TEST(CliExport, BiasPlotShowsT5BucketsBesideTheBias) {
 }
 
 TEST(CliExport, MagnitudeCsvMatchesClosedForms) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export magnitude --png " + (dir / "m.png").string() + " --csv " + (dir / "m.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "m.png")), 50u);
@@ -331,7 +333,7 @@ TEST(CliExport, MagnitudeCsvMatchesClosedForms) {
 }
 
 TEST(CliExport, PatternsShowBinaryAndSinusoidSideBySide) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export patterns --encoding sinusoidal --png " + (dir / "p.png").string() + " --svg " +
                      (dir / "p.svg").string() + " --csv " + (dir / "p.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -367,7 +369,7 @@ TEST(CliExport, PatternsShowBinaryAndSinusoidSideBySide) {
 }
 
 TEST(CliExport, ShiftMatricesAndResiduals) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export shift --shift-k 5 --png " + (dir / "s.png").string() + " --csv " + (dir / "s.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "s.png")), 30u);
@@ -391,7 +393,7 @@ TEST(CliExport, ShiftMatricesAndResiduals) {
 }
 
 TEST(Formats, ExportReadsWord2vecBinaryAndNpyWithItsVocabulary) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const std::string data = std::string(POSLAB_TEST_DATA) + "/formats/";
   // word2vec binary: "the", "über", … (4 dimensions): 2 heads of width 2.
   auto r = run("export attention --embeddings " + data + "w2v_good.bin --sentence \"the über the\" --heads 2 --csv " +
@@ -411,7 +413,7 @@ TEST(Formats, ExportReadsWord2vecBinaryAndNpyWithItsVocabulary) {
 }
 
 TEST(CliExport, DogTableHasTheFourCases) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export dog --png " + (dir / "d.png").string() + " --csv " + (dir / "d.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "d.png")), 100u);
@@ -437,7 +439,7 @@ TEST(CliExport, DogTableHasTheFourCases) {
 }
 
 TEST(CliExport, Rope2dScoreCurveIsTheSameForEveryM) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export rope2d --rope-m 9 --png " + (dir / "r.png").string() + " --csv " + (dir / "r.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "r.png")), 50u);
@@ -460,7 +462,7 @@ TEST(CliExport, Rope2dScoreCurveIsTheSameForEveryM) {
 }
 
 TEST(CliExport, TrajectoryBinaryJumpsSinusoidDoesNot) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export trajectory --encoding integer --positions 40 --plane dims --dims 0,3 --png " +
                      (dir / "t.png").string() + " --csv " + (dir / "t.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -496,7 +498,7 @@ TEST(CliExport, TrajectoryBinaryJumpsSinusoidDoesNot) {
 }
 
 TEST(CliExport, MeanOfHeadsAndPermuteRoundTripThroughSessions) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const std::string session = (dir / "mean.json").string();
   ASSERT_EQ(run("export attention --head mean --causal --save-session " + session + " --png " + (dir / "m1.png").string()).exit_code, 0);
   EXPECT_NE(read_file(session).find("\"mean\""), std::string::npos);
@@ -511,7 +513,7 @@ TEST(CliExport, MeanOfHeadsAndPermuteRoundTripThroughSessions) {
 }
 
 TEST(CliExport, RopeImageScoresMoveWithThePatch) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto scores = [&](const std::string& patch, const std::string& name) {
     const auto r = run("export rope-image --image-grid 10x8 --patch " + patch + " --png " + (dir / (name + ".png")).string() +
                        " --csv " + (dir / (name + ".csv")).string());
@@ -552,7 +554,8 @@ class EveryView : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryView, ExportsPngSvgAndCsvWithDefaultOptions) {
   const std::string view = GetParam();
-  const fs::path dir = temp_dir() / ("defaults-" + view);
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / ("defaults-" + view);
   fs::create_directories(dir);
   const auto r = run("export " + view + " --png " + (dir / "v.png").string() + " --svg " + (dir / "v.svg").string() +
                      " --csv " + (dir / "v.csv").string());
@@ -588,7 +591,8 @@ INSTANTIATE_TEST_SUITE_P(Views, EveryView,
                          });
 
 TEST(CliExport, ExportAllWritesEveryViewOrNothing) {
-  const fs::path dir = temp_dir() / "all";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "all";
   fs::remove_all(dir);
   const auto r = run("export all --causal --dir " + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -601,7 +605,7 @@ TEST(CliExport, ExportAllWritesEveryViewOrNothing) {
   ASSERT_EQ(run("export shift --causal --png " + (dir.parent_path() / "shift.png").string()).exit_code, 0);
   EXPECT_EQ(read_png(dir / "shift.png").rgba, read_png(dir.parent_path() / "shift.png").rgba);
   // A file where the folder should be: a clear error, and the file is untouched.
-  const fs::path file = temp_dir() / "not-a-folder";
+  const fs::path file = tmp / "not-a-folder";
   { std::ofstream(file) << "keep me"; }
   const auto bad = run("export all --dir " + file.string());
   EXPECT_EQ(bad.exit_code, 1);

@@ -104,7 +104,8 @@ TEST(CliEncoders, EachStacksAttentionExportsAsItsRowsAndColumns) {
   const Json base = reference("t5")["cases"]["base"];
   const std::string common = "--backend cpu --model " + model("t5") + " --layer 1 --sentence " + quoted(base["text"].get<std::string>()) +
                              " --target " + quoted(base["target"].get<std::string>());
-  const fs::path dir = temp_dir() / "encoder-export";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "encoder-export";
   fs::create_directories(dir);
   const std::size_t t_enc = base["ids"].size(), t_dec = base["labels"].size() + 1;
   const struct {
@@ -140,7 +141,8 @@ TEST(CliEncoders, CrossAttentionHeadsHaveTheirSinkAndTheFigureShowsEveryStack) {
   const Json base = reference("t5")["cases"]["base"];
   const std::string common = "--backend cpu --model " + model("t5") + " --layer 1 --sentence " + quoted(base["text"].get<std::string>()) +
                              " --target " + quoted(base["target"].get<std::string>()) + " --stack cross";
-  const fs::path dir = temp_dir() / "encoder-heads";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "encoder-heads";
   fs::create_directories(dir);
   const auto attention = run("export attention " + common + " --csv " + (dir / "attention.csv").string());
   ASSERT_EQ(attention.exit_code, 0) << attention.output;

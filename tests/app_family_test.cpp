@@ -130,8 +130,7 @@ TEST(CliFamilies, GemmaFoursLayerShapesRunTheSameOnTheShaders) {
 // DeepSeek's latent attention: in the CSV every seen cell's score is its content part plus its
 // position part; without positions the position part is what the unrotated slices give.
 TEST(CliFamilies, LatentAttentionSplitsEveryScoreIntoContentAndPosition) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-mla-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-mla");
   const auto r = run("export attention --backend cpu --model " + model("deepseek_v3") + " --layer 2 --sentence 'the cat sat on the mat' --csv " +
                      (dir / "a.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -148,14 +147,12 @@ TEST(CliFamilies, LatentAttentionSplitsEveryScoreIntoContentAndPosition) {
     ++seen;
   }
   EXPECT_GT(seen, 20);
-  fs::remove_all(dir);
 }
 
 // GPT-OSS's attention as Hugging Face returns it: a row's weights and its `sink` share sum to one;
 // with the sinks removed a row's weights alone do, and the column is gone.
 TEST(CliFamilies, LearnedSinksTakeTheirShareOfEveryRowInTheCsv) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-sinks-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-sinks");
   for (const char* sinks : {"on", "off"}) {
     const auto r = run("export attention --backend cpu --model " + model("gpt_oss") + " --layer 1 --sentence 'the cat sat on the mat' --sinks " +
                        sinks + " --csv " + (dir / "a.csv").string());
@@ -180,14 +177,12 @@ TEST(CliFamilies, LearnedSinksTakeTheirShareOfEveryRowInTheCsv) {
     }
     if (on) EXPECT_GT(least_sink, 0.0) << "every row gives its sink something";
   }
-  fs::remove_all(dir);
 }
 
 // --streaming K,W: in the attention CSV exactly the first K and the last W keys of each query
 // keep weight; the loss moves, and the heads figure names the window alone's loss beside it.
 TEST(CliFamilies, StreamingLeavesExactlyTheFirstKAndTheLastWKeys) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-streaming-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-streaming");
   const std::string sentence = " --sentence 'the cat sat on the mat and the dog sat on the log'";
   const auto r = run("export attention --backend cpu --model " + model("llama") + " --layer 1 --streaming 2,3" + sentence + " --csv " +
                      (dir / "a.csv").string());
@@ -212,14 +207,12 @@ TEST(CliFamilies, StreamingLeavesExactlyTheFirstKAndTheLastWKeys) {
                          (dir / "h.csv").string() + " --svg " + (dir / "h.svg").string());
   ASSERT_EQ(heads.exit_code, 0) << heads.output;
   EXPECT_NE(read_file(dir / "h.svg").find("the last 3 alone: loss"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 // The score-by-pair lens: in every RoPE family, the parts of a seen cell (its pairs and the
 // unrotated rest) sum to the score export attention writes for it, and a masked cell has none.
 TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-pairs-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-pairs");
   const std::string sentence = " --sentence 'the cat sat on the mat and the dog sat on the log'";
   const struct {
     const char* folder;
@@ -277,7 +270,6 @@ TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
   EXPECT_EQ(bloom.exit_code, 2) << bloom.output;
   EXPECT_NE(bloom.output.find("pair-scores needs a RoPE model"), std::string::npos) << bloom.output;
   EXPECT_FALSE(fs::exists(dir / "x.csv")) << "nothing written for a refused request";
-  fs::remove_all(dir);
 }
 
 // Haviv et al.'s probe: where the sinusoid is added to the embeddings, the residual stream holds
@@ -285,8 +277,7 @@ TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
 // with the positions off, nothing but the causal mask is left and the read fails. One row per
 // layer; too few sentences are refused.
 TEST(CliFamilies, PositionProbeReadsPositionsWhereTheModelPutsThem) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-probe-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-probe");
   const auto read_r2 = [&](const std::string& options) {
     const auto r = run("export position-probe --backend cpu --model " + model("poslab_sinusoidal") + " " + options + " --csv " + (dir / "p.csv").string() +
                        " --png " + (dir / "p.png").string());
@@ -315,7 +306,6 @@ TEST(CliFamilies, PositionProbeReadsPositionsWhereTheModelPutsThem) {
   EXPECT_EQ(few.exit_code, 1) << few.output;
   EXPECT_NE(few.output.find("at least 4"), std::string::npos) << few.output;
   EXPECT_FALSE(fs::exists(dir / "x.csv"));
-  fs::remove_all(dir);
 }
 
 TEST(CliFamilies, AnInterventionThatDoesNotApplyIsRefusedNamingWhatDoes) {
@@ -354,8 +344,8 @@ TEST(CliCheckpoints, AV5ConfigRunsWithItsOwnBaseAndInfoSaysWhereItCameFrom) {
   const auto gemma = run("info --model " + model("gemma3_v5"));
   EXPECT_NE(gemma.output.find("local base 500 from rope_parameters.sliding_attention.rope_theta"), std::string::npos) << gemma.output;
   // The same folder with the old key beside the new one, disagreeing.
-  const fs::path dir = fs::temp_directory_path() / ("poslab-v5-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const TempFolder tmp("family-v5");
+  const fs::path dir = tmp / "llama_v5";
   fs::copy(model("llama_v5"), dir);
   auto config = nlohmann::json::parse(read_file(dir / "config.json"));
   config["rope_theta"] = 10000.0;
@@ -369,7 +359,6 @@ TEST(CliCheckpoints, AV5ConfigRunsWithItsOwnBaseAndInfoSaysWhereItCameFrom) {
   // Gemma 4's proportional RoPE (a share of the pairs turning over the whole head) in a Llama: refused by name.
   const auto unknown = run("info --model " + dir.string());
   EXPECT_NE(unknown.output.find("rope_type \"proportional\" with a partial_rotary_factor below 1"), std::string::npos) << unknown.output;
-  fs::remove_all(dir);
 }
 
 TEST(CliCheckpoints, AMixtureOfExpertsSaysWhichExpertsEachPositionWasRoutedTo) {
@@ -394,8 +383,7 @@ TEST(CliCheckpoints, AMixtureOfExpertsSaysWhichExpertsEachPositionWasRoutedTo) {
 }
 
 TEST(CliCheckpoints, TheMropeViewDrawsThePairsAndTheIdsOfALayout) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-mrope-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-mrope");
   const auto r = run("export mrope --model " + model("qwen2_5_vl") + " --layout text:2,image:4x6,text:1 --csv " + (dir / "m.csv").string() +
                      " --png " + (dir / "m.png").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -412,5 +400,4 @@ TEST(CliCheckpoints, TheMropeViewDrawsThePairsAndTheIdsOfALayout) {
   const auto odd = run("export mrope --model " + model("qwen3_vl") + " --layout text:2,image:3x4 --csv " + (dir / "y.csv").string());
   EXPECT_EQ(odd.exit_code, 2) << odd.output;
   EXPECT_NE(odd.output.find("multiple of the spatial merge 2"), std::string::npos) << odd.output;
-  fs::remove_all(dir);
 }

@@ -74,7 +74,7 @@ TEST(CliModel, PredictPrintsTheTopTokensAndTheLossAsJson) {
 }
 
 TEST(CliModel, AttentionOfALayerIsTheModelsOwnOnTheGpuAndTheCpu) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   for (const char* backend : {"gpu", "cpu"}) {
     const fs::path csv = dir / (std::string("model-attention-") + backend + ".csv");
     const auto r = run("export attention --model " + model_dir("qwen2").string() + " --layer 1 --backend " + backend +
@@ -92,7 +92,7 @@ TEST(CliModel, AttentionOfALayerIsTheModelsOwnOnTheGpuAndTheCpu) {
 }
 
 TEST(CliModel, AChangeOfPositionsIsDrawnBesideTheUnchangedModel) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const std::string llama = model_dir("llama").string();
   ASSERT_EQ(run("export attention --model " + llama + " --layer 1 --png " + (dir / "same.png").string()).exit_code, 0);
   struct Case {
@@ -125,7 +125,7 @@ TEST(CliModel, AChangeOfPositionsIsDrawnBesideTheUnchangedModel) {
 }
 
 TEST(CliModel, HeadsAndFrequencyUsageExport) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto r = run("export heads --model " + model_dir("llama").string() + " --layer 0 --png " + (dir / "heads.png").string() +
                " --csv " + (dir / "heads.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -161,7 +161,7 @@ TEST(CliModel, HeadsAndFrequencyUsageExport) {
 // the mean over the queries of that head's weight on the first token, as the layer's own
 // attention (kept alone, in the core) gives it.
 TEST(CliModel, SinksExportEveryLayersWeightOnTheFirstToken) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const std::string sentence = "The dog chased another dog";
   const auto r = run("export sinks --model " + model_dir("llama").string() + " --sentence '" + sentence + "' --csv " +
                      (dir / "sinks.csv").string() + " --png " + (dir / "sinks.png").string());
@@ -193,7 +193,7 @@ TEST(CliModel, SinksExportEveryLayersWeightOnTheFirstToken) {
 }
 
 TEST(CliModel, ModelErrorsAreClear) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto r = run("export attention --model " + model_dir("llama").string() + " --layer 7 --csv " + (dir / "x.csv").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("2 layers"), std::string::npos) << r.output;
@@ -213,7 +213,8 @@ TEST(CliModel, ModelErrorsAreClear) {
 // the run is done) shows every head of the layer; the Attention tab then shows the model's own
 // layer, not the embeddings with random projections.
 TEST(GuiModel, TheModelTabShowsEveryHeadAndTheAttentionTabTheModelsLayer) {
-  const fs::path dir = temp_dir() / "gui-model";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "gui-model";
   fs::create_directories(dir);
   const std::string llama = model_dir("llama").string();
   auto shoot = [&](const std::string& args, const fs::path& out) {
@@ -244,7 +245,7 @@ TEST(GuiModel, TheModelTabShowsEveryHeadAndTheAttentionTabTheModelsLayer) {
 // Moving every position by K: RoPE's scores depend on m − n only, so a RoPE model's attention
 // stays (up to rounding); GPT-2's learned table gives other vectors, and its attention moves.
 TEST(CliModel, APositionShiftMovesLearnedPositionsButNotRope) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto max_change = [&](const std::string& model) {
     const fs::path a = dir / (model + "-same.csv"), b = dir / (model + "-shift.csv");
     EXPECT_EQ(run("export attention --backend cpu --model " + model_dir(model).string() + " --layer 1 --csv " + a.string()).exit_code, 0);

@@ -17,20 +17,17 @@
 #include "figures/assets.hpp"
 #include "plot/render.hpp"
 #include "poslab_process.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab::app_test {
 
 namespace fs = std::filesystem;
 
 using test_support::RunResult;
+using test_support::TempFolder;
 
 inline RunResult run(const std::string& args, const std::string& env = "") { return test_support::run_poslab(args, env); }
 
-inline fs::path temp_dir() {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-app-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
 
 inline std::string read_file(const fs::path& p) { return test_support::read_whole_file(p); }
 

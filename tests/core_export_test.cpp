@@ -9,17 +9,12 @@
 #include "core/export_data.hpp"
 #include "core/options.hpp"
 #include "base/random.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;
 
-namespace {
-fs::path temp_dir() {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-}  // namespace
+using poslab::test_support::TempFolder;
 
 TEST(Csv, FieldsAreQuotedOnlyWhenNeeded) {
   EXPECT_EQ(csv_field("dog"), "dog");
@@ -51,7 +46,8 @@ TEST(Csv, AttentionIsTidyWithOneRowPerCell) {
 }
 
 TEST(AtomicWrite, WritesAndReplaces) {
-  const fs::path file = temp_dir() / "out.txt";
+  const TempFolder dir("export");
+  const fs::path file = dir / "out.txt";
   ASSERT_TRUE(write_file_atomic(file, "first").ok());
   ASSERT_TRUE(write_file_atomic(file, "second").ok());
   std::ifstream in(file);
@@ -65,7 +61,7 @@ TEST(AtomicWrite, BadPathsAreClearErrorsAndChangeNothing) {
   auto s = write_file_atomic("/no/such/folder/out.png", "x");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find("does not exist"), std::string::npos) << s.error();
-  const fs::path dir = temp_dir();
+  const TempFolder dir("export");
   s = write_file_atomic(dir, "x");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find("is a folder"), std::string::npos) << s.error();

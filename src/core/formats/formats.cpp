@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/files.hpp"
+#include "base/text.hpp"
 #include "core/formats/hf_cache_layout.hpp"
 #include "core/formats/npy.hpp"
 #include "tokenizer/tokenizer.hpp"
@@ -25,20 +26,6 @@ namespace {
 constexpr long long kMaxDim = 1'000'000;                      // the text loader's limit too
 constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 31;  // 8 GB of float32
 constexpr std::string_view kNpyMagic = "\x93NUMPY";           // \x93 then "NUMPY" (N is not a hex digit)
-
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !is_blank(line[i])) ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
 
 bool parse_int(std::string_view s, long long& out) {
   const char* end = s.data() + s.size();
@@ -58,7 +45,7 @@ std::string shorten(std::string_view s) { return s.size() > 40 ? std::string(s.s
 
 // The "count dim" pair from the first line of a word2vec file, if the line is one.
 bool parse_header(std::string_view line, long long& count, long long& dim) {
-  auto fields = split_fields(line);
+  auto fields = split_blank_fields(line);
   return fields.size() == 2 && parse_int(fields[0], count) && parse_int(fields[1], dim);
 }
 

@@ -32,6 +32,7 @@ extern "C" {
 #include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
 #include "poslab_process.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;

@@ -25,17 +25,6 @@ std::string model(const std::string& name) { return (fs::path(POSLAB_MODEL_REFER
 
 void write_file(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
-// A CSV line's fields (the tokens here hold no comma, so no field is quoted).
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> f;
-  for (std::size_t at = 0, next; at <= line.size(); at = next + 1) {
-    next = line.find(',', at);
-    if (next == std::string::npos) next = line.size();
-    f.push_back(line.substr(at, next - at));
-  }
-  return f;
-}
-
 // predict's loss for a folder with extra options (exit 0 expected).
 double loss_with(const std::string& folder, const std::string& options) {
   const auto r = run("predict --backend cpu --model " + model(folder) + " --sentence 'the cat sat on the mat and the dog sat' " + options);
@@ -134,13 +123,11 @@ TEST(CliFamilies, LatentAttentionSplitsEveryScoreIntoContentAndPosition) {
   const auto r = run("export attention --backend cpu --model " + model("deepseek_v3") + " --layer 2 --sentence 'the cat sat on the mat' --csv " +
                      (dir / "a.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::istringstream csv(read_file(dir / "a.csv"));
-  std::string line;
-  std::getline(csv, line);
-  EXPECT_EQ(line, "head,query,key,query_token,key_token,score,weight,score_content,score_position");
+  const CsvTable csv = poslab::test_support::read_csv_file(dir / "a.csv");
+  EXPECT_EQ(csv.header, poslab::csv_line_fields("head,query,key,query_token,key_token,score,weight,score_content,score_position"));
   int seen = 0;
-  while (std::getline(csv, line)) {
-    const std::vector<std::string> f = fields(line);
+  for (const auto& f : csv.rows) {
+    const std::string line = poslab::test_support::csv_row_text(f);
     const std::size_t n = f.size();
     if (f[n - 4] == "-inf") continue;  // a masked cell: every part −∞ too
     EXPECT_NEAR(std::stod(f[n - 2]) + std::stod(f[n - 1]), std::stod(f[n - 4]), 1e-5 * (1.0 + std::abs(std::stod(f[n - 4])))) << line;
@@ -157,14 +144,11 @@ TEST(CliFamilies, LearnedSinksTakeTheirShareOfEveryRowInTheCsv) {
     const auto r = run("export attention --backend cpu --model " + model("gpt_oss") + " --layer 1 --sentence 'the cat sat on the mat' --sinks " +
                        sinks + " --csv " + (dir / "a.csv").string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    std::istringstream csv(read_file(dir / "a.csv"));
-    std::string line;
-    std::getline(csv, line);
+    const CsvTable csv = poslab::test_support::read_csv_file(dir / "a.csv");
     const bool on = std::string(sinks) == "on";
-    EXPECT_EQ(line, std::string("head,query,key,query_token,key_token,score,weight") + (on ? ",sink" : ""));
+    EXPECT_EQ(csv.header, poslab::csv_line_fields(std::string("head,query,key,query_token,key_token,score,weight") + (on ? ",sink" : "")));
     std::map<std::pair<int, int>, double> row_sum, sink;
-    while (std::getline(csv, line)) {
-      const std::vector<std::string> f = fields(line);
+    for (const auto& f : csv.rows) {
       const auto key = std::make_pair(std::stoi(f[0]), std::stoi(f[1]));
       row_sum[key] += std::stod(f[f.size() - (on ? 2 : 1)]);
       if (on) sink[key] = std::stod(f.back());
@@ -187,12 +171,9 @@ TEST(CliFamilies, StreamingLeavesExactlyTheFirstKAndTheLastWKeys) {
   const auto r = run("export attention --backend cpu --model " + model("llama") + " --layer 1 --streaming 2,3" + sentence + " --csv " +
                      (dir / "a.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::istringstream csv(read_file(dir / "a.csv"));
-  std::string line;
-  std::getline(csv, line);
   int cells = 0;
-  while (std::getline(csv, line)) {
-    const std::vector<std::string> f = fields(line);
+  for (const auto& f : poslab::test_support::read_csv_file(dir / "a.csv").rows) {
+    const std::string line = poslab::test_support::csv_row_text(f);
     const int i = std::stoi(f[1]), j = std::stoi(f[2]);
     const double weight = std::stod(f[6]);
     const bool seen = j <= i && (j < 2 || i - j < 3);
@@ -227,22 +208,18 @@ TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
     ASSERT_EQ(pairs.exit_code, 0) << pairs.output;
     const auto attention = run("export attention" + common + " --csv " + (dir / "a.csv").string());
     ASSERT_EQ(attention.exit_code, 0) << attention.output;
-    std::istringstream p(read_file(dir / "p.csv")), a(read_file(dir / "a.csv"));
-    std::string line;
-    std::getline(p, line);
-    EXPECT_EQ(line, "query,key,pair,theta,contribution");
+    const CsvTable p = poslab::test_support::read_csv_file(dir / "p.csv"), a = poslab::test_support::read_csv_file(dir / "a.csv");
+    EXPECT_EQ(p.header, poslab::csv_line_fields("query,key,pair,theta,contribution"));
     std::map<std::pair<int, int>, double> sum;
     bool rest = false;
-    while (std::getline(p, line)) {
-      const std::vector<std::string> f = fields(line);
+    for (const auto& f : p.rows) {
       sum[{std::stoi(f[0]), std::stoi(f[1])}] += std::stod(f[4]);
       rest = rest || f[2] == "-1";
     }
     EXPECT_EQ(rest, c.rest);
-    std::getline(a, line);
     int seen = 0;
-    while (std::getline(a, line)) {
-      const std::vector<std::string> f = fields(line);
+    for (const auto& f : a.rows) {
+      const std::string line = poslab::test_support::csv_row_text(f);
       if (std::stoi(f[0]) != c.head) continue;
       const std::pair<int, int> cell{std::stoi(f[1]), std::stoi(f[2])};
       const std::string score = f[f.size() - (c.folder == std::string("gpt_oss") ? 3 : c.folder == std::string("deepseek_v3") ? 4 : 2)];
@@ -260,10 +237,7 @@ TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
   const std::string llama = " --backend cpu --model " + model("llama") + " --layer 1" + sentence;
   const auto one = run("export pair-scores" + llama + " --query 5 --csv " + (dir / "q.csv").string());
   ASSERT_EQ(one.exit_code, 0) << one.output;
-  std::istringstream q(read_file(dir / "q.csv"));
-  std::string line;
-  std::getline(q, line);
-  while (std::getline(q, line)) EXPECT_EQ(fields(line)[0], "5") << line;
+  for (const auto& f : poslab::test_support::read_csv_file(dir / "q.csv").rows) EXPECT_EQ(f[0], "5") << poslab::test_support::csv_row_text(f);
   EXPECT_EQ(run("export pair-scores" + llama + " --query 99 --csv " + (dir / "x.csv").string()).exit_code, 1);
   EXPECT_EQ(run("export pair-scores" + llama + " --head mean --csv " + (dir / "x.csv").string()).exit_code, 2);
   const auto bloom = run("export pair-scores --model " + model("bloom") + " --layer 0" + sentence + " --csv " + (dir / "x.csv").string());
@@ -282,13 +256,10 @@ TEST(CliFamilies, PositionProbeReadsPositionsWhereTheModelPutsThem) {
     const auto r = run("export position-probe --backend cpu --model " + model("poslab_sinusoidal") + " " + options + " --csv " + (dir / "p.csv").string() +
                        " --png " + (dir / "p.png").string());
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    std::istringstream csv(read_file(dir / "p.csv"));
-    std::string line;
-    std::getline(csv, line);
-    EXPECT_EQ(line, "layer,r2,mean_abs_error");
+    const CsvTable csv = poslab::test_support::read_csv_file(dir / "p.csv");
+    EXPECT_EQ(csv.header, poslab::csv_line_fields("layer,r2,mean_abs_error"));
     std::vector<double> r2;
-    while (std::getline(csv, line)) {
-      const std::vector<std::string> f = fields(line);
+    for (const auto& f : csv.rows) {
       EXPECT_EQ(std::stoi(f[0]), static_cast<int>(r2.size()));
       EXPECT_GE(std::stod(f[2]), 0.0);
       r2.push_back(std::stod(f[1]));

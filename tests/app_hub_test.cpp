@@ -110,19 +110,6 @@ std::vector<std::string> publish_training(const FakeHub& hub, const fs::path& di
   return revisions;
 }
 
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream l(line);
-    for (std::string cell; std::getline(l, cell, ',');) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 // OLMo 2's training checkpoints are branches named stageS-stepN-tokensTB: by name, as Pythia's,
 // with the step read from the name (two checkpoints: the reference folder, and one whose base
 // differs, so that their heads differ).
@@ -140,7 +127,7 @@ TEST(AppHub, ExportTrainingReadsOlmoRevisionNames) {
                      " --sentence 'the dog sat on the mat' --csv '" + (dir / "t.csv").string() + "'",
                      hub_env(hub, dir / "cache"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = csv_rows(read_file(dir / "t.csv"));
+  const auto rows = test_support::csv_records(read_file(dir / "t.csv"));
   ASSERT_EQ(rows.size(), 1u + 2u * 4u);  // header, 2 revisions × 4 heads
   for (std::size_t k = 1; k < rows.size(); ++k) EXPECT_EQ(rows[k][1], k <= 4 ? "1000" : "2000") << rows[k][0];
   EXPECT_NE(rows[1][4], rows[5][4]) << "the two checkpoints' head 0 should differ";
@@ -155,7 +142,7 @@ TEST(AppHub, ExportTrainingFollowsEachHeadAcrossRevisions) {
                          "' --csv '" + (dir / "t.csv").string() + "' --png '" + (dir / "t.png").string() + "'",
                      hub_env(hub, dir / "cache"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = csv_rows(read_file(dir / "t.csv"));
+  const auto rows = test_support::csv_records(read_file(dir / "t.csv"));
   ASSERT_EQ(rows.size(), 1u + 3u * 2u);  // header, 3 revisions × 2 heads
   EXPECT_EQ(rows[0], (std::vector<std::string>{"revision", "step", "layer", "head", "previous", "induction", "sink", "distance", "loss"}));
   for (std::size_t k = 1; k < rows.size(); ++k) {
@@ -174,7 +161,7 @@ TEST(AppHub, ExportTrainingFollowsEachHeadAcrossRevisions) {
     const auto heads = run("export heads --model '" + folder.string() + "' --layer 1 --sentence '" + sentence + "' --csv '" +
                            (dir / "h.csv").string() + "' --backend cpu");
     ASSERT_EQ(heads.exit_code, 0) << heads.output;
-    const auto own = csv_rows(read_file(dir / "h.csv"));
+    const auto own = test_support::csv_records(read_file(dir / "h.csv"));
     ASSERT_EQ(own.size(), 3u);
     const auto predicted = run("predict --model '" + folder.string() + "' --sentence '" + sentence + "' --backend cpu");
     ASSERT_EQ(predicted.exit_code, 0) << predicted.output;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/train/extrapolation.hpp"
+#include "csv_reader.hpp"
 #include "poslab_process.hpp"
 #include "temp_folder.hpp"
 #include "core/train/model.hpp"
@@ -31,19 +32,8 @@ using test_support::TempFolder;
 RunResult run(const std::string& args) { return test_support::run_poslab(args); }
 std::string read_file(const fs::path& p) { return test_support::read_whole_file(p); }
 
-std::vector<std::vector<std::string>> read_csv(const fs::path& p) {
-  std::vector<std::vector<std::string>> rows;
-  std::stringstream in(read_file(p));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> fields;
-    std::stringstream l(line);
-    std::string f;
-    while (std::getline(l, f, ',')) fields.push_back(f);
-    rows.push_back(fields);
-  }
-  return rows;
-}
+// A CSV file's records, the header first.
+std::vector<std::vector<std::string>> read_csv(const fs::path& p) { return test_support::csv_records(read_file(p)); }
 
 // A few steps of a small model: enough for structured weights, quick in a test.
 std::string tiny(const std::string& encoding, const fs::path& out) {

@@ -9,6 +9,7 @@
 #include "core/export_data.hpp"
 #include "core/options.hpp"
 #include "base/random.hpp"
+#include "csv_reader.hpp"
 #include "temp_folder.hpp"
 
 using namespace poslab;
@@ -20,6 +21,20 @@ TEST(Csv, FieldsAreQuotedOnlyWhenNeeded) {
   EXPECT_EQ(csv_field("dog"), "dog");
   EXPECT_EQ(csv_field(","), "\",\"");
   EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+// The tests' one reader (tests/csv_reader.hpp) reads back every field as the writer quotes it:
+// commas, doubled quotes and line breaks inside quotes, and empty fields.
+TEST(Csv, TheTestsReaderReadsBackWhatTheWriterQuotes) {
+  const std::vector<std::string> fields = {"dog", ",", "say \"hi\"", "two\nlines", "", "last"};
+  std::string line;
+  for (const std::string& f : fields) line += (line.empty() ? "" : ",") + csv_field(f);
+  const auto table = poslab::test_support::parse_csv("a,b,c,d,e,f\n" + line + "\n" + line + ",\n");
+  EXPECT_EQ(table.header, poslab::csv_line_fields("a,b,c,d,e,f"));
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0], fields);
+  EXPECT_EQ(table.rows[1].size(), fields.size() + 1) << "a trailing comma is an empty last field";
+  EXPECT_EQ(table.column("e"), 4u);
 }
 
 TEST(Csv, FloatsRoundTrip) {

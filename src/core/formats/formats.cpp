@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/files.hpp"
+#include "base/json.hpp"
 #include "base/text.hpp"
 #include "core/formats/hf_cache_layout.hpp"
 #include "core/formats/npy.hpp"
@@ -277,9 +278,9 @@ Result<EmbeddingTable> load_model_folder(const std::filesystem::path& path, cons
     auto index = read_whole_file(index_path, kJsonConfigFile);
     if (!index) return Error{dir.string() + ": a model folder needs model.safetensors or model.safetensors.index.json"};
     const auto json = nlohmann::json::parse(*index, nullptr, false);
-    if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
-      return Error{index_path.string() + ": no weight_map"};
-    const auto& map = json["weight_map"];
+    const nlohmann::json* weight_map = json_member(json, "weight_map", &nlohmann::json::is_object);
+    if (!weight_map) return Error{index_path.string() + ": no weight_map"};
+    const auto& map = *weight_map;
     if (tensor.empty())
       for (const std::string& name : usual)
         if (map.contains(name)) {

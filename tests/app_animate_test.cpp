@@ -32,6 +32,7 @@ extern "C" {
 #include "core/tour/tour.hpp"
 #include "plot/draw.hpp"
 #include "poslab_process.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;
@@ -39,16 +40,10 @@ namespace fs = std::filesystem;
 namespace {
 
 using test_support::RunResult;
+using test_support::TempFolder;
 
 RunResult run(const std::string& args) { return test_support::run_poslab(args); }
 
-// A fresh, empty folder per test.
-fs::path temp_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-animate-test-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 std::string read_file(const fs::path& p) { return test_support::read_whole_file(p); }
 
@@ -238,7 +233,7 @@ double psnr_yuv420(const plot::RgbaImage& still, const std::array<std::vector<st
 }  // namespace
 
 TEST(AnimateCli, FramesDirIsTheStillsPixelForPixel) {
-  const fs::path dir = temp_dir("frames");
+  const TempFolder dir("animate-frames");
   // A whole-number option whose frame values need rounding: 0, 5/3, 10/3, 5 → 0, 2, 3, 5.
   const RunResult r = run("export shift --backend cpu --animate shift-k --from 0 --to 5 --frames 4 --frames-dir " +
                           (dir / "out").string());
@@ -260,7 +255,7 @@ TEST(AnimateCli, FramesDirIsTheStillsPixelForPixel) {
 }
 
 TEST(AnimateCli, FramesDirOfARealOptionAtScale2IsTheStills) {
-  const fs::path dir = temp_dir("frames-real");
+  const TempFolder dir("animate-frames-real");
   const std::string options = "--rope-scaling linear --scale 2";
   const RunResult r = run("export frequencies " + options +
                           " --animate factor --from 1 --to 4.5 --frames 3 --frames-dir " + (dir / "out").string());
@@ -276,7 +271,7 @@ TEST(AnimateCli, FramesDirOfARealOptionAtScale2IsTheStills) {
 TEST(AnimateCli, LayersOfAModelFolderAreItsStills) {
   // A tiny Llama folder written by tests/reference/make_model_reference.py: its own forward pass.
   const std::string model = std::string(POSLAB_MODEL_REFERENCE) + "/llama";
-  const fs::path dir = temp_dir("layers");
+  const TempFolder dir("animate-layers");
   const RunResult r = run("export attention --model " + model +
                           " --backend cpu --animate layer --from 0 --to 1 --frames 2 "
                           "--frames-dir " +
@@ -294,7 +289,7 @@ TEST(AnimateGuiExport, AModelFoldersFramesComeFromAThreadAndAreTheStills) {
   // The GUI's Export animation… on a model folder's view: the forward passes run on the export's
   // figure thread while the window pumps; the frames are the command line's, pixel for pixel.
   const std::string model = std::string(POSLAB_MODEL_REFERENCE) + "/llama";
-  const fs::path dir = temp_dir("gui-model");
+  const TempFolder dir("animate-gui-model");
   const RunResult r = run("export attention --model " + model +
                           " --backend cpu --animate layer --from 0 --to 1 --frames 2 --frames-dir " + (dir / "cli").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -331,7 +326,7 @@ TEST(AnimateGuiExport, AModelFoldersFramesComeFromAThreadAndAreTheStills) {
 }
 
 TEST(AnimateCli, Mp4DecodesToTheStills) {
-  const fs::path dir = temp_dir("mp4");
+  const TempFolder dir("animate-mp4");
   const fs::path mp4 = dir / "k.mp4";
   const int n = 6;
   // The shift view's width changes with k (1113 to 1117 pixels): odd widths, padded to even.
@@ -371,7 +366,7 @@ TEST(AnimateCli, Mp4DecodesToTheStills) {
 // resolution each way) can follow: in RGB it is ~28 dB however well it is encoded. What the
 // encoder adds is measured as FFmpeg's psnr filter measures it, against the stills in yuv420p.
 TEST(AnimateCli, Mp4OfThePatternsViewMatchesTheStillsInYuv420) {
-  const fs::path dir = temp_dir("mp4-patterns");
+  const TempFolder dir("animate-mp4-patterns");
   const fs::path mp4 = dir / "base.mp4";
   const int n = 5;
   const RunResult r =
@@ -397,7 +392,7 @@ TEST(AnimateCli, Mp4OfThePatternsViewMatchesTheStillsInYuv420) {
 }
 
 TEST(AnimateCli, Mp4SizePutsTheFiguresInTheMiddleOfTheFrame) {
-  const fs::path dir = temp_dir("size");
+  const TempFolder dir("animate-size");
   const fs::path mp4 = dir / "720p.mp4";
   const RunResult r =
       run("export shift --backend cpu --animate shift-k --from 1 --to 3 --frames 3 --fps 3 --size 1280x720 --mp4 " +
@@ -425,7 +420,7 @@ TEST(AnimateCli, Mp4SizePutsTheFiguresInTheMiddleOfTheFrame) {
 }
 
 TEST(AnimateCli, GifHasOneFramePerValueAndItsColours) {
-  const fs::path dir = temp_dir("gif");
+  const TempFolder dir("animate-gif");
   const fs::path gif = dir / "positions.gif";
   const int n = 5;
   const RunResult r =
@@ -455,7 +450,7 @@ TEST(AnimateCli, GifHasOneFramePerValueAndItsColours) {
 }
 
 TEST(AnimateCli, BadInputsAreUsageErrorsAndWriteNothing) {
-  const fs::path dir = temp_dir("bad");
+  const TempFolder dir("animate-bad");
   const std::string mp4 = (dir / "x.mp4").string();
   struct Case {
     std::string args, message;
@@ -487,7 +482,7 @@ TEST(AnimateCli, BadInputsAreUsageErrorsAndWriteNothing) {
 }
 
 TEST(AnimateCli, AFailureHalfwayLeavesNoFile) {
-  const fs::path dir = temp_dir("halfway");
+  const TempFolder dir("animate-halfway");
   // Heads 1 and 2 divide the width 100, 3 does not: frames 0 and 1 draw, frame 2 fails. (A head
   // past the last one is refused before any frame, with exit code 2: app_hostile_test.cpp.)
   // Without --size a video measures every figure first and fails before the file is begun; with

@@ -29,7 +29,7 @@ using namespace poslab::app_test;
 namespace fs = std::filesystem;
 
 TEST(CliExport, AttentionPngAndCsvOnTheCpu) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --backend cpu --causal --png " + (dir / "a.png").string() + " --csv " + (dir / "a.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto img = read_png(dir / "a.png");
@@ -42,7 +42,7 @@ TEST(CliExport, AttentionPngAndCsvOnTheCpu) {
 }
 
 TEST(CliExport, GpuBackendAgreesWithTheCore) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --backend gpu --encoding sinusoidal --heads 4 --pad-to 9 --csv " + (dir / "g.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   State state;
@@ -53,7 +53,7 @@ TEST(CliExport, GpuBackendAgreesWithTheCore) {
 }
 
 TEST(CliExport, ScaleMultipliesThePixels) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   ASSERT_EQ(run("export attention --png " + (dir / "s1.png").string()).exit_code, 0);
   ASSERT_EQ(run("export attention --scale 2 --png " + (dir / "s2.png").string()).exit_code, 0);
   const auto a = read_png(dir / "s1.png");
@@ -63,7 +63,7 @@ TEST(CliExport, ScaleMultipliesThePixels) {
 }
 
 TEST(CliExport, SameStateGivesTheSamePixels) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   ASSERT_EQ(run("export attention --encoding rope --png " + (dir / "r1.png").string()).exit_code, 0);
   ASSERT_EQ(run("export attention --encoding rope --png " + (dir / "r2.png").string()).exit_code, 0);
   EXPECT_EQ(read_png(dir / "r1.png").rgba, read_png(dir / "r2.png").rgba);
@@ -72,7 +72,7 @@ TEST(CliExport, SameStateGivesTheSamePixels) {
 }
 
 TEST(CliExport, GroupedQueryAttentionOnTheGpuAgreesWithTheCore) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --backend gpu --heads 4 --kv-heads 2 --causal --csv " + (dir / "q.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   State state;
@@ -83,7 +83,7 @@ TEST(CliExport, GroupedQueryAttentionOnTheGpuAgreesWithTheCore) {
 }
 
 TEST(CliExport, UserErrorsAreClearAndNonZero) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   struct Case { std::string args; int code; std::string message; };
   const Case cases[] = {
       {"export attention --bogus 1 --png x.png", 2, "unknown option \"--bogus\""},
@@ -126,7 +126,7 @@ TEST(CliExport, HelpListsEveryStateOption) {
 // --backend auto, the default: the CPU on a software renderer (llvmpipe here), the GPU on
 // hardware; export and `poslab info` say which and why. --backend gpu still runs the shaders.
 TEST(CliExport, DefaultBackendIsAutoAndSaysWhichPathAndWhy) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto info = run("info");
   ASSERT_EQ(info.exit_code, 0) << info.output;
   const auto at = info.output.find("renderer    ");
@@ -153,7 +153,7 @@ TEST(CliExport, DefaultBackendIsAutoAndSaysWhichPathAndWhy) {
 }
 
 TEST(Fallback, WithoutOpenGl43TheCliComputesOnTheCpuAndSaysWhy) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --backend gpu --causal --png " + (dir / "f.png").string() + " --csv " + (dir / "f.csv").string(),
                      "MESA_GL_VERSION_OVERRIDE=3.3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -165,7 +165,8 @@ TEST(Fallback, WithoutOpenGl43TheCliComputesOnTheCpuAndSaysWhy) {
 }
 
 TEST(Fallback, ABrokenShaderIsReportedWithTheDriversLog) {
-  const fs::path dir = temp_dir() / "shaders";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "shaders";
   fs::create_directories(dir);
   std::ofstream(dir / "flash_attention.comp") << "#version 430\nlayout(local_size_x = 1) in;\nvoid main() { undefined_call(); }\n";
   const auto r = run("export attention --backend gpu --csv " + (dir / "b.csv").string(), "POSLAB_SHADER_DIR=" + dir.string());
@@ -176,7 +177,8 @@ TEST(Fallback, ABrokenShaderIsReportedWithTheDriversLog) {
 }
 
 TEST(Fallback, TheGuiRunsOnOpenGl33AndSaysWhy) {
-  const fs::path shot = temp_dir() / "gui33.png";
+  const TempFolder tmp("app");
+  const fs::path shot = tmp / "gui33.png";
   const std::string command = "MESA_GL_VERSION_OVERRIDE=3.3 xvfb-run -a -s '-screen 0 1600x1000x24' " +
                               std::string(POSLAB_BINARY) + " --backend gpu --frames 3 --screenshot " + shot.string() + " 2>&1";
   RunResult r;
@@ -190,20 +192,17 @@ TEST(Fallback, TheGuiRunsOnOpenGl33AndSaysWhy) {
 }
 
 TEST(CliExport, FrequenciesCsvFollowsTheDefinitions) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   // Llama 3.2: base 500000, head_dim 64, llama3 scaling with factor 32 of 8192.
   const auto r = run("export frequencies --head-dim 64 --base 500000 --rope-scaling llama3 --factor 32 "
                      "--original-max-position 8192 --csv " + (dir / "f.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::istringstream in(read_file(dir / "f.csv"));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "pair,theta,wavelength,theta_scaled,wavelength_scaled");
+  const CsvTable csv = test_support::read_csv_file(dir / "f.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("pair,theta,wavelength,theta_scaled,wavelength_scaled"));
   int rows = 0;
-  while (std::getline(in, line)) {
+  for (const auto& row : csv.rows) {
     std::vector<double> f;
-    std::stringstream s(line);
-    for (std::string field; std::getline(s, field, ',');) f.push_back(std::stod(field));
+    for (const std::string& field : row) f.push_back(std::stod(field));
     const double theta = std::pow(500000.0, -2.0 * f[0] / 64.0);
     EXPECT_NEAR(f[1] / theta, 1.0, 1e-12);
     EXPECT_NEAR(f[2] * theta, 2 * M_PI, 1e-9);
@@ -216,18 +215,14 @@ TEST(CliExport, FrequenciesCsvFollowsTheDefinitions) {
 }
 
 TEST(CliExport, BiasCsvHasEveryCell) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export bias --bias alibi --heads 4 --causal --csv " + (dir / "b.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::istringstream in(read_file(dir / "b.csv"));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "head,query,key,bucket,bias");
+  const CsvTable csv = test_support::read_csv_file(dir / "b.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("head,query,key,bucket,bias"));
   int rows = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream s(line);
-    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
+  for (const auto& f : csv.rows) {
+    const std::string line = test_support::csv_row_text(f);
     ASSERT_EQ(f.size(), 5u) << line;
     const int h = std::stoi(f[0]), i = std::stoi(f[1]), j = std::stoi(f[2]);
     EXPECT_TRUE(f[3].empty());
@@ -240,7 +235,7 @@ TEST(CliExport, BiasCsvHasEveryCell) {
 }
 
 TEST(Sessions, ASavedSessionReproducesTheExportPixelForPixel) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto first = run("export attention --sentence \"She said that he said that they said no.\" --heads 4 --causal "
                          "--bias alibi --rope-scaling yarn --factor 2 --head 2 --value scores --png " +
                          (dir / "a.png").string() + " --save-session " + (dir / "s.json").string());
@@ -256,7 +251,7 @@ TEST(Sessions, ASavedSessionReproducesTheExportPixelForPixel) {
 }
 
 TEST(Sessions, ABadSessionIsAClearError) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   std::ofstream(dir / "bad.json") << R"({"poslab_session": 1, "state": {"heads": "many"}})";
   const auto r = run("export attention --session " + (dir / "bad.json").string() + " --csv x.csv");
   EXPECT_EQ(r.exit_code, 1) << r.output;  // a bad file, not a bad flag
@@ -268,7 +263,7 @@ TEST(Sessions, ABadSessionIsAClearError) {
 }
 
 TEST(CliExport, SvgIsWellFormedWithVectorText) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export attention --causal --svg " + (dir / "a.svg").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string svg = read_file(dir / "a.svg");
@@ -283,7 +278,7 @@ TEST(CliExport, SvgIsWellFormedWithVectorText) {
 }
 
 TEST(CliExport, FrequenciesPlotExportsAsPngAndSvg) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export frequencies --rope-scaling yarn --factor 8 --png " + (dir / "f.png").string() + " --svg " +
                      (dir / "f.svg").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -296,7 +291,7 @@ TEST(CliExport, FrequenciesPlotExportsAsPngAndSvg) {
 }
 
 TEST(CliExport, BiasPlotShowsT5BucketsBesideTheBias) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export bias --bias t5 --causal --png " + (dir / "b.png").string() + " --svg " + (dir / "b.svg").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(read_png(dir / "b.png").width, 1000);  // two heatmaps side by side
@@ -306,19 +301,14 @@ TEST(CliExport, BiasPlotShowsT5BucketsBesideTheBias) {
 }
 
 TEST(CliExport, MagnitudeCsvMatchesClosedForms) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export magnitude --png " + (dir / "m.png").string() + " --csv " + (dir / "m.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "m.png")), 50u);
-  std::istringstream in(read_file(dir / "m.csv"));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "encoding,position,pe_norm,embedding_norm");
+  const CsvTable csv = test_support::read_csv_file(dir / "m.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("encoding,position,pe_norm,embedding_norm"));
   int rows = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream s(line);
-    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
+  for (const auto& f : csv.rows) {
     ASSERT_EQ(f.size(), 4u);
     const double p = std::stod(f[1]), norm = std::stod(f[2]);
     // d = 100: ‖p·1‖ = 10p; ‖sinusoid‖ = √(d/2) = √50 at every position; ‖p/N·1‖ = 10p/128.
@@ -331,7 +321,7 @@ TEST(CliExport, MagnitudeCsvMatchesClosedForms) {
 }
 
 TEST(CliExport, PatternsShowBinaryAndSinusoidSideBySide) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export patterns --encoding sinusoidal --png " + (dir / "p.png").string() + " --svg " +
                      (dir / "p.svg").string() + " --csv " + (dir / "p.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -340,22 +330,16 @@ TEST(CliExport, PatternsShowBinaryAndSinusoidSideBySide) {
   EXPECT_NE(svg.find(">PE(p, j): binary {0, 1}</text>"), std::string::npos);
   EXPECT_NE(svg.find(">PE(p, j): sinusoidal, base 10000</text>"), std::string::npos);
   // CSV: binary bit j of p, and sin/cos of p·θᵢ, θᵢ = 10000^(−2i/100).
-  std::istringstream in(read_file(dir / "p.csv"));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "encoding,position,dimension,value");
+  const CsvTable csv = test_support::read_csv_file(dir / "p.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("encoding,position,dimension,value"));
   int rows = 0;
-  while (std::getline(in, line)) {
-    const bool binary = line.rfind("\"binary", 0) == 0;
-    const std::string rest = line.substr(line.find("\",") + 2);
-    std::stringstream s(rest);
-    std::string f;
-    std::getline(s, f, ',');
-    const int p = std::stoi(f);
-    std::getline(s, f, ',');
-    const int j = std::stoi(f);
-    std::getline(s, f, ',');
-    const double v = std::stod(f);
+  for (const auto& f : csv.rows) {
+    const std::string line = test_support::csv_row_text(f);
+    ASSERT_EQ(f.size(), 4u) << line;
+    const bool binary = f[0].rfind("binary", 0) == 0;  // "binary {0, 1}": a quoted field with a comma
+    const int p = std::stoi(f[1]);
+    const int j = std::stoi(f[2]);
+    const double v = std::stod(f[3]);
     if (binary) EXPECT_EQ(v, j < 30 ? (p >> j) & 1 : 0) << line;  // p < 64: high bits are 0
     else {
       const double angle = p * std::pow(10000.0, -2.0 * (j / 2) / 100.0);
@@ -367,19 +351,16 @@ TEST(CliExport, PatternsShowBinaryAndSinusoidSideBySide) {
 }
 
 TEST(CliExport, ShiftMatricesAndResiduals) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export shift --shift-k 5 --png " + (dir / "s.png").string() + " --csv " + (dir / "s.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "s.png")), 30u);
-  std::istringstream in(read_file(dir / "s.csv"));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "pair,omega,k,m00,m01,m10,m11,max_residual");
+  const CsvTable csv = test_support::read_csv_file(dir / "s.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("pair,omega,k,m00,m01,m10,m11,max_residual"));
   int rows = 0;
-  while (std::getline(in, line)) {
+  for (const auto& row : csv.rows) {
     std::vector<double> f;
-    std::stringstream s(line);
-    for (std::string field; std::getline(s, field, ',');) f.push_back(std::stod(field));
+    for (const std::string& field : row) f.push_back(std::stod(field));
     const double omega = std::pow(10000.0, -2.0 * f[0] / 100.0);
     EXPECT_NEAR(f[1], omega, 1e-15);
     EXPECT_NEAR(f[3], std::cos(5 * omega), 1e-12);
@@ -391,7 +372,7 @@ TEST(CliExport, ShiftMatricesAndResiduals) {
 }
 
 TEST(Formats, ExportReadsWord2vecBinaryAndNpyWithItsVocabulary) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const std::string data = std::string(POSLAB_TEST_DATA) + "/formats/";
   // word2vec binary: "the", "über", … (4 dimensions): 2 heads of width 2.
   auto r = run("export attention --embeddings " + data + "w2v_good.bin --sentence \"the über the\" --heads 2 --csv " +
@@ -411,46 +392,37 @@ TEST(Formats, ExportReadsWord2vecBinaryAndNpyWithItsVocabulary) {
 }
 
 TEST(CliExport, DogTableHasTheFourCases) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export dog --png " + (dir / "d.png").string() + " --csv " + (dir / "d.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "d.png")), 100u);
-  std::istringstream in(read_file(dir / "d.csv"));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "case,encoding,causal,max_abs_diff,cosine");
-  std::vector<std::string> rows;
-  while (std::getline(in, line)) rows.push_back(line);
+  const CsvTable csv = test_support::read_csv_file(dir / "d.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("case,encoding,causal,max_abs_diff,cosine"));
+  const auto& rows = csv.rows;
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(rows[0].rfind("\"no positions, no mask\",none,false,", 0), 0u) << rows[0];
-  EXPECT_EQ(rows[1].rfind("\"no positions, causal mask\",none,true,", 0), 0u) << rows[1];
-  EXPECT_EQ(rows[2].rfind("\"sinusoidal, no mask\",sinusoidal,false,", 0), 0u) << rows[2];
-  EXPECT_EQ(rows[3].rfind("\"RoPE, no mask\",rope,false,", 0), 0u) << rows[3];
-  auto diff = [](const std::string& row) {
-    std::vector<std::string> f;
-    std::stringstream s(row.substr(row.find("\",") + 2));
-    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
-    return std::stod(f[2]);
-  };
+  // Five fields each: the case's name, which holds a comma, is quoted.
+  for (const auto& f : rows) ASSERT_EQ(f.size(), 5u) << test_support::csv_row_text(f);
+  const auto starts = [](const std::vector<std::string>& f) { return std::vector<std::string>(f.begin(), f.begin() + 3); };
+  EXPECT_EQ(starts(rows[0]), (std::vector<std::string>{"no positions, no mask", "none", "false"}));
+  EXPECT_EQ(starts(rows[1]), (std::vector<std::string>{"no positions, causal mask", "none", "true"}));
+  EXPECT_EQ(starts(rows[2]), (std::vector<std::string>{"sinusoidal, no mask", "sinusoidal", "false"}));
+  EXPECT_EQ(starts(rows[3]), (std::vector<std::string>{"RoPE, no mask", "rope", "false"}));
+  auto diff = [](const std::vector<std::string>& f) { return std::stod(f[3]); };
   EXPECT_LT(diff(rows[0]), 1e-5);  // identical to float precision
   for (int k = 1; k < 4; ++k) EXPECT_GT(diff(rows[static_cast<std::size_t>(k)]), 1e-2);
 }
 
 TEST(CliExport, Rope2dScoreCurveIsTheSameForEveryM) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export rope2d --rope-m 9 --png " + (dir / "r.png").string() + " --csv " + (dir / "r.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "r.png")), 50u);
-  std::istringstream in(read_file(dir / "r.csv"));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "m,delta,score");
+  const CsvTable csv = test_support::read_csv_file(dir / "r.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("m,delta,score"));
   std::map<int, std::map<int, double>> curves;  // m → delta → score
-  while (std::getline(in, line)) {
-    int m = 0, delta = 0;
-    double score = 0;
-    ASSERT_EQ(std::sscanf(line.c_str(), "%d,%d,%lf", &m, &delta, &score), 3) << line;
-    curves[m][delta] = score;
+  for (const auto& f : csv.rows) {
+    ASSERT_EQ(f.size(), 3u) << test_support::csv_row_text(f);
+    curves[std::stoi(f[0])][std::stoi(f[1])] = std::stod(f[2]);
   }
   ASSERT_EQ(curves.size(), 3u);  // m = 0, 25 and 9
   for (const auto& [delta, score] : curves[0]) {
@@ -460,24 +432,19 @@ TEST(CliExport, Rope2dScoreCurveIsTheSameForEveryM) {
 }
 
 TEST(CliExport, TrajectoryBinaryJumpsSinusoidDoesNot) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export trajectory --encoding integer --positions 40 --plane dims --dims 0,3 --png " +
                      (dir / "t.png").string() + " --csv " + (dir / "t.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(distinct_colors(read_png(dir / "t.png")), 50u);
-  std::istringstream in(read_file(dir / "t.csv"));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "encoding,position,x,y,step");
+  const CsvTable csv = test_support::read_csv_file(dir / "t.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("encoding,position,x,y,step"));
   std::map<std::string, std::vector<std::array<double, 3>>> rows;  // encoding → (x, y, step)
-  while (std::getline(in, line)) {
-    char encoding[16] = {};
-    int p = 0;
-    double x = 0, y = 0, step = 0;
-    const int n = std::sscanf(line.c_str(), "%15[a-z],%d,%lf,%lf,%lf", encoding, &p, &x, &y, &step);
-    ASSERT_GE(n, 4) << line;
-    EXPECT_EQ(p, static_cast<int>(rows[encoding].size()));
-    rows[encoding].push_back({x, y, n == 5 ? step : 0.0});
+  for (const auto& f : csv.rows) {
+    ASSERT_EQ(f.size(), 5u) << test_support::csv_row_text(f);
+    const std::string& encoding = f[0];
+    EXPECT_EQ(std::stoi(f[1]), static_cast<int>(rows[encoding].size()));
+    rows[encoding].push_back({std::stod(f[2]), std::stod(f[3]), f[4].empty() ? 0.0 : std::stod(f[4])});  // no step at 0
   }
   ASSERT_EQ(rows.size(), 3u);  // binary, sinusoidal and the chosen integer encoding
   for (const auto& [name, path] : rows) ASSERT_EQ(path.size(), 40u) << name;
@@ -496,7 +463,7 @@ TEST(CliExport, TrajectoryBinaryJumpsSinusoidDoesNot) {
 }
 
 TEST(CliExport, MeanOfHeadsAndPermuteRoundTripThroughSessions) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const std::string session = (dir / "mean.json").string();
   ASSERT_EQ(run("export attention --head mean --causal --save-session " + session + " --png " + (dir / "m1.png").string()).exit_code, 0);
   EXPECT_NE(read_file(session).find("\"mean\""), std::string::npos);
@@ -511,23 +478,18 @@ TEST(CliExport, MeanOfHeadsAndPermuteRoundTripThroughSessions) {
 }
 
 TEST(CliExport, RopeImageScoresMoveWithThePatch) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto scores = [&](const std::string& patch, const std::string& name) {
     const auto r = run("export rope-image --image-grid 10x8 --patch " + patch + " --png " + (dir / (name + ".png")).string() +
                        " --csv " + (dir / (name + ".csv")).string());
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_GT(distinct_colors(read_png(dir / (name + ".png"))), 50u);
-    std::istringstream in(read_file(dir / (name + ".csv")));
-    std::string line;
-    std::getline(in, line);
-    EXPECT_EQ(line, "kind,x,y,score");
+    const CsvTable csv = test_support::read_csv_file(dir / (name + ".csv"));
+    EXPECT_EQ(csv.header, csv_line_fields("kind,x,y,score"));
     std::map<std::string, std::map<std::pair<int, int>, double>> out;  // kind → (x, y) → score
-    while (std::getline(in, line)) {
-      char kind[16] = {};
-      int x = 0, y = 0;
-      double score = 0;
-      EXPECT_EQ(std::sscanf(line.c_str(), "%15[a-z],%d,%d,%lf", kind, &x, &y, &score), 4) << line;
-      out[kind][{x, y}] = score;
+    for (const auto& f : csv.rows) {
+      EXPECT_EQ(f.size(), 4u) << test_support::csv_row_text(f);
+      if (f.size() == 4) out[f[0]][{std::stoi(f[1]), std::stoi(f[2])}] = std::stod(f[3]);
     }
     return out;
   };
@@ -552,7 +514,8 @@ class EveryView : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryView, ExportsPngSvgAndCsvWithDefaultOptions) {
   const std::string view = GetParam();
-  const fs::path dir = temp_dir() / ("defaults-" + view);
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / ("defaults-" + view);
   fs::create_directories(dir);
   const auto r = run("export " + view + " --png " + (dir / "v.png").string() + " --svg " + (dir / "v.svg").string() +
                      " --csv " + (dir / "v.csv").string());
@@ -564,18 +527,13 @@ TEST_P(EveryView, ExportsPngSvgAndCsvWithDefaultOptions) {
                             "d = m.parse(sys.argv[1]); sys.exit(d.documentElement.tagName != 'svg')\" " +
                             (dir / "v.svg").string();
   EXPECT_EQ(std::system(check.c_str()), 0) << view;
-  std::istringstream csv(read_file(dir / "v.csv"));
-  std::string header, line;
-  ASSERT_TRUE(std::getline(csv, header));
-  EXPECT_EQ(header.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_,"), std::string::npos) << header;
-  const auto columns = std::count(header.begin(), header.end(), ',');
-  int rows = 0;
-  while (std::getline(csv, line)) {
-    ++rows;
-    // Quoted fields may hold commas; views whose text has none must keep the header's width.
-    if (line.find('"') == std::string::npos) EXPECT_EQ(std::count(line.begin(), line.end(), ','), columns) << line;
-  }
-  EXPECT_GT(rows, 0) << view;
+  const CsvTable csv = test_support::read_csv_file(dir / "v.csv");
+  ASSERT_FALSE(csv.header.empty());
+  for (const std::string& name : csv.header)
+    EXPECT_EQ(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_"), std::string::npos) << name;
+  // Every row as wide as the header, quoted fields (which may hold commas) read as one.
+  for (const auto& f : csv.rows) EXPECT_EQ(f.size(), csv.header.size()) << test_support::csv_row_text(f);
+  EXPECT_GT(csv.rows.size(), 0u) << view;
 }
 
 INSTANTIATE_TEST_SUITE_P(Views, EveryView,
@@ -587,7 +545,8 @@ INSTANTIATE_TEST_SUITE_P(Views, EveryView,
                          });
 
 TEST(CliExport, ExportAllWritesEveryViewOrNothing) {
-  const fs::path dir = temp_dir() / "all";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "all";
   fs::remove_all(dir);
   const auto r = run("export all --causal --dir " + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -601,7 +560,7 @@ TEST(CliExport, ExportAllWritesEveryViewOrNothing) {
   ASSERT_EQ(run("export shift --causal --png " + (dir.parent_path() / "shift.png").string()).exit_code, 0);
   EXPECT_EQ(read_png(dir / "shift.png").rgba, read_png(dir.parent_path() / "shift.png").rgba);
   // A file where the folder should be: a clear error, and the file is untouched.
-  const fs::path file = temp_dir() / "not-a-folder";
+  const fs::path file = tmp / "not-a-folder";
   { std::ofstream(file) << "keep me"; }
   const auto bad = run("export all --dir " + file.string());
   EXPECT_EQ(bad.exit_code, 1);

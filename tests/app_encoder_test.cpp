@@ -48,16 +48,13 @@ struct AttentionCsv {
 
 AttentionCsv read_attention_csv(const fs::path& p) {
   AttentionCsv out;
-  std::istringstream in(read_file(p));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "head,query,key,query_token,key_token,score,weight");
-  while (std::getline(in, line)) {
-    // Tokens may hold commas in quotes: the numbers are the first three and the last fields.
-    const int head = std::stoi(line), query = std::stoi(line.substr(line.find(',') + 1));
-    const auto second = line.find(',', line.find(',') + 1);
-    const int key = std::stoi(line.substr(second + 1));
-    out.weight[{head, query, key}] = std::stod(line.substr(line.rfind(',') + 1));
+  const CsvTable csv = poslab::test_support::read_csv_file(p);
+  EXPECT_EQ(csv.header, poslab::csv_line_fields("head,query,key,query_token,key_token,score,weight"));
+  for (const auto& f : csv.rows) {
+    EXPECT_EQ(f.size(), 7u) << poslab::test_support::csv_row_text(f);  // tokens that hold commas are quoted
+    if (f.size() != 7) continue;
+    const int head = std::stoi(f[0]), query = std::stoi(f[1]), key = std::stoi(f[2]);
+    out.weight[{head, query, key}] = std::stod(f[6]);
     out.queries = std::max(out.queries, query + 1);
     out.keys = std::max(out.keys, key + 1);
   }
@@ -104,7 +101,8 @@ TEST(CliEncoders, EachStacksAttentionExportsAsItsRowsAndColumns) {
   const Json base = reference("t5")["cases"]["base"];
   const std::string common = "--backend cpu --model " + model("t5") + " --layer 1 --sentence " + quoted(base["text"].get<std::string>()) +
                              " --target " + quoted(base["target"].get<std::string>());
-  const fs::path dir = temp_dir() / "encoder-export";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "encoder-export";
   fs::create_directories(dir);
   const std::size_t t_enc = base["ids"].size(), t_dec = base["labels"].size() + 1;
   const struct {
@@ -140,25 +138,26 @@ TEST(CliEncoders, CrossAttentionHeadsHaveTheirSinkAndTheFigureShowsEveryStack) {
   const Json base = reference("t5")["cases"]["base"];
   const std::string common = "--backend cpu --model " + model("t5") + " --layer 1 --sentence " + quoted(base["text"].get<std::string>()) +
                              " --target " + quoted(base["target"].get<std::string>()) + " --stack cross";
-  const fs::path dir = temp_dir() / "encoder-heads";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "encoder-heads";
   fs::create_directories(dir);
   const auto attention = run("export attention " + common + " --csv " + (dir / "attention.csv").string());
   ASSERT_EQ(attention.exit_code, 0) << attention.output;
   const AttentionCsv a = read_attention_csv(dir / "attention.csv");
   const auto heads = run("export heads " + common + " --csv " + (dir / "heads.csv").string() + " --png " + (dir / "heads.png").string());
   ASSERT_EQ(heads.exit_code, 0) << heads.output;
-  std::istringstream csv(read_file(dir / "heads.csv"));
-  std::string line;
-  std::getline(csv, line);
-  EXPECT_EQ(line, "head,sink,mean_distance,previous_token,induction");
+  const CsvTable csv = poslab::test_support::read_csv_file(dir / "heads.csv");
+  EXPECT_EQ(csv.header, poslab::csv_line_fields("head,sink,mean_distance,previous_token,induction"));
   int rows = 0;
-  for (; std::getline(csv, line); ++rows) {
-    const int head = std::stoi(line);
-    EXPECT_EQ(head, rows);
-    ASSERT_EQ(line.substr(line.size() - 3), ",,,") << line;
+  for (const auto& f : csv.rows) {
+    const std::string line = poslab::test_support::csv_row_text(f);
+    // An encoder–decoder's heads have a sink and nothing else: the last three fields are empty.
+    ASSERT_TRUE(f.size() == 5 && f[2].empty() && f[3].empty() && f[4].empty()) << line;
+    const int head = std::stoi(f[0]);
+    EXPECT_EQ(head, rows++);
     double sink = 0.0;
     for (int i = 0; i < a.queries; ++i) sink += a.weight.at({head, i, 0});
-    EXPECT_NEAR(std::stod(line.substr(line.find(',') + 1)), sink / a.queries, 1e-4) << line;
+    EXPECT_NEAR(std::stod(f[1]), sink / a.queries, 1e-4) << line;
   }
   EXPECT_EQ(rows, static_cast<int>(reference("t5")["relative_attention_bias"]["encoder"][0].size())) << "one row per head";
   const int side = 120, grids = 3;  // kHeadThumbSide, a grid per stack

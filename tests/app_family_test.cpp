@@ -25,17 +25,6 @@ std::string model(const std::string& name) { return (fs::path(POSLAB_MODEL_REFER
 
 void write_file(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
 
-// A CSV line's fields (the tokens here hold no comma, so no field is quoted).
-std::vector<std::string> fields(const std::string& line) {
-  std::vector<std::string> f;
-  for (std::size_t at = 0, next; at <= line.size(); at = next + 1) {
-    next = line.find(',', at);
-    if (next == std::string::npos) next = line.size();
-    f.push_back(line.substr(at, next - at));
-  }
-  return f;
-}
-
 // predict's loss for a folder with extra options (exit 0 expected).
 double loss_with(const std::string& folder, const std::string& options) {
   const auto r = run("predict --backend cpu --model " + model(folder) + " --sentence 'the cat sat on the mat and the dog sat' " + options);
@@ -130,44 +119,36 @@ TEST(CliFamilies, GemmaFoursLayerShapesRunTheSameOnTheShaders) {
 // DeepSeek's latent attention: in the CSV every seen cell's score is its content part plus its
 // position part; without positions the position part is what the unrotated slices give.
 TEST(CliFamilies, LatentAttentionSplitsEveryScoreIntoContentAndPosition) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-mla-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-mla");
   const auto r = run("export attention --backend cpu --model " + model("deepseek_v3") + " --layer 2 --sentence 'the cat sat on the mat' --csv " +
                      (dir / "a.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::istringstream csv(read_file(dir / "a.csv"));
-  std::string line;
-  std::getline(csv, line);
-  EXPECT_EQ(line, "head,query,key,query_token,key_token,score,weight,score_content,score_position");
+  const CsvTable csv = poslab::test_support::read_csv_file(dir / "a.csv");
+  EXPECT_EQ(csv.header, poslab::csv_line_fields("head,query,key,query_token,key_token,score,weight,score_content,score_position"));
   int seen = 0;
-  while (std::getline(csv, line)) {
-    const std::vector<std::string> f = fields(line);
+  for (const auto& f : csv.rows) {
+    const std::string line = poslab::test_support::csv_row_text(f);
     const std::size_t n = f.size();
     if (f[n - 4] == "-inf") continue;  // a masked cell: every part −∞ too
     EXPECT_NEAR(std::stod(f[n - 2]) + std::stod(f[n - 1]), std::stod(f[n - 4]), 1e-5 * (1.0 + std::abs(std::stod(f[n - 4])))) << line;
     ++seen;
   }
   EXPECT_GT(seen, 20);
-  fs::remove_all(dir);
 }
 
 // GPT-OSS's attention as Hugging Face returns it: a row's weights and its `sink` share sum to one;
 // with the sinks removed a row's weights alone do, and the column is gone.
 TEST(CliFamilies, LearnedSinksTakeTheirShareOfEveryRowInTheCsv) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-sinks-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-sinks");
   for (const char* sinks : {"on", "off"}) {
     const auto r = run("export attention --backend cpu --model " + model("gpt_oss") + " --layer 1 --sentence 'the cat sat on the mat' --sinks " +
                        sinks + " --csv " + (dir / "a.csv").string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    std::istringstream csv(read_file(dir / "a.csv"));
-    std::string line;
-    std::getline(csv, line);
+    const CsvTable csv = poslab::test_support::read_csv_file(dir / "a.csv");
     const bool on = std::string(sinks) == "on";
-    EXPECT_EQ(line, std::string("head,query,key,query_token,key_token,score,weight") + (on ? ",sink" : ""));
+    EXPECT_EQ(csv.header, poslab::csv_line_fields(std::string("head,query,key,query_token,key_token,score,weight") + (on ? ",sink" : "")));
     std::map<std::pair<int, int>, double> row_sum, sink;
-    while (std::getline(csv, line)) {
-      const std::vector<std::string> f = fields(line);
+    for (const auto& f : csv.rows) {
       const auto key = std::make_pair(std::stoi(f[0]), std::stoi(f[1]));
       row_sum[key] += std::stod(f[f.size() - (on ? 2 : 1)]);
       if (on) sink[key] = std::stod(f.back());
@@ -180,24 +161,19 @@ TEST(CliFamilies, LearnedSinksTakeTheirShareOfEveryRowInTheCsv) {
     }
     if (on) EXPECT_GT(least_sink, 0.0) << "every row gives its sink something";
   }
-  fs::remove_all(dir);
 }
 
 // --streaming K,W: in the attention CSV exactly the first K and the last W keys of each query
 // keep weight; the loss moves, and the heads figure names the window alone's loss beside it.
 TEST(CliFamilies, StreamingLeavesExactlyTheFirstKAndTheLastWKeys) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-streaming-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-streaming");
   const std::string sentence = " --sentence 'the cat sat on the mat and the dog sat on the log'";
   const auto r = run("export attention --backend cpu --model " + model("llama") + " --layer 1 --streaming 2,3" + sentence + " --csv " +
                      (dir / "a.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::istringstream csv(read_file(dir / "a.csv"));
-  std::string line;
-  std::getline(csv, line);
   int cells = 0;
-  while (std::getline(csv, line)) {
-    const std::vector<std::string> f = fields(line);
+  for (const auto& f : poslab::test_support::read_csv_file(dir / "a.csv").rows) {
+    const std::string line = poslab::test_support::csv_row_text(f);
     const int i = std::stoi(f[1]), j = std::stoi(f[2]);
     const double weight = std::stod(f[6]);
     const bool seen = j <= i && (j < 2 || i - j < 3);
@@ -212,14 +188,12 @@ TEST(CliFamilies, StreamingLeavesExactlyTheFirstKAndTheLastWKeys) {
                          (dir / "h.csv").string() + " --svg " + (dir / "h.svg").string());
   ASSERT_EQ(heads.exit_code, 0) << heads.output;
   EXPECT_NE(read_file(dir / "h.svg").find("the last 3 alone: loss"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 // The score-by-pair lens: in every RoPE family, the parts of a seen cell (its pairs and the
 // unrotated rest) sum to the score export attention writes for it, and a masked cell has none.
 TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-pairs-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-pairs");
   const std::string sentence = " --sentence 'the cat sat on the mat and the dog sat on the log'";
   const struct {
     const char* folder;
@@ -234,22 +208,18 @@ TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
     ASSERT_EQ(pairs.exit_code, 0) << pairs.output;
     const auto attention = run("export attention" + common + " --csv " + (dir / "a.csv").string());
     ASSERT_EQ(attention.exit_code, 0) << attention.output;
-    std::istringstream p(read_file(dir / "p.csv")), a(read_file(dir / "a.csv"));
-    std::string line;
-    std::getline(p, line);
-    EXPECT_EQ(line, "query,key,pair,theta,contribution");
+    const CsvTable p = poslab::test_support::read_csv_file(dir / "p.csv"), a = poslab::test_support::read_csv_file(dir / "a.csv");
+    EXPECT_EQ(p.header, poslab::csv_line_fields("query,key,pair,theta,contribution"));
     std::map<std::pair<int, int>, double> sum;
     bool rest = false;
-    while (std::getline(p, line)) {
-      const std::vector<std::string> f = fields(line);
+    for (const auto& f : p.rows) {
       sum[{std::stoi(f[0]), std::stoi(f[1])}] += std::stod(f[4]);
       rest = rest || f[2] == "-1";
     }
     EXPECT_EQ(rest, c.rest);
-    std::getline(a, line);
     int seen = 0;
-    while (std::getline(a, line)) {
-      const std::vector<std::string> f = fields(line);
+    for (const auto& f : a.rows) {
+      const std::string line = poslab::test_support::csv_row_text(f);
       if (std::stoi(f[0]) != c.head) continue;
       const std::pair<int, int> cell{std::stoi(f[1]), std::stoi(f[2])};
       const std::string score = f[f.size() - (c.folder == std::string("gpt_oss") ? 3 : c.folder == std::string("deepseek_v3") ? 4 : 2)];
@@ -267,17 +237,13 @@ TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
   const std::string llama = " --backend cpu --model " + model("llama") + " --layer 1" + sentence;
   const auto one = run("export pair-scores" + llama + " --query 5 --csv " + (dir / "q.csv").string());
   ASSERT_EQ(one.exit_code, 0) << one.output;
-  std::istringstream q(read_file(dir / "q.csv"));
-  std::string line;
-  std::getline(q, line);
-  while (std::getline(q, line)) EXPECT_EQ(fields(line)[0], "5") << line;
+  for (const auto& f : poslab::test_support::read_csv_file(dir / "q.csv").rows) EXPECT_EQ(f[0], "5") << poslab::test_support::csv_row_text(f);
   EXPECT_EQ(run("export pair-scores" + llama + " --query 99 --csv " + (dir / "x.csv").string()).exit_code, 1);
   EXPECT_EQ(run("export pair-scores" + llama + " --head mean --csv " + (dir / "x.csv").string()).exit_code, 2);
   const auto bloom = run("export pair-scores --model " + model("bloom") + " --layer 0" + sentence + " --csv " + (dir / "x.csv").string());
   EXPECT_EQ(bloom.exit_code, 2) << bloom.output;
   EXPECT_NE(bloom.output.find("pair-scores needs a RoPE model"), std::string::npos) << bloom.output;
   EXPECT_FALSE(fs::exists(dir / "x.csv")) << "nothing written for a refused request";
-  fs::remove_all(dir);
 }
 
 // Haviv et al.'s probe: where the sinusoid is added to the embeddings, the residual stream holds
@@ -285,19 +251,15 @@ TEST(CliFamilies, PairScoresSumToEachCellsScoreInEveryRopeFamily) {
 // with the positions off, nothing but the causal mask is left and the read fails. One row per
 // layer; too few sentences are refused.
 TEST(CliFamilies, PositionProbeReadsPositionsWhereTheModelPutsThem) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-probe-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-probe");
   const auto read_r2 = [&](const std::string& options) {
     const auto r = run("export position-probe --backend cpu --model " + model("poslab_sinusoidal") + " " + options + " --csv " + (dir / "p.csv").string() +
                        " --png " + (dir / "p.png").string());
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    std::istringstream csv(read_file(dir / "p.csv"));
-    std::string line;
-    std::getline(csv, line);
-    EXPECT_EQ(line, "layer,r2,mean_abs_error");
+    const CsvTable csv = poslab::test_support::read_csv_file(dir / "p.csv");
+    EXPECT_EQ(csv.header, poslab::csv_line_fields("layer,r2,mean_abs_error"));
     std::vector<double> r2;
-    while (std::getline(csv, line)) {
-      const std::vector<std::string> f = fields(line);
+    for (const auto& f : csv.rows) {
       EXPECT_EQ(std::stoi(f[0]), static_cast<int>(r2.size()));
       EXPECT_GE(std::stod(f[2]), 0.0);
       r2.push_back(std::stod(f[1]));
@@ -315,7 +277,6 @@ TEST(CliFamilies, PositionProbeReadsPositionsWhereTheModelPutsThem) {
   EXPECT_EQ(few.exit_code, 1) << few.output;
   EXPECT_NE(few.output.find("at least 4"), std::string::npos) << few.output;
   EXPECT_FALSE(fs::exists(dir / "x.csv"));
-  fs::remove_all(dir);
 }
 
 TEST(CliFamilies, AnInterventionThatDoesNotApplyIsRefusedNamingWhatDoes) {
@@ -354,8 +315,8 @@ TEST(CliCheckpoints, AV5ConfigRunsWithItsOwnBaseAndInfoSaysWhereItCameFrom) {
   const auto gemma = run("info --model " + model("gemma3_v5"));
   EXPECT_NE(gemma.output.find("local base 500 from rope_parameters.sliding_attention.rope_theta"), std::string::npos) << gemma.output;
   // The same folder with the old key beside the new one, disagreeing.
-  const fs::path dir = fs::temp_directory_path() / ("poslab-v5-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const TempFolder tmp("family-v5");
+  const fs::path dir = tmp / "llama_v5";
   fs::copy(model("llama_v5"), dir);
   auto config = nlohmann::json::parse(read_file(dir / "config.json"));
   config["rope_theta"] = 10000.0;
@@ -369,7 +330,6 @@ TEST(CliCheckpoints, AV5ConfigRunsWithItsOwnBaseAndInfoSaysWhereItCameFrom) {
   // Gemma 4's proportional RoPE (a share of the pairs turning over the whole head) in a Llama: refused by name.
   const auto unknown = run("info --model " + dir.string());
   EXPECT_NE(unknown.output.find("rope_type \"proportional\" with a partial_rotary_factor below 1"), std::string::npos) << unknown.output;
-  fs::remove_all(dir);
 }
 
 TEST(CliCheckpoints, AMixtureOfExpertsSaysWhichExpertsEachPositionWasRoutedTo) {
@@ -394,8 +354,7 @@ TEST(CliCheckpoints, AMixtureOfExpertsSaysWhichExpertsEachPositionWasRoutedTo) {
 }
 
 TEST(CliCheckpoints, TheMropeViewDrawsThePairsAndTheIdsOfALayout) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-mrope-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const TempFolder dir("family-mrope");
   const auto r = run("export mrope --model " + model("qwen2_5_vl") + " --layout text:2,image:4x6,text:1 --csv " + (dir / "m.csv").string() +
                      " --png " + (dir / "m.png").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -412,5 +371,4 @@ TEST(CliCheckpoints, TheMropeViewDrawsThePairsAndTheIdsOfALayout) {
   const auto odd = run("export mrope --model " + model("qwen3_vl") + " --layout text:2,image:3x4 --csv " + (dir / "y.csv").string());
   EXPECT_EQ(odd.exit_code, 2) << odd.output;
   EXPECT_NE(odd.output.find("multiple of the spatial merge 2"), std::string::npos) << odd.output;
-  fs::remove_all(dir);
 }

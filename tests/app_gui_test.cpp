@@ -28,7 +28,8 @@ using namespace poslab::app_test;
 namespace fs = std::filesystem;
 
 TEST(Gui, ScreenshotUnderXvfbShowsTheHeatmap) {
-  const fs::path shot = temp_dir() / "gui.png";
+  const TempFolder tmp("app");
+  const fs::path shot = tmp / "gui.png";
   const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(POSLAB_BINARY) +
                               " --size 1280x800 --frames 4 --screenshot " + shot.string() + " 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0);
@@ -51,7 +52,8 @@ class EveryViewInTheGui : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryViewInTheGui, ScreenshotShowsTheView) {
   const std::string view = GetParam();
-  const fs::path dir = temp_dir() / ("gui-" + view);
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / ("gui-" + view);
   fs::create_directories(dir);
   auto shoot = [&](const std::string& which, const fs::path& out) {
     const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(POSLAB_BINARY) +

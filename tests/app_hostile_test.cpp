@@ -17,12 +17,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "shell.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab {
 namespace {
@@ -256,8 +258,8 @@ class HostileCommandLines : public ::testing::Test {
  protected:
   // A scratch folder with files to protect, a folder, an input file and a tiny trained model.
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("poslab-hostile-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    folder_ = std::make_unique<test_support::TempFolder>("hostile");
+    dir_ = folder_->path();
     fs::create_directories(dir_ / "folder");
     write_file(dir_ / "keep.csv", "a,b\n1,2\n");
     write_file(dir_ / "keep.png", "not really a png, but nobody may replace it");
@@ -356,7 +358,7 @@ class HostileCommandLines : public ::testing::Test {
     write_file(dir_ / "long-sentence.json",
                "{\"poslab_session\": 1, \"state\": {\"sentence\": \"" + std::string(1'000'000, 'a') + "\"}}");
   }
-  static void TearDownTestSuite() { fs::remove_all(dir_); }
+  static void TearDownTestSuite() { folder_.reset(); }
 
   static void check(const std::vector<Case>& cases) {
     const std::string s = sabotage();
@@ -385,9 +387,11 @@ class HostileCommandLines : public ::testing::Test {
     }
   }
 
+  static std::unique_ptr<test_support::TempFolder> folder_;  // the suite's, made once for every case
   static fs::path dir_;
 };
 
+std::unique_ptr<test_support::TempFolder> HostileCommandLines::folder_;
 fs::path HostileCommandLines::dir_;
 
 TEST_F(HostileCommandLines, OutputsAreCheckedFirstAndWrittenAllOrNone) { check(kOutputCases); }
@@ -416,8 +420,7 @@ TEST_F(HostileCommandLines, ACommandsHelpIsItsOwn) {
 // A session saved with --model DIR stores the folder relative to the session file: opened from
 // another working folder, it finds the model; a folder that is gone is named.
 TEST_F(HostileCommandLines, ASessionFindsItsModelFromAnyFolder) {
-  const fs::path elsewhere = dir_.parent_path() / ("poslab-hostile-elsewhere-" + std::to_string(::getpid()));
-  fs::create_directories(elsewhere);
+  const test_support::TempFolder elsewhere("hostile-elsewhere");  // beside dir_, in the same temporary folder
   const Outcome saved = run_in(dir_, "export attention --model model --layer 0 --backend cpu --csv " + (elsewhere / "a.csv").string() +
                                          " --save-session " + (elsewhere / "s.json").string());
   ASSERT_EQ(saved.exit_code, 0) << saved.output;
@@ -432,18 +435,17 @@ TEST_F(HostileCommandLines, ASessionFindsItsModelFromAnyFolder) {
   const Outcome gone = run_in(elsewhere / "sub", "export attention --session s.json --csv b.csv");
   EXPECT_EQ(gone.exit_code, 1) << gone.output;
   EXPECT_NE(gone.output.find((elsewhere / dir_.filename() / "model").string()), std::string::npos) << gone.output;
-  fs::remove_all(elsewhere);
 }
 
 // The window says what the command line refuses, instead of running without it in silence.
 TEST_F(HostileCommandLines, TheWindowSaysWhatTheCommandLineRefuses) {
-  const fs::path shot = dir_.parent_path() / ("poslab-hostile-shot-" + std::to_string(::getpid()) + ".png");
+  const test_support::TempFolder tmp("hostile-shot");
+  const fs::path shot = tmp / "shot.png";
   // Under the sanitized build, leak checking off as in tests/gui_monkey.sh: the GL driver's own
   // allocations at exit are not ours, and nothing a suppression can name.
   const Outcome r = test_support::run_shell("cd '" + dir_.string() + "' && ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1280x900x24' " + binary() +
                                             " --model model --layer 0 --window 4 --view model --size 900x700 --frames 3 --screenshot " +
                                             shot.string() + " 2>&1 </dev/null");
-  fs::remove(shot);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("--window changes sliding windows"), std::string::npos) << r.output;
 }

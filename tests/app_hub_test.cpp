@@ -17,13 +17,6 @@ namespace {
 
 using test_support::FakeHub;
 
-fs::path fresh(const std::string& name) {
-  const fs::path dir = temp_dir() / ("hub-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 // The environment a user of the Hub has: the endpoint, an empty cache of their own, no token.
 std::string hub_env(const FakeHub& hub, const fs::path& cache, const std::string& more = "") {
   return "env -u HF_TOKEN -u HF_HOME HF_ENDPOINT=" + hub.endpoint() + " HF_HUB_CACHE='" + cache.string() + "' " + more;
@@ -32,7 +25,7 @@ std::string hub_env(const FakeHub& hub, const fs::path& cache, const std::string
 std::string json_part(const std::string& output) { return output.substr(std::min(output.find('{'), output.size())); }
 
 TEST(AppHub, PredictByNameFromAnEmptyCacheMatchesTheFolder) {
-  const fs::path dir = fresh("predict");
+  const TempFolder dir("hub-predict");
   FakeHub hub(dir / "hub");
   ASSERT_TRUE(hub.running());
   const fs::path folder = fs::path(POSLAB_MODEL_REFERENCE) / "llama";
@@ -61,7 +54,7 @@ TEST(AppHub, PredictByNameFromAnEmptyCacheMatchesTheFolder) {
 
 // On a terminal (a pseudo-terminal from script(1)) the progress is a bar redrawn in place.
 TEST(AppHub, OnATerminalTheProgressIsABar) {
-  const fs::path dir = fresh("terminal");
+  const TempFolder dir("hub-terminal");
   FakeHub hub(dir / "hub");
   hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
   const std::string command = hub_env(hub, dir / "cache") + " " + POSLAB_BINARY +
@@ -74,7 +67,7 @@ TEST(AppHub, OnATerminalTheProgressIsABar) {
 }
 
 TEST(AppHub, MissingGatedAndOfflineModelsSayWhy) {
-  const fs::path dir = fresh("errors");
+  const TempFolder dir("hub-errors");
   FakeHub hub(dir / "hub", {"--token", "hf_app_secret"});
   hub.publish("meta-llama/gated", fs::path(POSLAB_MODEL_REFERENCE) / "llama", "--gated");
   const auto gated = run("predict --model meta-llama/gated --sentence hi", hub_env(hub, dir / "cache"));
@@ -117,24 +110,11 @@ std::vector<std::string> publish_training(const FakeHub& hub, const fs::path& di
   return revisions;
 }
 
-std::vector<std::vector<std::string>> csv_rows(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::stringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    std::vector<std::string> cells;
-    std::stringstream l(line);
-    for (std::string cell; std::getline(l, cell, ',');) cells.push_back(cell);
-    if (!line.empty() && line.back() == ',') cells.emplace_back();
-    rows.push_back(cells);
-  }
-  return rows;
-}
-
 // OLMo 2's training checkpoints are branches named stageS-stepN-tokensTB: by name, as Pythia's,
 // with the step read from the name (two checkpoints: the reference folder, and one whose base
 // differs, so that their heads differ).
 TEST(AppHub, ExportTrainingReadsOlmoRevisionNames) {
-  const fs::path dir = fresh("olmo-training");
+  const TempFolder dir("hub-olmo-training");
   FakeHub hub(dir / "hub");
   const fs::path first = fs::path(POSLAB_MODEL_REFERENCE) / "olmo2", second = dir / "later";
   fs::copy(first, second, fs::copy_options::recursive);
@@ -147,14 +127,14 @@ TEST(AppHub, ExportTrainingReadsOlmoRevisionNames) {
                      " --sentence 'the dog sat on the mat' --csv '" + (dir / "t.csv").string() + "'",
                      hub_env(hub, dir / "cache"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = csv_rows(read_file(dir / "t.csv"));
+  const auto rows = test_support::csv_records(read_file(dir / "t.csv"));
   ASSERT_EQ(rows.size(), 1u + 2u * 4u);  // header, 2 revisions × 4 heads
   for (std::size_t k = 1; k < rows.size(); ++k) EXPECT_EQ(rows[k][1], k <= 4 ? "1000" : "2000") << rows[k][0];
   EXPECT_NE(rows[1][4], rows[5][4]) << "the two checkpoints' head 0 should differ";
 }
 
 TEST(AppHub, ExportTrainingFollowsEachHeadAcrossRevisions) {
-  const fs::path dir = fresh("training");
+  const TempFolder dir("hub-training");
   FakeHub hub(dir / "hub");
   const auto revisions = publish_training(hub, dir);
   const std::string sentence = "abcdefghij|abcdefghij";
@@ -162,7 +142,7 @@ TEST(AppHub, ExportTrainingFollowsEachHeadAcrossRevisions) {
                          "' --csv '" + (dir / "t.csv").string() + "' --png '" + (dir / "t.png").string() + "'",
                      hub_env(hub, dir / "cache"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const auto rows = csv_rows(read_file(dir / "t.csv"));
+  const auto rows = test_support::csv_records(read_file(dir / "t.csv"));
   ASSERT_EQ(rows.size(), 1u + 3u * 2u);  // header, 3 revisions × 2 heads
   EXPECT_EQ(rows[0], (std::vector<std::string>{"revision", "step", "layer", "head", "previous", "induction", "sink", "distance", "loss"}));
   for (std::size_t k = 1; k < rows.size(); ++k) {
@@ -181,7 +161,7 @@ TEST(AppHub, ExportTrainingFollowsEachHeadAcrossRevisions) {
     const auto heads = run("export heads --model '" + folder.string() + "' --layer 1 --sentence '" + sentence + "' --csv '" +
                            (dir / "h.csv").string() + "' --backend cpu");
     ASSERT_EQ(heads.exit_code, 0) << heads.output;
-    const auto own = csv_rows(read_file(dir / "h.csv"));
+    const auto own = test_support::csv_records(read_file(dir / "h.csv"));
     ASSERT_EQ(own.size(), 3u);
     const auto predicted = run("predict --model '" + folder.string() + "' --sentence '" + sentence + "' --backend cpu");
     ASSERT_EQ(predicted.exit_code, 0) << predicted.output;
@@ -212,7 +192,7 @@ TEST(AppHub, ExportTrainingFollowsEachHeadAcrossRevisions) {
 
 // eval takes --model ORG/NAME too (everywhere --model DIR works): a trained model on the Hub.
 TEST(AppHub, EvalOpensATrainedModelByName) {
-  const fs::path dir = fresh("eval");
+  const TempFolder dir("hub-eval");
   FakeHub hub(dir / "hub");
   const fs::path rope = fs::path(POSLAB_BINARY).parent_path() / "assets" / "trained" / "copy-rope";
   hub.publish("poslab/copy-rope", rope);
@@ -242,7 +222,7 @@ TEST(AppHub, ExportTrainingRefusesBadArgumentsBeforeAnyRequest) {
 // is refused before any request; a wait is said on stderr; a session saved from a model by name
 // reopens it by name, from any folder; `export training --layer` past the model is a usage error.
 TEST(AppHub, AnUnwritableExportDownloadsNothing) {
-  const fs::path dir = fresh("unwritable");
+  const TempFolder dir("hub-unwritable");
   FakeHub hub(dir / "hub");
   hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
   const auto r = run("export attention --model tiny-org/tiny-llama --layer 0 --csv '" + (dir / "missing" / "x.csv").string() + "'",
@@ -254,7 +234,7 @@ TEST(AppHub, AnUnwritableExportDownloadsNothing) {
 }
 
 TEST(AppHub, ATokenWithALineBreakIsRefused) {
-  const fs::path dir = fresh("crlf");
+  const TempFolder dir("hub-crlf");
   FakeHub hub(dir / "hub");
   hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
   const auto r = run("predict --model tiny-org/tiny-llama --sentence hi", hub_env(hub, dir / "cache", "HF_TOKEN=\"$(printf 'hf_x\\r\\nX-Evil: 1')\""));
@@ -264,7 +244,7 @@ TEST(AppHub, ATokenWithALineBreakIsRefused) {
 }
 
 TEST(AppHub, ARetryAfterIsSaidOnStderr) {
-  const fs::path dir = fresh("retry");
+  const TempFolder dir("hub-retry");
   FakeHub hub(dir / "hub", {"--unavailable", "1", "--retry-after", "1"});
   hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
   const auto r = run("predict --model tiny-org/tiny-llama --sentence hi --backend cpu", hub_env(hub, dir / "cache"));
@@ -274,7 +254,7 @@ TEST(AppHub, ARetryAfterIsSaidOnStderr) {
 }
 
 TEST(AppHub, ASessionOfAModelByNameReopensByNameFromAnotherFolder) {
-  const fs::path dir = fresh("session");
+  const TempFolder dir("hub-session");
   FakeHub hub(dir / "hub");
   const std::string commit = hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama");
   const auto saved = run("export attention --model tiny-org/tiny-llama --layer 0 --backend cpu --csv '" + (dir / "a.csv").string() +
@@ -294,7 +274,7 @@ TEST(AppHub, ASessionOfAModelByNameReopensByNameFromAnotherFolder) {
 }
 
 TEST(AppHub, ExportTrainingALayerPastTheModelIsAUsageError) {
-  const fs::path dir = fresh("training-layer");
+  const TempFolder dir("hub-training-layer");
   FakeHub hub(dir / "hub");
   hub.publish("tiny-org/tiny-llama", fs::path(POSLAB_MODEL_REFERENCE) / "llama", "--tag step1");
   const auto r = run("export training --model tiny-org/tiny-llama --revisions step1 --layer 99 --csv '" + (dir / "t.csv").string() + "'",

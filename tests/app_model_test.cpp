@@ -74,7 +74,7 @@ TEST(CliModel, PredictPrintsTheTopTokensAndTheLossAsJson) {
 }
 
 TEST(CliModel, AttentionOfALayerIsTheModelsOwnOnTheGpuAndTheCpu) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   for (const char* backend : {"gpu", "cpu"}) {
     const fs::path csv = dir / (std::string("model-attention-") + backend + ".csv");
     const auto r = run("export attention --model " + model_dir("qwen2").string() + " --layer 1 --backend " + backend +
@@ -92,7 +92,7 @@ TEST(CliModel, AttentionOfALayerIsTheModelsOwnOnTheGpuAndTheCpu) {
 }
 
 TEST(CliModel, AChangeOfPositionsIsDrawnBesideTheUnchangedModel) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const std::string llama = model_dir("llama").string();
   ASSERT_EQ(run("export attention --model " + llama + " --layer 1 --png " + (dir / "same.png").string()).exit_code, 0);
   struct Case {
@@ -125,58 +125,46 @@ TEST(CliModel, AChangeOfPositionsIsDrawnBesideTheUnchangedModel) {
 }
 
 TEST(CliModel, HeadsAndFrequencyUsageExport) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto r = run("export heads --model " + model_dir("llama").string() + " --layer 0 --png " + (dir / "heads.png").string() +
                " --csv " + (dir / "heads.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto png = read_png(dir / "heads.png");
   EXPECT_GT(png.width, 8 * 120);  // eight thumbnails in a row
-  std::istringstream heads(read_file(dir / "heads.csv"));
-  std::string line;
-  std::getline(heads, line);
-  EXPECT_EQ(line, "head,sink,mean_distance,previous_token,induction");
-  int rows = 0;
-  while (std::getline(heads, line)) ++rows;
-  EXPECT_EQ(rows, 8);
+  const CsvTable heads = test_support::read_csv_file(dir / "heads.csv");
+  EXPECT_EQ(heads.header, csv_line_fields("head,sink,mean_distance,previous_token,induction"));
+  EXPECT_EQ(heads.rows.size(), 8u);
 
   r = run("export frequency-usage --model " + model_dir("qwen2").string() + " --layer 1 --csv " + (dir / "fu.csv").string() +
           " --png " + (dir / "fu.png").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const ForwardResult core = core_forward("qwen2", "The dog chased another dog", {}, 1);
-  std::istringstream usage(read_file(dir / "fu.csv"));
-  std::getline(usage, line);
-  EXPECT_EQ(line, "head,pair,usage");
-  rows = 0;
-  while (std::getline(usage, line)) {
-    int h = 0, i = 0;
-    float u = 0;
-    ASSERT_EQ(std::sscanf(line.c_str(), "%d,%d,%f", &h, &i, &u), 3) << line;
-    EXPECT_NEAR(u, core.layer(1)->frequency_usage(h, i), 1e-5f * u);
-    ++rows;
+  const CsvTable usage = test_support::read_csv_file(dir / "fu.csv");
+  EXPECT_EQ(usage.header, csv_line_fields("head,pair,usage"));
+  for (const auto& f : usage.rows) {
+    ASSERT_EQ(f.size(), 3u) << test_support::csv_row_text(f);
+    const float u = std::stof(f[2]);
+    EXPECT_NEAR(u, core.layer(1)->frequency_usage(std::stoi(f[0]), std::stoi(f[1])), 1e-5f * u);
   }
-  EXPECT_EQ(rows, 4 * 8);  // 4 heads × 8 pairs of d_h 16
+  EXPECT_EQ(usage.rows.size(), 4u * 8u);  // 4 heads × 8 pairs of d_h 16
 }
 
 // StreamingLLM's attention sinks, every layer and head at once (issue 33's lens): each share is
 // the mean over the queries of that head's weight on the first token, as the layer's own
 // attention (kept alone, in the core) gives it.
 TEST(CliModel, SinksExportEveryLayersWeightOnTheFirstToken) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const std::string sentence = "The dog chased another dog";
   const auto r = run("export sinks --model " + model_dir("llama").string() + " --sentence '" + sentence + "' --csv " +
                      (dir / "sinks.csv").string() + " --png " + (dir / "sinks.png").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(read_png(dir / "sinks.png").width, 200);
-  std::istringstream csv(read_file(dir / "sinks.csv"));
-  std::string line;
-  std::getline(csv, line);
-  EXPECT_EQ(line, "layer,head,sink");
+  const CsvTable csv = test_support::read_csv_file(dir / "sinks.csv");
+  EXPECT_EQ(csv.header, csv_line_fields("layer,head,sink"));
   std::map<std::pair<int, int>, float> shares;
-  while (std::getline(csv, line)) {
-    int l = 0, h = 0;
-    float s = 0;
-    ASSERT_EQ(std::sscanf(line.c_str(), "%d,%d,%f", &l, &h, &s), 3) << line;
-    shares[{l, h}] = s;
+  for (const auto& f : csv.rows) {
+    ASSERT_EQ(f.size(), 3u) << test_support::csv_row_text(f);
+    shares[{std::stoi(f[0]), std::stoi(f[1])}] = std::stof(f[2]);
   }
   auto model = Checkpoint::open(model_dir("llama"));
   ASSERT_TRUE(model);
@@ -193,7 +181,7 @@ TEST(CliModel, SinksExportEveryLayersWeightOnTheFirstToken) {
 }
 
 TEST(CliModel, ModelErrorsAreClear) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto r = run("export attention --model " + model_dir("llama").string() + " --layer 7 --csv " + (dir / "x.csv").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("2 layers"), std::string::npos) << r.output;
@@ -213,7 +201,8 @@ TEST(CliModel, ModelErrorsAreClear) {
 // the run is done) shows every head of the layer; the Attention tab then shows the model's own
 // layer, not the embeddings with random projections.
 TEST(GuiModel, TheModelTabShowsEveryHeadAndTheAttentionTabTheModelsLayer) {
-  const fs::path dir = temp_dir() / "gui-model";
+  const TempFolder tmp("app");
+  const fs::path dir = tmp / "gui-model";
   fs::create_directories(dir);
   const std::string llama = model_dir("llama").string();
   auto shoot = [&](const std::string& args, const fs::path& out) {
@@ -244,7 +233,7 @@ TEST(GuiModel, TheModelTabShowsEveryHeadAndTheAttentionTabTheModelsLayer) {
 // Moving every position by K: RoPE's scores depend on m − n only, so a RoPE model's attention
 // stays (up to rounding); GPT-2's learned table gives other vectors, and its attention moves.
 TEST(CliModel, APositionShiftMovesLearnedPositionsButNotRope) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto max_change = [&](const std::string& model) {
     const fs::path a = dir / (model + "-same.csv"), b = dir / (model + "-shift.csv");
     EXPECT_EQ(run("export attention --backend cpu --model " + model_dir(model).string() + " --layer 1 --csv " + a.string()).exit_code, 0);

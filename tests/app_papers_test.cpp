@@ -27,7 +27,7 @@ TEST(CliPapers, ListsEveryCheckWithItsPaper) {
 }
 
 TEST(CliPapers, ReproducedChecksExitZeroAndWriteTheJson) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("papers check alibi-slopes critical-dimension --json " + (dir / "p.json").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto json = nlohmann::json::parse(read_file(dir / "p.json"));
@@ -50,7 +50,7 @@ TEST(CliPapers, AChecksThatDiffersExitsOneAndSaysByHowMuch) {
 }
 
 TEST(CliPapers, AnUnknownIdIsAUsageErrorNamingTheValidOnes) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto r = run("papers check no-such-check --json " + (dir / "unknown.json").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("base-bound"), std::string::npos) << r.output;
@@ -64,7 +64,7 @@ TEST(CliPapers, AnUnknownIdIsAUsageErrorNamingTheValidOnes) {
 }
 
 TEST(CliPapers, ExportPaperWritesTheFigureAndItsData) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("export paper --id alibi-slopes --png " + (dir / "a.png").string() + " --csv " + (dir / "a.csv").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto img = read_png(dir / "a.png");
@@ -76,7 +76,7 @@ TEST(CliPapers, ExportPaperWritesTheFigureAndItsData) {
 }
 
 TEST(CliPapers, TrainedModelChecksRunOnTheShippedModels) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto r = run("papers check alibi-extrapolation survey-table nope-position-probe --json " + (dir / "t.json").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("alibi-extrapolation: reproduced"), std::string::npos) << r.output;
@@ -89,7 +89,7 @@ TEST(CliPapers, TrainedModelChecksRunOnTheShippedModels) {
 }
 
 TEST(CliPapers, ModelChecksNeedAModelAndReadTheOneGiven) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   auto r = run("papers check sinks");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("sinks: skipped (needs --model DIR)"), std::string::npos) << r.output;

@@ -17,13 +17,17 @@
 #include "figures/assets.hpp"
 #include "figures/export.hpp"
 #include "plot/render.hpp"
+#include "csv_reader.hpp"
 #include "poslab_process.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab::app_test {
 
 namespace fs = std::filesystem;
 
 using test_support::RunResult;
+using test_support::CsvTable;
+using test_support::TempFolder;
 
 // The names of the views Export all views writes, read from the view registry (a new view is
 // tested by its row alone).
@@ -35,11 +39,6 @@ inline std::vector<std::string> explorer_view_names() {
 
 inline RunResult run(const std::string& args, const std::string& env = "") { return test_support::run_poslab(args, env); }
 
-inline fs::path temp_dir() {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-app-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
 
 inline std::string read_file(const fs::path& p) { return test_support::read_whole_file(p); }
 
@@ -58,16 +57,10 @@ inline std::size_t distinct_colors(const plot::RgbaImage& img) {
 // Parses the tidy attention CSV into (head, query, key) → (score, weight).
 inline std::map<std::array<int, 3>, std::pair<float, float>> parse_attention_csv(const std::string& text) {
   std::map<std::array<int, 3>, std::pair<float, float>> cells;
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "head,query,key,query_token,key_token,score,weight");
-  while (std::getline(in, line)) {
-    // Tokens of the default sentence need no quoting, so a plain split is enough here.
-    std::vector<std::string> f;
-    std::stringstream s(line);
-    for (std::string field; std::getline(s, field, ',');) f.push_back(field);
-    EXPECT_EQ(f.size(), 7u) << line;
+  const CsvTable csv = test_support::parse_csv(text);
+  EXPECT_EQ(csv.header, csv_line_fields("head,query,key,query_token,key_token,score,weight"));
+  for (const auto& f : csv.rows) {
+    EXPECT_EQ(f.size(), 7u) << test_support::csv_row_text(f);
     if (f.size() != 7) continue;
     cells[{std::stoi(f[0]), std::stoi(f[1]), std::stoi(f[2])}] = {std::stof(f[5]), std::stof(f[6])};
   }

@@ -67,7 +67,7 @@ TEST(Tour, EveryStepRendersInBothLanguagesWithEveryGlyph) {
 }
 
 TEST(Tour, ExportsAStepAsOneImage) {
-  const fs::path dir = temp_dir();
+  const TempFolder dir("app");
   const auto en = run("export tour --step 7 --png " + (dir / "t7.png").string() + " --csv " + (dir / "tour.csv").string());
   ASSERT_EQ(en.exit_code, 0) << en.output;
   const auto ja = run("export tour --step 7 --lang ja --scale 2 --png " + (dir / "t7ja.png").string());

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "core/train/extrapolation.hpp"
+#include "csv_reader.hpp"
 #include "poslab_process.hpp"
+#include "temp_folder.hpp"
 #include "core/train/model.hpp"
 #include "gui/views/train_view.hpp"
 
@@ -25,40 +27,13 @@ namespace {
 namespace fs = std::filesystem;
 
 using test_support::RunResult;
+using test_support::TempFolder;
 
 RunResult run(const std::string& args) { return test_support::run_poslab(args); }
 std::string read_file(const fs::path& p) { return test_support::read_whole_file(p); }
 
-std::vector<std::vector<std::string>> read_csv(const fs::path& p) {
-  std::vector<std::vector<std::string>> rows;
-  std::stringstream in(read_file(p));
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> fields;
-    std::stringstream l(line);
-    std::string f;
-    while (std::getline(l, f, ',')) fields.push_back(f);
-    rows.push_back(fields);
-  }
-  return rows;
-}
-
-class TempDir {
- public:
-  TempDir() : path_(fs::temp_directory_path() / ("poslab-train-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
+// A CSV file's records, the header first.
+std::vector<std::vector<std::string>> read_csv(const fs::path& p) { return test_support::csv_records(read_file(p)); }
 
 // A few steps of a small model: enough for structured weights, quick in a test.
 std::string tiny(const std::string& encoding, const fs::path& out) {
@@ -68,7 +43,7 @@ std::string tiny(const std::string& encoding, const fs::path& out) {
 
 TEST(CliTrain, DefaultRopeCopyRunLearnsTheTask) {
   // The promise: `--encoding rope --train-length 32` and nothing else gives ≥ 99 % exact match.
-  TempDir dir;
+  const TempFolder dir("train");
   const fs::path model = dir.path() / "rope", log = dir.path() / "log.csv";
   const RunResult trained = run("train --encoding rope --train-length 32 --out " + model.string() + " --log " + log.string());
   ASSERT_EQ(trained.exit_code, 0) << trained.output;
@@ -92,7 +67,7 @@ TEST(CliTrain, DefaultRopeCopyRunLearnsTheTask) {
 class TrainedFolderAttention : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TrainedFolderAttention, CliExportEqualsTheTrainingForwardPass) {
-  TempDir dir;
+  const TempFolder dir("train");
   const fs::path folder = dir.path() / GetParam();
   const RunResult trained = run(tiny(GetParam(), folder));
   ASSERT_EQ(trained.exit_code, 0) << trained.output;
@@ -135,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(Encodings, TrainedFolderAttention,
                          ::testing::Values("none", "sinusoidal", "learned", "rope", "alibi", "t5"));
 
 TEST(CliTrain, BadValuesAreClearErrorsAndWriteNothing) {
-  TempDir dir;
+  const TempFolder dir("train");
   const fs::path out = dir.path() / "m";
   struct Case {
     std::string args, message;
@@ -159,7 +134,7 @@ TEST(CliTrain, BadValuesAreClearErrorsAndWriteNothing) {
 }
 
 TEST(CliEval, MatchesExtrapolationAndRefusesWhatCannotBe) {
-  TempDir dir;
+  const TempFolder dir("train");
   const fs::path rope = dir.path() / "rope", alibi = dir.path() / "alibi";
   ASSERT_EQ(run(tiny("rope", rope)).exit_code, 0);
   ASSERT_EQ(run(tiny("alibi", alibi)).exit_code, 0);
@@ -227,7 +202,7 @@ TEST(ShippedModels, OnePerEncodingWithinTwelveMegabytesAndTheirTableHolds) {
   // The shipped table is what `poslab eval` measures now at the training length.
   auto table = parse_extrapolation_csv(read_file(shipped_models_folder() / "extrapolation.csv"));
   ASSERT_TRUE(table) << table.error();
-  TempDir dir;
+  const TempFolder dir("train");
   for (const fs::path& m : models) {
     auto model = load_model_folder(m);
     ASSERT_TRUE(model) << model.error();

@@ -9,18 +9,13 @@
 #include <string>
 
 #include "base/output_plan.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-plan-" + std::to_string(::getpid())) / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using test_support::TempFolder;
 
 std::string read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -36,7 +31,7 @@ std::set<std::string> names(const fs::path& dir) {
 }
 
 TEST(OutputPlan, TwoNamesForOneFileOrAnInputAreTheUsersMistake) {
-  const fs::path dir = scratch("names");
+  const TempFolder dir("plan-names");
   OutputPlan plan;
   plan.add("--png", dir / "a.png");
   plan.add("--svg", dir / "sub" / ".." / "a.png");
@@ -53,7 +48,7 @@ TEST(OutputPlan, TwoNamesForOneFileOrAnInputAreTheUsersMistake) {
 }
 
 TEST(OutputPlan, UnwritableTargetsFailBeforeAnythingIsWrittenAndLeaveNothing) {
-  const fs::path dir = scratch("reserve");
+  const TempFolder dir("plan-reserve");
   fs::create_directory(dir / "folder");
   for (const fs::path& bad : {dir / "folder", dir / "missing" / "x.csv", fs::path("/proc/x.csv")}) {
     OutputPlan plan;
@@ -65,7 +60,7 @@ TEST(OutputPlan, UnwritableTargetsFailBeforeAnythingIsWrittenAndLeaveNothing) {
 }
 
 TEST(OutputPlan, CommitMovesEveryFileAndADroppedPlanLeavesNone) {
-  const fs::path dir = scratch("commit");
+  const TempFolder dir("plan-commit");
   write(dir / "a.csv", "old");
   {
     OutputPlan plan;
@@ -93,7 +88,7 @@ TEST(OutputPlan, CommitMovesEveryFileAndADroppedPlanLeavesNone) {
 // A rename that fails half-way (here a folder appeared where the second file goes) puts the
 // first file's old version back.
 TEST(OutputPlan, ACommitThatFailsHalfWayPutsTheEarlierFilesBack) {
-  const fs::path dir = scratch("undo");
+  const TempFolder dir("plan-undo");
   write(dir / "a.csv", "old");
   OutputPlan plan;
   plan.add("--csv", dir / "a.csv");
@@ -108,7 +103,7 @@ TEST(OutputPlan, ACommitThatFailsHalfWayPutsTheEarlierFilesBack) {
 }
 
 TEST(OutputPlan, AFolderArrivesWholeOrMergesIntoTheOneThere) {
-  const fs::path dir = scratch("folder");
+  const TempFolder dir("plan-folder");
   OutputPlan fresh;
   fresh.add_folder("--out", dir / "runs" / "m");
   ASSERT_EQ(fresh.prepare().exit_code, 0);

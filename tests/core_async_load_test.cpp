@@ -11,20 +11,19 @@
 
 #include "core/async_load.hpp"
 #include "core/formats/formats.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 
 namespace {
 
-// A text table of `words` × 50 dims, in a file of this process's own: ctest runs each test in a
+// A text table of `words` × 50 dims, in a folder of this process's own: ctest runs each test in a
 // process of its own, in parallel, and rewriting a file that another test has mapped while it
 // parses kills that test with SIGBUS.
 struct BigTable {
-  std::string path;
-  explicit BigTable(int words)
-      : path((std::filesystem::temp_directory_path() /
-              ("poslab-async-" + std::to_string(::getpid()) + "-" + std::to_string(words) + ".txt"))
-                 .string()) {
+  poslab::test_support::TempFolder folder{"async"};
+  std::string path = (folder / "table.txt").string();
+  explicit BigTable(int words) {
     std::ofstream out(path);
     for (int w = 0; w < words; ++w) {
       out << "w" << w;
@@ -32,9 +31,6 @@ struct BigTable {
       out << '\n';
     }
   }
-  BigTable(const BigTable&) = delete;
-  BigTable& operator=(const BigTable&) = delete;
-  ~BigTable() { std::filesystem::remove(path); }
 };
 
 Result<EmbeddingTable> wait_for(AsyncLoad& load) {

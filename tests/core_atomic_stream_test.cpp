@@ -13,17 +13,12 @@
 
 #include "base/atomic_stream.hpp"
 #include "core/export_data.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path scratch() {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-stream-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
 
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -33,7 +28,8 @@ std::string read_all(const fs::path& p) {
 }  // namespace
 
 TEST(AtomicStream, WritesReplacesAndLeavesNothingOnFailure) {
-  const fs::path file = scratch() / "out.csv";
+  const poslab::test_support::TempFolder scratch("stream");
+  const fs::path file = scratch / "out.csv";
   ASSERT_TRUE(write_stream_atomic(file, [](std::ostream& out) { out << "first\n"; }).ok());
   EXPECT_EQ(read_all(file), "first\n");
   std::string big(3 << 20, 'x');  // more than the stream's buffer
@@ -47,7 +43,7 @@ TEST(AtomicStream, WritesReplacesAndLeavesNothingOnFailure) {
   std::size_t entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(file.parent_path())) ++entries;
   EXPECT_EQ(entries, 1u);
-  const Status missing = write_stream_atomic(scratch() / "no" / "such.csv", [](std::ostream&) {});
+  const Status missing = write_stream_atomic(scratch / "no" / "such.csv", [](std::ostream&) {});
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.error().find("does not exist"), std::string::npos) << missing.error();
 }
@@ -55,7 +51,8 @@ TEST(AtomicStream, WritesReplacesAndLeavesNothingOnFailure) {
 // Two fetches of one model write its refs/main at the same moment from two threads of one process.
 // Each write has a temporary file of its own, so neither renames the other's away.
 TEST(AtomicStream, ThreadsWritingOneFileAtOnceAllSucceed) {
-  const fs::path file = scratch() / "refs-main";
+  const poslab::test_support::TempFolder scratch("stream");
+  const fs::path file = scratch / "refs-main";
   constexpr int kThreads = 4, kWrites = 200;
   std::vector<std::string> errors(kThreads);
   std::vector<std::thread> threads;

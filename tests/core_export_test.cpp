@@ -9,22 +9,32 @@
 #include "core/export_data.hpp"
 #include "core/options.hpp"
 #include "base/random.hpp"
+#include "csv_reader.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;
 
-namespace {
-fs::path temp_dir() {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-}  // namespace
+using poslab::test_support::TempFolder;
 
 TEST(Csv, FieldsAreQuotedOnlyWhenNeeded) {
   EXPECT_EQ(csv_field("dog"), "dog");
   EXPECT_EQ(csv_field(","), "\",\"");
   EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+}
+
+// The tests' one reader (tests/csv_reader.hpp) reads back every field as the writer quotes it:
+// commas, doubled quotes and line breaks inside quotes, and empty fields.
+TEST(Csv, TheTestsReaderReadsBackWhatTheWriterQuotes) {
+  const std::vector<std::string> fields = {"dog", ",", "say \"hi\"", "two\nlines", "", "last"};
+  std::string line;
+  for (const std::string& f : fields) line += (line.empty() ? "" : ",") + csv_field(f);
+  const auto table = poslab::test_support::parse_csv("a,b,c,d,e,f\n" + line + "\n" + line + ",\n");
+  EXPECT_EQ(table.header, poslab::csv_line_fields("a,b,c,d,e,f"));
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0], fields);
+  EXPECT_EQ(table.rows[1].size(), fields.size() + 1) << "a trailing comma is an empty last field";
+  EXPECT_EQ(table.column("e"), 4u);
 }
 
 TEST(Csv, FloatsRoundTrip) {
@@ -51,7 +61,8 @@ TEST(Csv, AttentionIsTidyWithOneRowPerCell) {
 }
 
 TEST(AtomicWrite, WritesAndReplaces) {
-  const fs::path file = temp_dir() / "out.txt";
+  const TempFolder dir("export");
+  const fs::path file = dir / "out.txt";
   ASSERT_TRUE(write_file_atomic(file, "first").ok());
   ASSERT_TRUE(write_file_atomic(file, "second").ok());
   std::ifstream in(file);
@@ -65,7 +76,7 @@ TEST(AtomicWrite, BadPathsAreClearErrorsAndChangeNothing) {
   auto s = write_file_atomic("/no/such/folder/out.png", "x");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find("does not exist"), std::string::npos) << s.error();
-  const fs::path dir = temp_dir();
+  const TempFolder dir("export");
   s = write_file_atomic(dir, "x");
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find("is a folder"), std::string::npos) << s.error();

@@ -11,6 +11,7 @@
 #include "core/formats/formats.hpp"
 #include "core/formats/npy.hpp"
 #include "base/random.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 
@@ -210,10 +211,10 @@ TEST(Formats, NpyWithExplicitVocabularyAndAnEmptyToken) {
   EXPECT_EQ(t->find(""), 1);
 
   // A UTF-8 byte-order mark (Notepad's habit) is not part of the first token.
-  const auto bom = std::filesystem::temp_directory_path() / ("poslab_bom_" + std::to_string(::getpid()) + ".txt");
+  const poslab::test_support::TempFolder tmp("bom");
+  const auto bom = tmp / "bom.txt";
   { std::ofstream(bom, std::ios::binary) << "\xEF\xBB\xBFx\ny\nz\n"; }
   auto b = load_npy_embeddings(data("emb.npy"), bom);
-  std::filesystem::remove(bom);
   ASSERT_TRUE(b.ok()) << b.error();
   EXPECT_EQ(b->word(0), "x");
   EXPECT_EQ(b->word(2), "z");

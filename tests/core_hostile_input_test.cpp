@@ -29,6 +29,7 @@
 #include "core/model/checkpoint.hpp"
 #include "core/session.hpp"
 #include "tiny_tokenizer.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 using json = nlohmann::json;
@@ -36,14 +37,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A scratch folder of this process (ctest runs tests in parallel), removed at the end.
+// A scratch folder (test_support::TempFolder) and the hostile files made in it.
 class Scratch {
  public:
-  Scratch() : dir_(fs::temp_directory_path() / ("poslab-hostile-input-" + std::to_string(::getpid()))) {
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  ~Scratch() { fs::remove_all(dir_); }
   fs::path path(const std::string& name) const { return dir_ / name; }
   fs::path write(const std::string& name, const std::string& bytes) const {
     std::ofstream(dir_ / name, std::ios::binary) << bytes;
@@ -61,7 +57,7 @@ class Scratch {
   }
 
  private:
-  fs::path dir_;
+  test_support::TempFolder dir_{"hostile-input"};
 };
 
 // Bytes this process has read through read(2) and the like so far (/proc/self/io's rchar).

@@ -15,6 +15,7 @@
 #include "core/attention/pipeline.hpp"
 #include "core/formats/tokenizer.hpp"
 #include "tiny_tokenizer.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 namespace fs = std::filesystem;
@@ -48,10 +49,8 @@ std::string safetensors_bf16(const std::string& tensor) {
   return out + header + data;
 }
 
-fs::path make_model(const std::string& name, bool sharded) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-model-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+// A tiny model folder's files written into `dir`.
+void make_model(const fs::path& dir, bool sharded) {
   write(dir / "tokenizer.json", tokenizer_json(false, true));
   write(dir / "config.json", R"({"hidden_size": 8, "num_attention_heads": 2, "head_dim": 4, "rope_theta": 500000.0,
                                  "rope_scaling": {"rope_type": "llama3", "factor": 32.0, "low_freq_factor": 1.0,
@@ -63,14 +62,14 @@ fs::path make_model(const std::string& name, bool sharded) {
   } else {
     write(dir / "model.safetensors", safetensors_bf16("model.embed_tokens.weight"));
   }
-  return dir;
 }
 
 }  // namespace
 
 TEST(ModelFolder, TokensComeFromTheModelsTokenizerAndRowsFromTheFile) {
   for (bool sharded : {false, true}) {
-    const fs::path dir = make_model("t", sharded);
+    const poslab::test_support::TempFolder dir("model-t");
+    make_model(dir, sharded);
     auto table = load_embeddings_file(dir, {});
     ASSERT_TRUE(table.ok()) << table.error();
     EXPECT_EQ(table->size(), kRows);
@@ -93,12 +92,12 @@ TEST(ModelFolder, TokensComeFromTheModelsTokenizerAndRowsFromTheFile) {
     auto r = run_pipeline(s, *table, cpu, false);
     ASSERT_TRUE(r.ok()) << r.error();
     EXPECT_EQ(r->problem.Xq.row(1), RowVector(table->row(8).value()));
-    fs::remove_all(dir);
   }
 }
 
 TEST(ModelFolder, ModelOptionReadsTheConfig) {
-  const fs::path dir = make_model("c", false);
+  const poslab::test_support::TempFolder dir("model-c");
+  make_model(dir, false);
   State s;
   ASSERT_TRUE(find_state_option("--model")->apply(s, dir.string()).ok());
   EXPECT_EQ(s.embeddings_path, dir.string());
@@ -106,11 +105,11 @@ TEST(ModelFolder, ModelOptionReadsTheConfig) {
   EXPECT_EQ(s.model.base, 500000.0);
   EXPECT_EQ(s.model.scaling.type, RopeScalingType::Llama3);
   EXPECT_FALSE(find_state_option("--model")->apply(s, (dir / "nope").string()).ok());
-  fs::remove_all(dir);
 }
 
 TEST(ModelFolder, ClearErrors) {
-  const fs::path dir = make_model("e", false);
+  const poslab::test_support::TempFolder dir("model-e");
+  make_model(dir, false);
   fs::remove(dir / "model.safetensors");
   auto missing = load_embeddings_file(dir, {});
   ASSERT_FALSE(missing.ok());
@@ -124,5 +123,4 @@ TEST(ModelFolder, ClearErrors) {
   ASSERT_TRUE(ids.ok()) << ids.error();
   EXPECT_EQ(ids->find("9"), 9);
   EXPECT_EQ(ids->tokenizer(), nullptr);
-  fs::remove_all(dir);
 }

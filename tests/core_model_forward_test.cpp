@@ -18,6 +18,7 @@
 #include "core/model/forward.hpp"
 #include "core/model/model_run.hpp"
 #include "core/model/model_worker.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab {
 namespace {
@@ -229,10 +230,9 @@ TEST(RealModelErrors, BadFoldersAreClearErrors) {
   EXPECT_FALSE(Checkpoint::open(reference_dir() / "no_such_folder"));
 }
 
-// A copy of a reference folder whose config.json has `key` set to `value` (JSON text).
-fs::path folder_with(const std::string& model, const std::string& key, const std::string& value) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-config-" + model + "-" + key + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+// A copy of a reference folder, made in `tmp`, whose config.json has `key` set to `value` (JSON text).
+fs::path folder_with(const fs::path& tmp, const std::string& model, const std::string& key, const std::string& value) {
+  const fs::path dir = tmp / model;
   fs::copy(reference_dir() / model, dir, fs::copy_options::recursive);
   Json config = read_json(dir / "config.json");
   config[key] = Json::parse(value);
@@ -253,9 +253,9 @@ TEST(RealModelErrors, ConfigValuesWithoutMeaningAreRefusedNamingTheKey) {
                         // Sized by config.json alone, this would take ~100 GB before any tensor is read.
                         Case{"llama", "num_hidden_layers", "100000000", "says 100000000 layers, but the files hold 2"},
                         Case{"gpt2", "n_layer", "3", "says 3 layers, but the files hold 2"}}) {
-    const fs::path dir = folder_with(c.model, c.key, c.value);
+    const poslab::test_support::TempFolder tmp("config");
+    const fs::path dir = folder_with(tmp, c.model, c.key, c.value);
     auto model = Checkpoint::open(dir);
-    fs::remove_all(dir);
     ASSERT_FALSE(model) << c.model << " " << c.key << " = " << c.value;
     EXPECT_NE(model.error().find(c.words), std::string::npos) << model.error();
   }
@@ -264,7 +264,8 @@ TEST(RealModelErrors, ConfigValuesWithoutMeaningAreRefusedNamingTheKey) {
 // One NaN in a weight made every probability print as null with exit 0: the forward pass now says
 // where the numbers stop being finite.
 TEST(RealModelErrors, ANanWeightIsReportedWithItsLayerNotPrinted) {
-  const fs::path dir = folder_with("llama", "vocab_size", std::to_string(read_json(reference_dir() / "llama" / "config.json")["vocab_size"].get<int>()));
+  const poslab::test_support::TempFolder tmp("config");
+  const fs::path dir = folder_with(tmp, "llama", "vocab_size", std::to_string(read_json(reference_dir() / "llama" / "config.json")["vocab_size"].get<int>()));
   std::string header_text;
   {
     std::ifstream in(dir / "model.safetensors", std::ios::binary);
@@ -290,7 +291,6 @@ TEST(RealModelErrors, ANanWeightIsReportedWithItsLayerNotPrinted) {
   auto ids = model_tokens(**model, "hello world");
   ASSERT_TRUE(ids);
   auto r = run_forward(**model, *ids, {});
-  fs::remove_all(dir);
   ASSERT_FALSE(r) << "a NaN weight gave a result (loss " << r->loss << ")";
   EXPECT_NE(r.error().find("not finite"), std::string::npos) << r.error();
   EXPECT_NE(r.error().find("layer 1's MLP"), std::string::npos) << r.error();
@@ -381,8 +381,8 @@ TEST(RealModelErrors, GptTwoPositionsPastItsTableAreAnError) {
 // A Hugging Face cache folder: models--ORG--NAME/snapshots/REV holds symlinks into blobs/, and
 // refs/main names the revision.
 TEST(RealModelFolder, OpensAHuggingFaceCacheFolder) {
-  const fs::path cache = fs::path(testing::TempDir()) / "hf-cache" / "models--poslab--tiny-llama";
-  fs::remove_all(cache.parent_path());
+  const poslab::test_support::TempFolder tmp("hf-cache");
+  const fs::path cache = tmp / "models--poslab--tiny-llama";
   fs::create_directories(cache / "blobs");
   fs::create_directories(cache / "snapshots" / "0123abcd");
   fs::create_directories(cache / "refs");

@@ -17,6 +17,7 @@
 #include "core/model/position_design.hpp"
 #include "core/model/checkpoint.hpp"
 #include "core/model/transformer_config.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab {
 namespace {
@@ -381,12 +382,11 @@ TEST(ConfigMessages, NameTheKeyTheFileHas) {
   auto t = parse_transformer_config(t5.dump(), "config.json");
   ASSERT_FALSE(t);
   EXPECT_NE(t.error().find("must divide num_heads"), std::string::npos) << t.error();
-  const fs::path dir = fs::temp_directory_path() / ("poslab-index-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const poslab::test_support::TempFolder tmp("index");
+  const fs::path dir = tmp / "qwen2";
   fs::copy(reference_dir() / "qwen2", dir);
   std::ofstream(dir / "model.safetensors.index.json") << "{\"weight_map\": ";
   auto opened = Checkpoint::open(dir);
-  fs::remove_all(dir);
   ASSERT_FALSE(opened);
   EXPECT_NE(opened.error().find("model.safetensors.index.json: not valid JSON"), std::string::npos) << opened.error();
 }

@@ -14,6 +14,7 @@
 #include "core/formats/npy.hpp"
 #include "base/random.hpp"
 #include "core/formats/safetensors.hpp"
+#include "temp_folder.hpp"
 
 using namespace poslab;
 
@@ -281,11 +282,10 @@ TEST(Safetensors, MissingFileAndFolderAreErrors) {
   auto dir = SafetensorsFile::open(data(""));
   ASSERT_FALSE(dir.ok());
   EXPECT_TRUE(contains(dir.error(), "is a directory")) << dir.error();
-  const auto empty =
-      std::filesystem::temp_directory_path() / ("poslab_empty_" + std::to_string(::getpid()) + ".safetensors");
+  const poslab::test_support::TempFolder tmp("empty");
+  const auto empty = tmp / "empty.safetensors";
   { std::ofstream(empty, std::ios::binary); }
   auto e = SafetensorsFile::open(empty);
-  std::filesystem::remove(empty);
   ASSERT_FALSE(e.ok());
   EXPECT_TRUE(contains(e.error(), "too short for a safetensors file (0 bytes")) << e.error();
 }
@@ -376,13 +376,12 @@ TEST(Safetensors, RandomMutationsNeverCrash) {
   EXPECT_GT(opened, 0);
 
   // A few through the file system too, for the mapping's sake.
-  const auto path =
-      std::filesystem::temp_directory_path() / ("poslab_fuzz_" + std::to_string(::getpid()) + ".safetensors");
+  const poslab::test_support::TempFolder tmp("fuzz");
+  const auto path = tmp / "fuzz.safetensors";
   const std::string good = bytes_of("st_f16.safetensors");
   for (int trial = 0; trial < 50; ++trial) {
     const std::string m = mutate(good, rng);
     { std::ofstream(path, std::ios::binary | std::ios::trunc).write(m.data(), static_cast<std::streamsize>(m.size())); }
     exercise(SafetensorsFile::open(path), path.string());
   }
-  std::filesystem::remove(path);
 }

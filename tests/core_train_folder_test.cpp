@@ -17,28 +17,12 @@
 #include "core/model/model_run.hpp"
 #include "core/train/evaluate.hpp"
 #include "core/train/folder.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A folder under the system's temporary directory, removed at the end of the test.
-class TempFolder {
- public:
-  explicit TempFolder(const std::string& name)
-      : path_(fs::temp_directory_path() / ("poslab_train_" + std::to_string(::getpid()) + "_" + name)) {
-    fs::remove_all(path_);
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 struct Variant {
   std::string name;
@@ -85,10 +69,11 @@ TEST_P(TrainedFolder, TheRealModelPathComputesTheSameAttentionAndLogits) {
   auto run = train(settings);
   ASSERT_TRUE(run) << run.error();
   const TrainedModel model = trained_model(std::move(*run));
-  TempFolder dir(GetParam().name);
-  ASSERT_TRUE(save_model_folder(model, dir.path()));
+  const test_support::TempFolder tmp("train-folder");
+  const fs::path dir = tmp / GetParam().name;  // made by the code under test
+  ASSERT_TRUE(save_model_folder(model, dir));
 
-  auto checkpoint = Checkpoint::open(dir.path());
+  auto checkpoint = Checkpoint::open(dir);
   ASSERT_TRUE(checkpoint) << checkpoint.error();
   const bool llama = GetParam().positions == PositionKind::Rope && GetParam().rope_fraction == 1.0;
   EXPECT_EQ((*checkpoint)->config().arch->name, llama ? "llama" : "poslab");
@@ -136,9 +121,10 @@ TEST(TrainedFolderFiles, ConfigReadsBackAndWeightsAreTheSameBits) {
     auto run = train(settings);
     ASSERT_TRUE(run) << run.error();
     const TrainedModel model = trained_model(std::move(*run));
-    TempFolder dir("files_" + v.name);
-    ASSERT_TRUE(save_model_folder(model, dir.path()));
-    auto back = load_model_folder(dir.path());
+    const test_support::TempFolder tmp("train-folder");
+    const fs::path dir = tmp / ("files_" + v.name);  // made by the code under test
+    ASSERT_TRUE(save_model_folder(model, dir));
+    auto back = load_model_folder(dir);
     ASSERT_TRUE(back) << back.error();
     EXPECT_EQ(back->model, model.model) << v.name;
     EXPECT_EQ(back->task, model.task);
@@ -147,7 +133,7 @@ TEST(TrainedFolderFiles, ConfigReadsBackAndWeightsAreTheSameBits) {
     ASSERT_EQ(back->params.values().size(), model.params.values().size());
     EXPECT_EQ(std::memcmp(back->params.values().data(), model.params.values().data(), model.params.values().size() * 4), 0);
 
-    const auto config = nlohmann::json::parse(*read_whole_file(dir.path() / "config.json", kJsonConfigFile));
+    const auto config = nlohmann::json::parse(*read_whole_file(dir / "config.json", kJsonConfigFile));
     EXPECT_EQ(config["poslab_task"], "copy");
     EXPECT_EQ(config["poslab_train_length"], 8);
     EXPECT_EQ(config["poslab_seed"], 11);
@@ -170,7 +156,7 @@ TEST(TrainedFolderFiles, ConfigReadsBackAndWeightsAreTheSameBits) {
     }
 
     // The safetensors file: u64 header length, a header padded to 8 bytes, tied (no lm_head).
-    const std::string bytes = *read_whole_file(dir.path() / "model.safetensors", kMatrixFile);
+    const std::string bytes = *read_whole_file(dir / "model.safetensors", kMatrixFile);
     std::uint64_t header = 0;
     std::memcpy(&header, bytes.data(), 8);
     EXPECT_EQ(header % 8, 0u);
@@ -190,9 +176,10 @@ TEST(TrainedFolderFiles, UnknownTextAndPositionsBeyondTrainingAreNotedWithTheRun
   settings.steps = 1;
   auto run = train(settings);
   ASSERT_TRUE(run) << run.error();
-  TempFolder dir("notes");
-  ASSERT_TRUE(save_model_folder(trained_model(std::move(*run)), dir.path()));
-  auto checkpoint = Checkpoint::open(dir.path());
+  const test_support::TempFolder tmp("train-folder");
+  const fs::path dir = tmp / "notes";  // made by the code under test
+  ASSERT_TRUE(save_model_folder(trained_model(std::move(*run)), dir));
+  auto checkpoint = Checkpoint::open(dir);
   ASSERT_TRUE(checkpoint) << checkpoint.error();
   ModelRequest request;
   request.sentence = "abc";  // inside the alphabet and the training length: nothing to say
@@ -222,9 +209,10 @@ TEST(TrainedFolderFiles, ATaskModelsLossCountsWhatItsTaskScores) {
   settings.steps = 1;
   auto run = train(settings);
   ASSERT_TRUE(run) << run.error();
-  TempFolder dir("scored");
-  ASSERT_TRUE(save_model_folder(trained_model(std::move(*run)), dir.path()));
-  auto checkpoint = Checkpoint::open(dir.path());
+  const test_support::TempFolder tmp("train-folder");
+  const fs::path dir = tmp / "scored";  // made by the code under test
+  ASSERT_TRUE(save_model_folder(trained_model(std::move(*run)), dir));
+  auto checkpoint = Checkpoint::open(dir);
   ASSERT_TRUE(checkpoint) << checkpoint.error();
   ModelRequest request;
   request.sentence = "abcd|abcd";
@@ -254,10 +242,11 @@ TEST(TrainedFolderFiles, ATaskModelsLossCountsWhatItsTaskScores) {
 
 TEST(TrainedFolderFiles, TheTokenizerGivesTheTaskIds) {
   const Task task{TaskKind::Copy, 62};
-  TempFolder dir("tokenizer");
-  fs::create_directories(dir.path());
-  ASSERT_TRUE(write_file_atomic(dir.path() / "tokenizer.json", task_tokenizer_json(task)));
-  auto tokenizer = BpeTokenizer::load(dir.path() / "tokenizer.json");
+  const test_support::TempFolder tmp("train-folder");
+  const fs::path dir = tmp / "tokenizer";
+  fs::create_directories(dir);
+  ASSERT_TRUE(write_file_atomic(dir / "tokenizer.json", task_tokenizer_json(task)));
+  auto tokenizer = BpeTokenizer::load(dir / "tokenizer.json");
   ASSERT_TRUE(tokenizer) << tokenizer.error();
   EXPECT_EQ(tokenizer->vocab_size(), 63);
   const std::string text = "abcXYZ09|abcXYZ09";

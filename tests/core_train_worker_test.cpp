@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/train/train_worker.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab {
 namespace {
@@ -29,16 +30,11 @@ TrainSettings tiny(PositionKind positions, int steps) {
   return s;
 }
 
-fs::path fresh_folder(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-train-worker-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  return dir;
-}
-
 TEST(TrainWorker, TrainsEachEncodingSavesItAndMeasuresTheExtrapolation) {
   TrainJob job;
   job.runs = {tiny(PositionKind::Rope, 30), tiny(PositionKind::Alibi, 30)};
-  job.folder = fresh_folder("two");
+  const test_support::TempFolder tmp("train-worker");
+  job.folder = tmp / "two";  // made by the worker
   job.eval_lengths = {4, 8};
   job.eval_sequences = 10;
   TrainWorker worker;
@@ -75,13 +71,13 @@ TEST(TrainWorker, TrainsEachEncodingSavesItAndMeasuresTheExtrapolation) {
   eval.sequences = 10;
   const auto again = evaluate_lengths(saved->params, saved->task, saved->train_length, {4, 8}, eval);
   EXPECT_EQ(again[1].loss, p.curves.back().rows[1].loss);
-  fs::remove_all(job.folder);
 }
 
 TEST(TrainWorker, StopEndsTheJobAtTheNextStepAndKeepsTheModel) {
   TrainJob job;
   job.runs = {tiny(PositionKind::T5, 100000), tiny(PositionKind::None, 100000)};
-  job.folder = fresh_folder("stop");
+  const test_support::TempFolder tmp("train-worker");
+  job.folder = tmp / "stop";  // made by the worker
   TrainWorker worker;
   ASSERT_TRUE(worker.start(job));
   while (worker.progress().runs[0].log.size() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -95,7 +91,6 @@ TEST(TrainWorker, StopEndsTheJobAtTheNextStepAndKeepsTheModel) {
   EXPECT_TRUE(fs::exists(p.runs[0].folder / "config.json"));  // the weights so far, saved
   EXPECT_TRUE(p.runs[1].log.empty());                         // the next encoding never started
   EXPECT_TRUE(p.curves.empty());
-  fs::remove_all(job.folder);
 }
 
 TEST(TrainWorker, AFailedSaveIsReportedNotThrown) {

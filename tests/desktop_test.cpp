@@ -11,6 +11,7 @@
 #include "core/session.hpp"
 #include "gui/show_figure.hpp"
 #include "gui/settings.hpp"
+#include "temp_folder.hpp"
 
 namespace fs = std::filesystem;
 using namespace poslab;
@@ -36,13 +37,6 @@ class ScopedEnv {
   const char* name_;
   std::optional<std::string> old_;
 };
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab-desktop-test-" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 }  // namespace
 
@@ -78,13 +72,15 @@ TEST(Settings, LiveInTheConfigDir) {
 }
 
 TEST(Settings, AMissingFileGivesTheDefaults) {
-  const auto settings = load_settings(fresh_dir("missing") / "settings.json");
+  const test_support::TempFolder dir("desktop-missing");
+  const auto settings = load_settings(dir / "settings.json");
   ASSERT_TRUE(settings) << settings.error();
   EXPECT_EQ(settings->ui_scale, 0.0f);  // follow the monitor
 }
 
 TEST(Settings, RoundTripAndCreateTheFolder) {
-  const fs::path path = fresh_dir("round-trip") / "poslab" / "settings.json";
+  const test_support::TempFolder dir("desktop-round-trip");
+  const fs::path path = dir / "poslab" / "settings.json";
   ASSERT_TRUE(save_settings(GuiSettings{1.75f}, path));
   const auto settings = load_settings(path);
   ASSERT_TRUE(settings) << settings.error();
@@ -92,7 +88,7 @@ TEST(Settings, RoundTripAndCreateTheFolder) {
 }
 
 TEST(Settings, ABadValueIsAnErrorNamingTheFile) {
-  const fs::path dir = fresh_dir("bad");
+  const test_support::TempFolder dir("desktop-bad");
   for (const char* text : {R"({"ui_scale": "big"})", R"({"ui_scale": 9})", R"({"ui_scale": 0.1})", "[1, 2]", "{not json"}) {
     std::ofstream(dir / "settings.json") << text;
     const auto settings = load_settings(dir / "settings.json");

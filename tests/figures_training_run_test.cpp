@@ -10,6 +10,7 @@
 #include "figures/training_run.hpp"
 #include "hub/hub_client.hpp"
 #include "hub_support.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab::hub {
 namespace {
@@ -30,8 +31,7 @@ fs::path model_folder(const fs::path& dir, unsigned seed) {
 
 // Two revisions that are one commit download its files once: the size said counts them once.
 TEST(TrainingRun, RevisionsThatAreOneCommitAreCountedOnce) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab_training_run_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test_support::TempFolder dir("training-run");
   FakeHub fake(dir / "hub", {});
   fake.publish("org/pythia", model_folder(dir / "v1", 9), "--tag step1 --tag step2");
   HubSettings settings;
@@ -43,7 +43,6 @@ TEST(TrainingRun, RevisionsThatAreOneCommitAreCountedOnce) {
   std::uint64_t one = 0;
   for (const auto& f : (*plans)[0].files) one += f.size;
   EXPECT_EQ(bytes_to_download(*plans), one);
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -15,19 +15,13 @@
 #include "hub/http.hpp"
 #include "hub/hub_client.hpp"
 #include "hub_support.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab::hub {
 namespace {
 
 namespace fs = std::filesystem;
 using test_support::FakeHub;
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab_hub_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 void write(const fs::path& p, const std::string& bytes) {
   fs::create_directories(p.parent_path());
@@ -54,11 +48,11 @@ fs::path model_folder(const fs::path& dir, const std::string& config, unsigned s
 }
 
 struct Fixture {
-  fs::path dir;
+  test_support::TempFolder dir;  // first made, last removed: the Hub above it stops first
   FakeHub hub;
   HubSettings settings;
   Fixture(const std::string& name, std::vector<std::string> options = {})
-      : dir(fresh_dir(name)), hub(dir / "hub", std::move(options)) {
+      : dir("hub-" + name), hub(dir / "hub", std::move(options)) {
     settings.endpoint = hub.endpoint();
     settings.cache = HubCache(dir / "cache");
   }
@@ -274,7 +268,7 @@ TEST(HubFetch, AShardedModelBringsItsIndexAndEveryShard) {
 // TLS verification stays on: a Hub whose certificate no authority signed is refused, the token
 // never sent, nothing written.
 TEST(HubFetch, AnUnverifiedCertificateIsRefused) {
-  const fs::path dir = fresh_dir("tls");
+  const test_support::TempFolder dir("hub-tls");
   const auto made = test_support::run_shell("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 -keyout '" +
                                             (dir / "key.pem").string() + "' -out '" + (dir / "cert.pem").string() + "' 2>&1");
   ASSERT_EQ(made.exit_code, 0) << made.output;

@@ -20,19 +20,13 @@
 #include "hub/hub_client.hpp"
 #include "hub/sha256.hpp"
 #include "hub_support.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab::hub {
 namespace {
 
 namespace fs = std::filesystem;
 using test_support::FakeHub;
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("poslab_hub_hostile_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 void write(const fs::path& p, const std::string& bytes) {
   fs::create_directories(p.parent_path());
@@ -54,10 +48,10 @@ fs::path model_folder(const fs::path& dir, unsigned seed) {
 }
 
 struct Hub {
-  fs::path dir;
+  test_support::TempFolder dir;  // first made, last removed: the Hub above it stops first
   FakeHub fake;
   HubSettings settings;
-  Hub(const std::string& name, std::vector<std::string> options = {}) : dir(fresh_dir(name)), fake(dir / "hub", std::move(options)) {
+  Hub(const std::string& name, std::vector<std::string> options = {}) : dir("hub-hostile-" + name), fake(dir / "hub", std::move(options)) {
     settings.endpoint = fake.endpoint();
     settings.cache = HubCache(dir / "cache");
   }
@@ -186,7 +180,8 @@ TEST(HubHostile, BytesWhoseSha256IsNotTheAnnouncedOneNeverEnterTheCache) {
 }
 
 TEST(HubHostile, Sha256OfAFileIsTheKnownDigest) {
-  const fs::path file = fresh_dir("digest") / "abc";
+  const test_support::TempFolder dir("hub-hostile-digest");
+  const fs::path file = dir / "abc";
   write(file, "abc");
   auto digest = sha256_of_file(file);
   ASSERT_TRUE(digest) << digest.error();

@@ -8,6 +8,7 @@
 #include "hub/hub_cache.hpp"
 #include "hub/model_name.hpp"
 #include "hub/resolve.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab::hub {
 namespace {
@@ -42,7 +43,7 @@ TEST(HubNames, RefusesNamesThatWouldLeaveTheCache) {
 }
 
 TEST(HubNames, APathThatExistsIsAFolderEvenWhenShapedLikeAName) {
-  const fs::path dir = fs::temp_directory_path() / "poslab_hub_names";
+  const test_support::TempFolder dir("hub-names");
   fs::create_directories(dir / "org" / "name");
   const fs::path old = fs::current_path();
   fs::current_path(dir);

@@ -15,11 +15,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
 #include "core/formats/safetensors.hpp"
 #include "core/train/folder.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab {
 namespace {
@@ -97,20 +99,19 @@ void write_case(const Case& c, const fs::path& dir) {
 class TrainReference : public ::testing::TestWithParam<Case> {
  protected:
   static void SetUpTestSuite() {
-    root_ = fs::temp_directory_path() / ("poslab_train_reference_" + std::to_string(::getpid()));
-    fs::remove_all(root_);
+    folder_ = std::make_unique<test_support::TempFolder>("train-reference");
+    root_ = folder_->path();
     for (const Case& c : cases()) write_case(c, root_ / c.name);
     const std::string command = "/usr/bin/python3 " + std::string(POSLAB_TEST_REFERENCE_DIR) + "/train_reference.py " + root_.string();
     status_ = std::system(command.c_str());
   }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    if (!root_.empty()) fs::remove_all(root_, ec);
-  }
+  static void TearDownTestSuite() { folder_.reset(); }
+  static std::unique_ptr<test_support::TempFolder> folder_;  // the suite's, made once for every case
   static fs::path root_;
   static int status_;
 };
 
+std::unique_ptr<test_support::TempFolder> TrainReference::folder_;
 fs::path TrainReference::root_;
 int TrainReference::status_ = -1;
 

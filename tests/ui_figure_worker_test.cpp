@@ -20,6 +20,7 @@
 #include "figures/assets.hpp"
 #include "gui/export_queue.hpp"
 #include "gui/figure_worker.hpp"
+#include "temp_folder.hpp"
 
 namespace poslab {
 namespace {
@@ -131,8 +132,7 @@ TEST(ExportQueue, WritesWhatViewIdWritesAndReportsEveryExportInOrder) {
   State state;
   state.model.sentence = "the dog chased another dog";
   ASSERT_TRUE(workspace.update(state).ok());
-  const auto dir = std::filesystem::temp_directory_path() / ("poslab-export-queue-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const test_support::TempFolder dir("export-queue");
 
   std::vector<std::string> expected_written;
   for (ViewId view : {ViewId::Patterns, ViewId::Attention}) {
@@ -207,7 +207,6 @@ TEST(ExportQueue, WritesWhatViewIdWritesAndReportsEveryExportInOrder) {
   queue.finish([&](const Status& s, const std::vector<std::string>&, const std::string&) { all_failures += s.ok() ? 0 : 1; });
   EXPECT_EQ(all_failures, 1);
   EXPECT_EQ(file_bytes(dir / "a-file"), "keep");
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

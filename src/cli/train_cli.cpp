@@ -9,10 +9,10 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "base/files.hpp"
+#include "base/text.hpp"
 #include "core/model_resolver.hpp"
 #include "core/options.hpp"
 #include "core/train/extrapolation.hpp"
@@ -269,9 +269,7 @@ int run_export_extrapolation(ArgParser& p) {
 
   std::vector<std::pair<std::string, TrainedModel>> models;
   std::vector<std::string> dirs;
-  std::stringstream in(list);
-  std::string dir;
-  while (std::getline(in, dir, ',')) {
+  for (std::string dir : split_list(list, ',')) {
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     if (dir.empty()) continue;
     const std::string label = hub::looks_like_model_name(dir) ? dir : fs::path(dir).filename().string();

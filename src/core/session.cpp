@@ -8,6 +8,7 @@
 
 #include "core/options.hpp"
 #include "base/files.hpp"
+#include "base/json.hpp"
 #include "base/number_text.hpp"
 
 namespace poslab {
@@ -175,17 +176,13 @@ std::string session_json(const State& state, const fs::path& session_file) {
 }
 
 Result<LoadedSession> parse_session(std::string_view text, const std::string& name, const fs::path& folder) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
-    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
-  }
-  if (!doc.is_object() || !doc.contains("poslab_session") || !doc["poslab_session"].is_number_integer())
-    return Error{name + ": not a PosLab session (no \"poslab_session\" version)"};
-  if (doc["poslab_session"].get<long long>() > kSessionVersion)
-    return Error{name + ": written by a newer PosLab (session version " + std::to_string(doc["poslab_session"].get<long long>()) +
-                 ")"};
+  auto parsed = parse_json(text, name);
+  if (!parsed) return Error{parsed.error()};
+  Json& doc = *parsed;
+  const Json* version = json_member(doc, "poslab_session", &Json::is_number_integer);
+  if (!version) return Error{name + ": not a PosLab session (no \"poslab_session\" version)"};
+  if (version->get<long long>() > kSessionVersion)
+    return Error{name + ": written by a newer PosLab (session version " + std::to_string(version->get<long long>()) + ")"};
   LoadedSession loaded;
   for (const auto& [key, value] : doc.items())
     if (key != "poslab_session" && key != "state") loaded.unknown_keys.push_back(key);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
 #include "core/attention/attention.hpp"
 
 namespace poslab {
@@ -22,7 +23,7 @@ std::string label(const std::string& token) {
   constexpr std::size_t kMost = 18;
   if (token.size() <= kMost) return token;
   std::size_t cut = kMost;
-  while (cut > 0 && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  while (cut > 0 && is_utf8_continuation(static_cast<unsigned char>(token[cut]))) --cut;  // not inside a character
   return token.substr(0, cut) + "…";
 }
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <set>
-#include <sstream>
 
 #include "core/model/model_run.hpp"
 #include "base/number_text.hpp"
+#include "base/text.hpp"
 
 namespace poslab::hub {
 
@@ -58,8 +58,7 @@ std::string_view training_stage(std::string_view revision) {
 
 Result<std::vector<std::string>> parse_revisions(std::string_view list) {
   std::vector<std::string> out;
-  std::stringstream in{std::string(list)};
-  for (std::string item; std::getline(in, item, ',');) {
+  for (const std::string& item : split_list(list, ',')) {
     if (item.empty()) continue;
     if (auto checked = parse_model_name("a/b@" + item); !checked)
       return Error{"--revisions: \"" + item + "\" is not a branch, tag or commit name"};

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
+#include "base/json.hpp"
 #include "core/session.hpp"
 
 namespace poslab {
@@ -14,10 +15,11 @@ Result<GuiSettings> load_settings(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path, ec)) return GuiSettings{};
   auto text = read_whole_file(path, kJsonConfigFile);
   if (!text) return Error{text.error()};
-  const auto json = nlohmann::json::parse(*text, nullptr, false);
-  if (json.is_discarded() || !json.is_object()) return Error{path.string() + ": not a JSON object"};
+  // One message for text that is no JSON and JSON that is no object: the file is PosLab's own.
+  const auto json = parse_json_object(*text, path.string(), "not a JSON object");
+  if (!json) return Error{path.string() + ": not a JSON object"};
   GuiSettings settings;
-  if (const auto it = json.find("ui_scale"); it != json.end()) {
+  if (const auto it = json->find("ui_scale"); it != json->end()) {
     const bool valid = it->is_number() && (it->get<double>() == 0.0 ||
                                            (it->get<double>() >= kMinUiScale && it->get<double>() <= kMaxUiScale));
     if (!valid) return Error{path.string() + ": ui_scale must be 0 (follow the monitor) or between 0.5 and 4"};

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
+#include "base/json.hpp"
 #include "core/formats/hf_cache_layout.hpp"
 
 namespace poslab::hub {
@@ -62,9 +63,10 @@ std::vector<std::string> missing_model_files(const fs::path& snapshot) {
     return missing;
   }
   const auto json = nlohmann::json::parse(*index, nullptr, false);
-  if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object()) return missing;
+  const nlohmann::json* weight_map = json_member(json, "weight_map", &nlohmann::json::is_object);
+  if (!weight_map) return missing;
   std::vector<std::string> shards;
-  for (const auto& [tensor, shard] : json["weight_map"].items())
+  for (const auto& [tensor, shard] : weight_map->items())
     if (shard.is_string()) shards.push_back(shard.get<std::string>());
   std::sort(shards.begin(), shards.end());
   shards.erase(std::unique(shards.begin(), shards.end()), shards.end());

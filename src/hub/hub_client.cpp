@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
+#include "base/json.hpp"
 #include "hub/http.hpp"
 #include "hub/sha256.hpp"
 
@@ -96,13 +97,13 @@ Result<Listing> fetch_listing(const ModelName& m, const HubSettings& s, const Fe
   if (!response) return Error{response.error()};
   if (response->status != 200) return hub_error(*response, m, s, "");
   const auto json = nlohmann::json::parse(response->body, nullptr, false);
-  if (!json.is_object() || !json.contains("sha") || !json["sha"].is_string())
-    return Error{s.endpoint + ": the answer for " + m.text() + " names no commit"};
-  Listing out{json["sha"].get<std::string>(), {}};
+  const nlohmann::json* sha = json_member(json, "sha", &nlohmann::json::is_string);
+  if (!sha) return Error{s.endpoint + ": the answer for " + m.text() + " names no commit"};
+  Listing out{sha->get<std::string>(), {}};
   if (!is_commit_hash(out.commit)) return Error{s.endpoint + ": " + m.text() + "'s commit \"" + printable(out.commit) + "\" is not a commit hash"};
-  if (json.contains("siblings") && json["siblings"].is_array())
-    for (const auto& f : json["siblings"])
-      if (f.is_object() && f.contains("rfilename") && f["rfilename"].is_string()) out.files.push_back(f["rfilename"].get<std::string>());
+  if (const nlohmann::json* siblings = json_member(json, "siblings", &nlohmann::json::is_array))
+    for (const auto& f : *siblings)
+      if (const nlohmann::json* file = json_member(f, "rfilename", &nlohmann::json::is_string)) out.files.push_back(file->get<std::string>());
   return out;
 }
 
@@ -161,10 +162,10 @@ Result<std::vector<std::string>> index_shards(const ModelName& m, const std::str
     text = std::move(response->body);
   }
   const auto json = nlohmann::json::parse(*text, nullptr, false);
-  if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
-    return Error{m.repo_id() + " " + index + " has no \"weight_map\" naming its shards"};
+  const nlohmann::json* weight_map = json_member(json, "weight_map", &nlohmann::json::is_object);
+  if (!weight_map) return Error{m.repo_id() + " " + index + " has no \"weight_map\" naming its shards"};
   std::vector<std::string> shards;
-  for (const auto& [tensor, shard] : json["weight_map"].items()) {
+  for (const auto& [tensor, shard] : weight_map->items()) {
     if (!shard.is_string()) return Error{m.repo_id() + " " + index + ": the shard of " + tensor + " is not a file name"};
     const std::string name = shard.get<std::string>();
     if (auto bad = unsafe_file_name(name); bad || name.find('/') != std::string::npos)

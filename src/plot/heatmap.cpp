@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "base/text.hpp"
 #include "plot/axis.hpp"
 #include "plot/wrap.hpp"
 
@@ -183,8 +184,7 @@ std::string shorten_label(const std::string& text, std::size_t max_chars) {
   std::size_t chars = 0, i = 0;
   while (i < text.size()) {
     if (chars == max_chars) return text.substr(0, i) + "…";
-    const auto c = static_cast<unsigned char>(text[i]);
-    i += c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    i += utf8_sequence_length(static_cast<unsigned char>(text[i]));
     ++chars;
   }
   return text;

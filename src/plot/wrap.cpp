@@ -2,18 +2,11 @@
 
 #include <algorithm>
 
+#include "base/text.hpp"
+
 namespace poslab::plot {
 
 namespace {
-
-// Byte length of the UTF-8 sequence that starts with `lead`.
-std::size_t utf8_length(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if ((lead >> 5) == 0x6) return 2;
-  if ((lead >> 4) == 0xE) return 3;
-  if ((lead >> 3) == 0x1E) return 4;
-  return 1;
-}
 
 // CJK characters and full-width punctuation may be broken around (3-byte UTF-8 from U+3000 up).
 bool breakable_anywhere(const std::string& ch) {
@@ -36,7 +29,7 @@ std::vector<std::string> wrap_text(const std::string& text, float width, float s
   std::vector<std::string> pieces;
   std::string word;
   for (std::size_t i = 0; i < text.size();) {
-    const std::size_t n = std::min(utf8_length(static_cast<unsigned char>(text[i])), text.size() - i);
+    const std::size_t n = std::min(utf8_sequence_length(static_cast<unsigned char>(text[i])), text.size() - i);
     const std::string ch = text.substr(i, n);
     i += n;
     if (breakable_anywhere(ch)) {  // a piece of its own; the glue below handles 、。」
@@ -55,7 +48,7 @@ std::vector<std::string> wrap_text(const std::string& text, float width, float s
   // Keep closing punctuation with the piece before it.
   std::vector<std::string> glued;
   for (std::string& p : pieces) {
-    const std::size_t n = utf8_length(static_cast<unsigned char>(p[0]));
+    const std::size_t n = utf8_sequence_length(static_cast<unsigned char>(p[0]));
     if (!glued.empty() && no_line_start(p.substr(0, n)) && glued.back().back() != ' ') glued.back() += p;
     else glued.push_back(std::move(p));
   }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.hpp"
+#include "base/json.hpp"
 #include "tokenizer/tokenizer_added.hpp"
 #include "tokenizer/tokenizer_display.hpp"
 #include "tokenizer/tokenizer_model.hpp"
@@ -75,17 +76,12 @@ Result<std::shared_ptr<const BpeTokenizer::Parts>> BpeTokenizer::Parts::parse_js
   // nlohmann's parser takes a NUL byte for the end of the text: a file padded with zeros would pass.
   if (const auto nul = tokenizer_json.find('\0'); nul != std::string_view::npos)
     return Error{name + ": not valid JSON: a NUL byte at byte " + std::to_string(nul)};
-  json root;
+  const auto root = parse_json_object(tokenizer_json, name, "not a tokenizer.json (the top level is not an object)");
+  if (!root) return Error{root.error()};
   try {
-    root = json::parse(tokenizer_json);
-  } catch (const json::exception& e) {
-    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
-  }
-  try {
-    if (!root.is_object()) return Error{name + ": not a tokenizer.json (the top level is not an object)"};
     auto t = std::make_shared<Parts>();
     t->name_ = name;
-    if (auto s = t->read(root, config_json); !s) return Error{s.error()};
+    if (auto s = t->read(*root, config_json); !s) return Error{s.error()};
     return std::shared_ptr<const Parts>(std::move(t));
   } catch (const json::exception& e) {
     return Error{name + ": unexpected structure: " + json_error_text(e.what())};

@@ -15,7 +15,7 @@ namespace {
 // The start of the character before `at`.
 std::size_t previous_character(std::string_view text, std::size_t at) {
   std::size_t i = at - 1;
-  while (i > 0 && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
+  while (i > 0 && is_utf8_continuation(static_cast<unsigned char>(text[i]))) --i;
   return i;
 }
 

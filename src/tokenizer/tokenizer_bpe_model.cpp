@@ -1,6 +1,5 @@
 #include "tokenizer/tokenizer_bpe_model.hpp"
 
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <queue>
 
@@ -96,11 +95,8 @@ void BpeModel::initial_symbols(std::string_view word, std::vector<int>& ids, std
     }
     if (byte_fallback_) {  // every byte as <0xNN>, or none of them
       std::vector<int> bytes;
-      for (unsigned char b : c) {
-        char token[8];
-        std::snprintf(token, sizeof token, "<0x%02X>", static_cast<unsigned>(b));
-        if (const int id = id_of(token); id >= 0) bytes.push_back(id);
-      }
+      for (unsigned char b : c)
+        if (const int id = id_of(byte_fallback_token(b)); id >= 0) bytes.push_back(id);
       if (bytes.size() == c.size()) {
         ids.insert(ids.end(), bytes.begin(), bytes.end());
         last_unk = false;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.hpp"
+
 namespace poslab {
 
 using json = nlohmann::json;
@@ -279,7 +281,7 @@ std::string_view strip_white_space(std::string_view s, bool left, bool right) {
   if (right)
     while (!s.empty()) {
       std::size_t at = s.size() - 1;
-      while (at > 0 && (static_cast<unsigned char>(s[at]) & 0xC0) == 0x80) --at;
+      while (at > 0 && is_utf8_continuation(static_cast<unsigned char>(s[at]))) --at;
       if (!is_white_space(utf8_code_point(s.substr(at)))) break;
       s.remove_suffix(s.size() - at);
     }

@@ -29,14 +29,6 @@ std::string utf8_encode(char32_t cp) {
   return s;
 }
 
-std::size_t utf8_sequence_length(unsigned char lead) {
-  if (lead < 0x80) return 1;
-  if ((lead >> 5) == 0x6) return 2;
-  if ((lead >> 4) == 0xE) return 3;
-  if ((lead >> 3) == 0x1E) return 4;
-  return 1;
-}
-
 namespace {
 
 // The length of the valid UTF-8 character at `i`, or 0 when the bytes there are not one
@@ -48,7 +40,7 @@ std::size_t valid_character_at(std::string_view s, std::size_t i) {
   if (n == 1) return lead < 0x80 ? 1 : 0;
   if (i + n > s.size()) return 0;
   for (std::size_t k = 1; k < n; ++k)
-    if ((at(i + k) & 0xC0) != 0x80) return 0;
+    if (!is_utf8_continuation(at(i + k))) return 0;
   char32_t cp = lead & (0x7F >> n);
   for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (at(i + k) & 0x3F);
   const char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
@@ -87,6 +79,12 @@ char32_t utf8_code_point(std::string_view character) {
   return cp;
 }
 
+std::string byte_fallback_token(unsigned char byte) {
+  char token[8];
+  std::snprintf(token, sizeof token, "<0x%02X>", static_cast<unsigned>(byte));
+  return token;
+}
+
 bool is_white_space(char32_t cp) {
   return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) ||
          cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
@@ -100,9 +98,7 @@ std::string printable_utf8(std::string_view bytes) {
       i += n;
       continue;
     }
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "<0x%02X>", static_cast<unsigned>(static_cast<unsigned char>(bytes[i])));
-    out += hex;
+    out += byte_fallback_token(static_cast<unsigned char>(bytes[i]));
     ++i;
   }
   return out;

@@ -12,12 +12,11 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "base/text.hpp"  // utf8_sequence_length, is_utf8_continuation: every step walks characters
 
 namespace poslab {
 
 std::string utf8_encode(char32_t cp);
-// The length of the UTF-8 sequence a lead byte starts (1 for a stray continuation byte).
-std::size_t utf8_sequence_length(unsigned char lead);
 // The characters of `s`, each as a string (a byte that starts no valid sequence stands alone).
 std::vector<std::string> utf8_characters(std::string_view s);
 bool valid_utf8(std::string_view s);
@@ -27,6 +26,9 @@ char32_t utf8_code_point(std::string_view character);
 bool is_white_space(char32_t cp);
 // `bytes` as readable UTF-8: its valid characters as they are, every other byte as <0xNN>.
 std::string printable_utf8(std::string_view bytes);
+// A byte as byte_fallback's vocabularies (Llama 2, Gemma, a Unigram's) name it: "<0x0A>", two
+// upper-case hex digits.
+std::string byte_fallback_token(unsigned char byte);
 
 // A message's text with every NUL and other C0 control byte but tab and newline written as \u00XX,
 // so that a key or value from a file shows whole where a message is printed as a C string.

@@ -1,6 +1,5 @@
 #include "tokenizer/tokenizer_unigram.hpp"
 
-#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -128,11 +127,8 @@ std::vector<UnigramModel::Segment> UnigramModel::segment(std::string_view word) 
 Status UnigramModel::unknown_run(std::string_view text, std::vector<int>& out, std::string* missing) const {
   if (byte_fallback_) {  // every byte as <0xNN>, or none of them
     std::vector<int> bytes;
-    for (unsigned char b : text) {
-      char token[8];
-      std::snprintf(token, sizeof token, "<0x%02X>", static_cast<unsigned>(b));
-      if (const int id = piece_id(token); id >= 0) bytes.push_back(id);
-    }
+    for (unsigned char b : text)
+      if (const int id = piece_id(byte_fallback_token(b)); id >= 0) bytes.push_back(id);
     if (bytes.size() == text.size()) {
       out.insert(out.end(), bytes.begin(), bytes.end());
       return Ok{};

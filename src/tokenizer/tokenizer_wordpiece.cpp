@@ -50,7 +50,7 @@ Status WordPieceModel::tokenize(std::string_view word, std::vector<int>& out, st
     return Error{"WordPiece's unk_token " + printable_utf8(unk_) + " is not in the vocabulary, and the word \"" +
                  printable_utf8(shown) + "\" has no pieces (tokenizers refuses such text too)"};
   };
-  const auto continuation = [&](std::size_t at) { return at < word.size() && (static_cast<unsigned char>(word[at]) & 0xC0) == 0x80; };
+  const auto continuation = [&](std::size_t at) { return at < word.size() && is_utf8_continuation(static_cast<unsigned char>(word[at])); };
   std::size_t characters = 0;
   for (std::size_t i = 0; i < word.size(); ++i) characters += continuation(i) ? 0 : 1;
   if (characters > max_chars_) return unknown();

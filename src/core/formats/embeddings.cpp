@@ -9,6 +9,7 @@
 #endif
 
 #include "base/files.hpp"
+#include "base/text.hpp"
 
 namespace poslab {
 
@@ -70,21 +71,6 @@ int EmbeddingTable::find(const std::string& word) const {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-// Splits a line into fields separated by spaces or tabs.
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_space(line[i])) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !is_space(line[i])) ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
-
 // Exact powers of ten as floats (10^10 is the last one a float holds exactly).
 constexpr float kPow10[] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
 
@@ -124,13 +110,13 @@ bool scan_float(const char*& p, const char* end, float& out) {
       break;
     }
   }
-  const bool at_field_end = p == end || is_space(*p);
+  const bool at_field_end = p == end || is_blank(*p);
   if (at_field_end && count > 0 && count <= 7 && fraction <= 10) {
     const float v = static_cast<float>(digits) / kPow10[fraction];
     out = negative ? -v : v;
     return true;
   }
-  while (p < end && !is_space(*p)) ++p;  // the whole field, for the exact parser
+  while (p < end && !is_blank(*p)) ++p;  // the whole field, for the exact parser
   return parse_float(std::string_view(start, static_cast<std::size_t>(p - start)), out);
 }
 
@@ -259,10 +245,10 @@ void parse_chunk(std::string_view text, std::size_t begin, std::size_t end, int 
       done_since_report = 0;
     }
     std::size_t i = 0;
-    while (i < line.size() && is_space(line[i])) ++i;
+    while (i < line.size() && is_blank(line[i])) ++i;
     if (i == line.size()) continue;  // blank lines (a trailing newline, say) are harmless
     const std::size_t word_start = i;
-    while (i < line.size() && !is_space(line[i])) ++i;
+    while (i < line.size() && !is_blank(line[i])) ++i;
     const std::string_view word = line.substr(word_start, i - word_start);
     auto fail = [&](std::string message) {
       out.failed = true;
@@ -274,13 +260,13 @@ void parse_chunk(std::string_view text, std::size_t begin, std::size_t end, int 
     const char* p = line.data() + i;
     const char* const line_end = line.data() + line.size();
     while (true) {
-      while (p < line_end && is_space(*p)) ++p;
+      while (p < line_end && is_blank(*p)) ++p;
       if (p == line_end) break;
       const char* field = p;
       float v = 0.0f;
       if (!scan_float(p, line_end, v)) {
         const auto* field_end = field;
-        while (field_end < line_end && !is_space(*field_end)) ++field_end;
+        while (field_end < line_end && !is_blank(*field_end)) ++field_end;
         return fail("\"" + shorten(std::string_view(field, static_cast<std::size_t>(field_end - field))) +
                     "\" is not a finite number (column " + std::to_string(count + 2) + ")");
       }
@@ -311,7 +297,7 @@ Result<EmbeddingTable> parse_text(const TextSource& text, const std::string& nam
     if (!eol) return Error{eol.error()};
     auto line = text.bytes(pos, *eol - pos, scratch);
     if (!line) return Error{line.error()};
-    const auto fields = split_fields(*line);
+    const auto fields = split_blank_fields(*line);
     ++first_line_no;
     if (fields.empty()) {
       pos = *eol + 1;

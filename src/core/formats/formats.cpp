@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "base/files.hpp"
+#include "base/json.hpp"
+#include "base/text.hpp"
 #include "core/formats/hf_cache_layout.hpp"
 #include "core/formats/npy.hpp"
 #include "tokenizer/tokenizer.hpp"
@@ -25,20 +27,6 @@ namespace {
 constexpr long long kMaxDim = 1'000'000;                      // the text loader's limit too
 constexpr std::uint64_t kMaxValues = std::uint64_t{1} << 31;  // 8 GB of float32
 constexpr std::string_view kNpyMagic = "\x93NUMPY";           // \x93 then "NUMPY" (N is not a hex digit)
-
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
-
-std::vector<std::string_view> split_fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && is_blank(line[i])) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && !is_blank(line[i])) ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
 
 bool parse_int(std::string_view s, long long& out) {
   const char* end = s.data() + s.size();
@@ -58,7 +46,7 @@ std::string shorten(std::string_view s) { return s.size() > 40 ? std::string(s.s
 
 // The "count dim" pair from the first line of a word2vec file, if the line is one.
 bool parse_header(std::string_view line, long long& count, long long& dim) {
-  auto fields = split_fields(line);
+  auto fields = split_blank_fields(line);
   return fields.size() == 2 && parse_int(fields[0], count) && parse_int(fields[1], dim);
 }
 
@@ -290,9 +278,9 @@ Result<EmbeddingTable> load_model_folder(const std::filesystem::path& path, cons
     auto index = read_whole_file(index_path, kJsonConfigFile);
     if (!index) return Error{dir.string() + ": a model folder needs model.safetensors or model.safetensors.index.json"};
     const auto json = nlohmann::json::parse(*index, nullptr, false);
-    if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
-      return Error{index_path.string() + ": no weight_map"};
-    const auto& map = json["weight_map"];
+    const nlohmann::json* weight_map = json_member(json, "weight_map", &nlohmann::json::is_object);
+    if (!weight_map) return Error{index_path.string() + ": no weight_map"};
+    const auto& map = *weight_map;
     if (tensor.empty())
       for (const std::string& name : usual)
         if (map.contains(name)) {

@@ -14,6 +14,7 @@
 #endif
 
 #include "base/files.hpp"
+#include "base/json.hpp"
 #include "core/formats/formats.hpp"
 
 namespace poslab {
@@ -211,10 +212,10 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(const fs::path& path)
     if (!index) return Error{c->folder_.string() + ": a model folder needs model.safetensors or model.safetensors.index.json"};
     const auto json = nlohmann::json::parse(*index, nullptr, false);
     if (json.is_discarded()) return Error{index_path.string() + ": not valid JSON"};
-    if (!json.is_object() || !json.contains("weight_map") || !json["weight_map"].is_object())
-      return Error{index_path.string() + ": no weight_map"};
+    const nlohmann::json* weight_map = json_member(json, "weight_map", &nlohmann::json::is_object);
+    if (!weight_map) return Error{index_path.string() + ": no weight_map"};
     std::set<std::string> shards;
-    for (const auto& [tensor, shard] : json["weight_map"].items()) {
+    for (const auto& [tensor, shard] : weight_map->items()) {
       if (!shard.is_string()) return Error{index_path.string() + ": the shard of " + tensor + " is not a file name"};
       const std::string name = shard.get<std::string>();
       if (name.find('/') != std::string::npos || name.find("..") != std::string::npos)

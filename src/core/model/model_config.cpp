@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include "base/files.hpp"
+#include "base/json.hpp"
 #include "core/formats/rope_parameters.hpp"
 #include "core/model/transformer_config.hpp"
 
@@ -38,13 +39,9 @@ namespace {
 // `heads_split_width`: --model-config's heads must split the explorer's width (head_dim × heads =
 // hidden_size); a checkpoint's need not (Gemma 3 1B: 4 × 256 of 1152), its forward pass has its own.
 Status apply_config(ModelSettings& settings, std::string_view text, const std::string& name, bool heads_split_width) {
-  Json config;
-  try {
-    config = Json::parse(text);
-  } catch (const Json::exception& e) {  // parse errors, and numbers too large for a double (406)
-    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
-  }
-  if (!config.is_object()) return Error{name + ": a config.json holds an object"};
+  auto parsed = parse_json_object(text, name, "a config.json holds an object");
+  if (!parsed) return Error{parsed.error()};
+  const Json& config = *parsed;
   ModelSettings next = settings;
   auto rope = rope_config_of(config, name);
   if (!rope) return Error{rope.error()};
@@ -103,14 +100,9 @@ Status apply_config(ModelSettings& settings, std::string_view text, const std::s
 }  // namespace
 
 Result<RopeConfig> read_rope_config(std::string_view text, const std::string& name) {
-  Json config;
-  try {
-    config = Json::parse(text);
-  } catch (const Json::exception& e) {
-    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
-  }
-  if (!config.is_object()) return Error{name + ": a config.json holds an object"};
-  return rope_config_of(config, name);
+  auto config = parse_json_object(text, name, "a config.json holds an object");
+  if (!config) return Error{config.error()};
+  return rope_config_of(*config, name);
 }
 
 Result<RopeConfig> read_rope_config(const Json& config, const std::string& name) { return rope_config_of(config, name); }

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "base/files.hpp"
+#include "base/json.hpp"
 #include "core/formats/rope_parameters.hpp"
 #include "core/model/model_config.hpp"
 #include "core/model/positional_keys.hpp"
@@ -825,13 +825,9 @@ Result<Json> text_model_config(const Json& c, const Architecture& a, const std::
 }  // namespace
 
 Result<TransformerConfig> parse_transformer_config(std::string_view text, const std::string& name) {
-  Json c;
-  try {
-    c = Json::parse(text);
-  } catch (const Json::exception& e) {
-    return Error{name + ": not valid JSON: " + json_error_text(e.what())};
-  }
-  if (!c.is_object()) return Error{name + ": a config.json holds an object"};
+  auto parsed = parse_json_object(text, name, "a config.json holds an object");
+  if (!parsed) return Error{parsed.error()};
+  Json& c = *parsed;
   TransformerConfig t;
   if (auto s = read_architecture(c, name, t); !s) return Error{s.error()};
   auto body = text_model_config(c, *t.arch, name);

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "base/csv.hpp"
 #include "base/number_text.hpp"
+#include "base/text.hpp"
 
 namespace poslab {
 
@@ -38,9 +40,7 @@ Result<RopeScalingType> parse_inference_scaling(const std::string& name) {
 
 Result<std::vector<int>> parse_lengths(const std::string& text, int max_length) {
   std::vector<int> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  for (const std::string& item : split_list(text, ',')) {
     char* end = nullptr;
     const long v = std::strtol(item.c_str(), &end, 10);
     if (item.empty() || end != item.c_str() + item.size())
@@ -132,44 +132,15 @@ std::string train_log_csv(const std::vector<TrainStep>& log) {
   return out;
 }
 
-}  // namespace poslab
-
-namespace poslab {
-
-namespace {
-
-// One CSV line into its fields, with RFC 4180 quotes.
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') out.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else out.back() += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 Result<std::vector<TrainStep>> parse_train_log_csv(const std::string& text) {
   std::stringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || csv_fields(line) != std::vector<std::string>{"step", "loss", "lr", "tokens_per_s"})
+  if (!std::getline(in, line) || csv_line_fields(line) != std::vector<std::string>{"step", "loss", "lr", "tokens_per_s"})
     return Error{"not a training log: the first line must be step,loss,lr,tokens_per_s"};
   std::vector<TrainStep> log;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
-    const auto f = csv_fields(line);
+    const auto f = csv_line_fields(line);
     if (f.size() != 4) return Error{"training log line " + std::to_string(log.size() + 2) + ": expected 4 fields"};
     TrainStep s;
     char* end = nullptr;
@@ -185,7 +156,7 @@ Result<std::vector<TrainStep>> parse_train_log_csv(const std::string& text) {
 Result<std::vector<ExtrapolationCurve>> parse_extrapolation_csv(const std::string& text) {
   std::stringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || csv_fields(line) != std::vector<std::string>{"model", "encoding", "scaling", "train_length",
+  if (!std::getline(in, line) || csv_line_fields(line) != std::vector<std::string>{"model", "encoding", "scaling", "train_length",
                                                                                "length", "tokens", "loss", "accuracy"})
     return Error{"not an extrapolation table: the first line must be model,encoding,scaling,train_length,length,tokens,loss,accuracy"};
   std::vector<ExtrapolationCurve> curves;
@@ -193,7 +164,7 @@ Result<std::vector<ExtrapolationCurve>> parse_extrapolation_csv(const std::strin
   while (std::getline(in, line)) {
     ++number_of_line;
     if (line.empty()) continue;
-    const auto f = csv_fields(line);
+    const auto f = csv_line_fields(line);
     const std::string where = "line " + std::to_string(number_of_line) + ": ";
     if (f.size() != 8) return Error{where + "expected 8 fields, found " + std::to_string(f.size())};
     auto positions = parse_position_kind(f[1]);

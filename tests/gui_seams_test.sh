@@ -12,6 +12,10 @@ source "$(dirname "$(realpath "$0")")/gui_kit.sh"
 state_now() { gui_value state; }
 state_is() { [ "$(state_now)" = "$1" ]; }
 value_not_empty() { [ -n "$(gui_value "$1")" ]; }
+# The state's settings KEY… as the probe's session JSON has them, one line: "rope none".
+state_of() {
+  state_now | /usr/bin/python3 -c 'import json, sys; s = json.load(sys.stdin)["state"]; print(*(int(v) if isinstance(v, float) and v.is_integer() else v for v in (s[k] for k in sys.argv[1:])))' "$@"
+}
 
 # 1. Entering and leaving the tour gives back exactly the state from before: the sentence, the
 #    causal mask, the encoding; the tour does not start again by itself; entered again, it starts at 1.
@@ -281,6 +285,32 @@ model_opened_after_alibi_keeps_its_positions() {
   [ "$(gui_value "model positions")" = on ] || gui_fail "qwen2 opened after BLOOM has its positions $(gui_value "model positions")"
   gui_wait_item "model: position shift" 60
   echo "Qwen2 opened after BLOOM starts with its RoPE on"
+}
+
+# 1c. A model's run settings are its own: opening BLOOM (ALiBi) in the Model tab leaves the
+#     explorer's encoding and bias as they were, in the Model tab and in the Attention tab showing
+#     the model's layer, whose explorer controls say that the model runs its own.
+model_settings_leave_the_explorer_alone() {
+  gui_start "$poslab" --size 1440x900 --view model --encoding sinusoidal --bias none
+  gui_wait_value tab model
+  local before
+  before=$(state_of encoding bias)
+  [ "$before" = "sinusoidal none" ] || gui_fail "the explorer starts with $before"
+  gui_click "model: folder"
+  gui_type "$models/bloom"
+  gui_key Return
+  gui_wait_value model bloom 120
+  gui_wait_value "model positions" on 120
+  gui_wait_value busy no 120
+  [ "$(state_of encoding bias)" = "$before" ] || gui_fail "opening BLOOM set the explorer's encoding and bias to $(state_of encoding bias)"
+  gui_click "tab: Attention"
+  gui_wait_value tab attention
+  gui_until 120 value_not_empty "attention shows" || gui_fail "the Attention tab does not show BLOOM's layer"
+  gui_wait_value "explorer settings" "the model's own"
+  [ "$(state_of encoding bias)" = "$before" ] || gui_fail "the Attention tab on BLOOM's layer shows the explorer with $(state_of encoding bias)"
+  gui_click "tab: Model"
+  gui_wait_value "model positions" on
+  echo "BLOOM runs with its ALiBi on; the explorer keeps sinusoidal, no bias"
 }
 
 # 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one

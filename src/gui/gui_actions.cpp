@@ -57,7 +57,6 @@ void Gui::finish_load() {
   auto finished = loader_.take();
   if (!finished) return;
   const bool run_model = std::exchange(run_model_on_load_, false);
-  const bool by_user = std::exchange(opened_by_user_, false);
   if (!*finished) {
     status_.fail(finished->error() + " — keeping " + workspace_.embeddings_path());
     return;
@@ -67,23 +66,24 @@ void Gui::finish_load() {
   state_.embeddings_path = loader_.path();
   controls_.recent.add(loader_.path());
   status_.info("loaded " + loader_.path());
-  apply_model_config(by_user);
+  apply_model_config();
   std::error_code ec;
   if (run_model && std::filesystem::is_directory(loader_.path(), ec)) state_.view.layer = std::max(0, state_.view.layer);
 }
 
-// A model folder brings its RoPE settings and heads along, as --model does. One the user opens
-// starts as its folder has it: the interventions set for the model before (its positions off,
-// a shift, a window) are not this one's. A session or --load at the start keeps its own settings.
-void Gui::apply_model_config(bool opened_by_user) {
+// A model folder brings its heads and RoPE settings to the explorer, as --model does, but never
+// its encoding or bias: the explorer keeps its own (an ALiBi model's bias is the model's, which
+// the Model tab runs with settings of its own, gui/views/model_view.hpp).
+void Gui::apply_model_config() {
   std::error_code ec;
   const auto folder = resolve_model_folder(controls_.embeddings_input);
   const auto config = folder ? *folder / "config.json" : std::filesystem::path();
   if (!folder || !std::filesystem::is_directory(*folder, ec) || !std::filesystem::exists(config, ec)) return;
+  const EncodingKind encoding = state_.model.encoding;
+  const BiasKind bias = state_.model.bias;
   if (auto applied = load_checkpoint_config(state_.model, config); !applied) return status_.fail(applied.error());
-  if (opened_by_user)
-    if (auto text = read_whole_file(config, kJsonConfigFile))
-      if (auto model = parse_transformer_config(*text, config.string())) reset_model_interventions(state_, *model);
+  state_.model.encoding = encoding;
+  state_.model.bias = bias;
   status_.info("loaded " + controls_.embeddings_input + " with its config.json");
 }
 

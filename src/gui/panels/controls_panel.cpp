@@ -415,7 +415,7 @@ void ControlsPanel::draw_session(ControlsActions& actions) {
     ImGui::SetTooltip("JSON with every choice above; 'poslab export VIEW --session FILE' reproduces it");
 }
 
-ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace, ViewId shown) {
+ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace, ViewId shown, bool model_layer) {
   ControlsActions actions;
   const float em = ImGui::GetFontSize() / 15.0f;  // widths below are at 15-pixel fonts; they scale with the UI
   ImGui::PushItemWidth(-110.0f * em);
@@ -432,9 +432,21 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace, Vi
                                                 : "each paper's check has its own settings");
     ImGui::PopStyleColor();
   } else {
+    // The Attention tab on a model's layer: the explorer's settings would contradict the layer
+    // shown, so they wait, greyed, for the other tabs.
+    if (model_layer) {
+      ImGui::Spacing();
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("The Attention tab shows a model's layer: the model runs its own positions, heads and weights "
+                         "(change them in the Model tab). The encoding, bias and attention below are the other tabs'.");
+      ImGui::PopStyleColor();
+    }
+    probe::value("explorer settings", model_layer ? "the model's own" : "editable");
+    ImGui::BeginDisabled(model_layer);
     draw_encoding(state, workspace);
     draw_bias(state);
     draw_attention(state, workspace);
+    ImGui::EndDisabled();
     draw_view(state);
     draw_compute(state);
   }

@@ -144,6 +144,33 @@ play_bar_shows_the_value_in_use() {
   echo "the play bar says head = 1 and base = 10000, and its label goes when paused"
 }
 
+# 5. The tour's "Play the article's animation" gives the tour step its state back when the
+#    animation stops (its tab left): step 5 shows "dog" again, over its own positions, and the
+#    play bar names the positions in use, not the frame the animation stopped at.
+article_animation_gives_the_step_back() {
+  gui_start "$poslab" --size 1440x900 --view tour --step 5
+  gui_wait_value "tour step" 5
+  gui_wait_value busy no 120
+  local before
+  before=$(state_now)
+  gui_click "tour: play the article's animation"
+  gui_wait_value tab trajectory
+  gui_until 30 value_not_empty "value on view" || gui_fail "the article's animation does not play"
+  gui_until 30 bash -c "grep -q \$'^value\tvalue on view\t.*positions = \(1[0-9]\|[2-9][0-9]\)' '$gui_probe'" ||
+    gui_fail "the animation did not reach 10 positions"
+  gui_click "play bar: play"  # Pause: the frame stays while the tab is shown
+  gui_wait_value "value on view" ""
+  [ "$(gui_value "play bar")" = "positions = $(state_of positions)" ] ||
+    gui_fail "paused, the play bar says $(gui_value "play bar") with $(state_of positions) positions in use"
+  gui_click "tab: Tour"
+  gui_wait_value tab tour
+  gui_until 10 state_is "$before" || gui_fail "the tour's step 5 did not get its state back: token $(state_of token), $(state_of positions) positions"
+  gui_click "tab: Trajectory"
+  gui_wait_value tab trajectory
+  gui_wait_value "play bar" "positions = $(state_of positions)"
+  echo "step 5 has its token and positions back; the play bar says $(gui_value "play bar")"
+}
+
 # 4 and 5. The head range follows the head count; the animation file is named after the tab shown,
 #    and "wrote …" is not an error.
 animation_follows_the_view() {

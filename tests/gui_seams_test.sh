@@ -340,6 +340,18 @@ model_settings_leave_the_explorer_alone() {
   echo "BLOOM runs with its ALiBi on; the explorer keeps sinusoidal, no bias"
 }
 
+# 7a. Enter in the embeddings path box loads it, as the Load button does.
+embeddings_enter_loads() {
+  gui_start "$poslab" --size 1440x900
+  gui_click "embeddings path"
+  gui_key ctrl+a
+  gui_type "$models/qwen2"
+  gui_key Return
+  gui_wait_value status "loaded $models/qwen2 with its config.json" 120
+  [ "$(state_of embeddings)" = "$models/qwen2" ] || gui_fail "the state's embeddings are $(state_of embeddings)"
+  echo "Enter in the path box loaded $models/qwen2"
+}
+
 # 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one
 #     row per token: the sentence's, as predict --json counts them), and a Qwen-VL model's M-RoPE
 #     header opens its figure of which pairs turn by t, h and w.

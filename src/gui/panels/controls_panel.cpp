@@ -202,7 +202,9 @@ void ControlsPanel::draw_sentence(State& state, const Workspace& workspace) {
 void ControlsPanel::draw_embeddings(State& state, const Workspace& workspace, ControlsActions& actions) {
   section("Embeddings");
   const float em = ImGui::GetFontSize() / 15.0f;
-  ImGui::InputText("##embeddings", &embeddings_input);
+  // Enter loads the path as the button does (the Model tab's folder box opens its folder so too).
+  if (ImGui::InputText("##embeddings", &embeddings_input, ImGuiInputTextFlags_EnterReturnsTrue)) actions.load_embeddings = true;
+  probe::item("embeddings path");
   if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) ImGui::SetTooltip("%s", embeddings_input.c_str());  // the whole path
   ImGui::SameLine();
   if (ImGui::Button("Load")) actions.load_embeddings = true;

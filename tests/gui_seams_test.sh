@@ -352,6 +352,19 @@ embeddings_enter_loads() {
   echo "Enter in the path box loaded $models/qwen2"
 }
 
+# 7b. A folder the Model tab cannot open says why in the tab, not only on the status line.
+model_tab_shows_its_errors() {
+  gui_start "$poslab" --size 1440x900 --view model
+  gui_click "model: folder"
+  gui_type "$work/no-such-model"
+  gui_key Return
+  gui_until 60 bash -c "grep -q \$'^value\tmodel error\t.*no-such-model' '$gui_probe'" ||
+    gui_fail "the Model tab does not say why the folder did not open"
+  gui_wait_item "model: error"
+  [ "$(gui_value "status kind")" = error ] || gui_fail "the status line no longer says it"
+  echo "the Model tab says: $(gui_value "model error")"
+}
+
 # 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one
 #     row per token: the sentence's, as predict --json counts them), and a Qwen-VL model's M-RoPE
 #     header opens its figure of which pairs turn by t, h and w.

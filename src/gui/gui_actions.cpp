@@ -59,6 +59,7 @@ void Gui::finish_load() {
   const bool run_model = std::exchange(run_model_on_load_, false);
   if (!*finished) {
     status_.fail(finished->error() + " — keeping " + workspace_.embeddings_path());
+    if (run_model) views_.model.say_load_error(status_.text);  // asked for in the Model tab: said there too
     return;
   }
   workspace_.set_embeddings(std::move(**finished), loader_.path());
@@ -67,6 +68,7 @@ void Gui::finish_load() {
   controls_.recent.add(loader_.path());
   status_.info("loaded " + loader_.path());
   apply_model_config();
+  if (run_model) views_.model.say_load_error(status_.error ? status_.text : "");
   std::error_code ec;
   if (run_model && std::filesystem::is_directory(loader_.path(), ec)) state_.view.layer = std::max(0, state_.view.layer);
 }

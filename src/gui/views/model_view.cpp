@@ -476,7 +476,15 @@ void ModelView::draw(State& explorer, const plot::FontSet& fonts, const std::vec
 void ModelView::draw_tab(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent,
                          bool& show_attention, std::string& open) {
   draw_picker(recent, open);
-  if (!open_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", open_error_.c_str());
+  // The tab's own errors, whole and wrapped where the reader looks (the status line cuts them).
+  const std::string& error = !load_error_.empty() ? load_error_ : open_error_;
+  probe::value("model error", error);
+  if (!error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.35f, 1));
+    flow::text_wrapped(error.c_str());
+    ImGui::PopStyleColor();
+    probe::item("model: error");
+  }
   probe::value("model settings error", settings_error_);
   if (!settings_error_.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.35f, 1));

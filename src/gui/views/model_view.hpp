@@ -47,6 +47,9 @@ class ModelView {
   bool running() const { return worker_.running() || hub_box_.busy() || training_.busy(); }
   void wait() { worker_.wait(); }
   const std::string& error() const { return open_error_; }
+  // Why the folder the tab asked to open did not load ("" once one did): said in the tab, where
+  // the reader looks, and not only on the status line.
+  void say_load_error(std::string why) { load_error_ = std::move(why); }
   // Whether the head last clicked was the unchanged model's (the Attention tab then shows that
   // model's layer; otherwise the changed model's, when there is one).
   bool shows_unchanged() const { return shows_unchanged_; }
@@ -71,7 +74,7 @@ class ModelView {
   char folder_input_[1024] = "";
 
   std::shared_ptr<const Checkpoint> model_;
-  std::string model_path_, open_error_;
+  std::string model_path_, open_error_, load_error_;
   std::string model_folder_;  // model_'s folder (model_path_ may name one that failed to open)
   // What the state asks of this model that it cannot do (a window on a model without local
   // layers, --stack cross on BERT): the command line refuses it, the window says it (here and

@@ -365,6 +365,37 @@ model_tab_shows_its_errors() {
   echo "the Model tab says: $(gui_value "model error")"
 }
 
+# 7c. Train with the seed of a run already saved asks before replacing it, and says what it holds.
+train_asks_before_replacing_a_run() {
+  export XDG_DATA_HOME="$work/data"
+  gui_start "$poslab" --view train --size 1600x1000
+  for encoding in none sinusoidal learned alibi t5; do gui_click "train: $encoding"; done
+  gui_click "train: steps" 0.1 0.5
+  gui_key ctrl+a
+  gui_type 5
+  gui_key Return
+  gui_wait_value "train job" "rope · 5 steps"
+  gui_wait_value "train replaces" ""
+  gui_click "train: train"
+  gui_wait_value train done 200
+  local model=data/poslab/trained/run-seed1/copy-rope/model.safetensors first
+  first=$(stat -c %i "$model" 2>/dev/null || true)
+  [ -n "$first" ] || gui_fail "the first run saved no model"
+  gui_wait_value "train replaces" "copy-rope (finished, 5 steps)"
+  gui_click "train: train"
+  gui_wait_value "train asks" yes
+  [ "$(gui_value train)" = done ] || gui_fail "Train started over the saved run without asking"
+  gui_click "train: keep"
+  gui_wait_value "train asks" no
+  [ "$(stat -c %i "$model")" = "$first" ] || gui_fail "Keep it replaced the run"
+  gui_click "train: train"
+  gui_wait_value "train asks" yes
+  gui_click "train: replace"
+  gui_until 200 bash -c "[ \"\$(stat -c %i '$model')\" != '$first' ]" || gui_fail "Replace it did not train again"
+  gui_wait_value train done 200
+  echo "Train asked before replacing run-seed1 (copy-rope, 5 steps), kept it once, replaced it when asked"
+}
+
 # 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one
 #     row per token: the sentence's, as predict --json counts them), and a Qwen-VL model's M-RoPE
 #     header opens its figure of which pairs turn by t, h and w.

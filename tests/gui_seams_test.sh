@@ -114,6 +114,19 @@ tour_figures_keep_apart() {
   echo "the tour's figures keep apart at 900 × 600 and 150 %, at step 10 and step 5"
 }
 
+# 7f. Tour step 5's paths are drawn large enough to read in a 1440 × 900 window (they were 100
+#     points square, fitted with the step-length plot into what the slide's words leave).
+tour_step_5_plots_are_readable() {
+  gui_start "$poslab" --view tour --step 5 --size 1440x900
+  gui_wait_value "tour step" 5
+  gui_wait_value busy no 120
+  local small
+  small=$(awk -F'\t' '$1 == "item" && $2 ~ /^tour panel [0-9]+ area / && ($5 - $3 < 200 || $6 - $4 < 150) { print $2 ": " $5 - $3 " × " $6 - $4 }' "$gui_probe")
+  [ -n "$(gui_item "tour panel 0 area 0")" ] || gui_fail "the probe names no plotting area of step 5"
+  [ -z "$small" ] || gui_fail "step 5's plots are small: $small"
+  echo "step 5's plotting areas: $(awk -F'\t' '$1 == "item" && $2 ~ /^tour panel [0-9]+ area / { printf "%s × %s  ", $5 - $3, $6 - $4 }' "$gui_probe")"
+}
+
 # 7. Two clicks on the same spot of Next move two steps, also across a step that offers the
 #    article's animation (the button must not move under the mouse, nor start the animation).
 tour_next_stays_under_the_mouse() {

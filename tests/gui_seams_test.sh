@@ -409,6 +409,23 @@ train_asks_before_replacing_a_run() {
   echo "Train asked before replacing run-seed1 (copy-rope, 5 steps), kept it once, replaced it when asked"
 }
 
+# 7d. Pop-ups are opaque: the heads list, open over the Attention section's controls, is one
+#     colour beside its entries' text, whatever lies under it.
+popups_are_opaque() {
+  gui_start "$poslab" --size 1440x900
+  gui_click heads
+  gui_wait_item "heads: 2"
+  gui_key ctrl+shift+s
+  gui_wait_file poslab-window.png
+  local x0 y0 x1 y1 top
+  read -r x0 top x1 y1 <<<"$(gui_item "heads: 1")"
+  read -r x0 y0 x1 y1 <<<"$(gui_item "heads: 4")"
+  local colours
+  colours=$("$png_probe" colours poslab-window.png $((x1 - 14)) "$top" $((x1 - 4)) "$y1")
+  [ "$colours" = 1 ] || gui_fail "the heads list shows $colours colours beside its entries: what lies under it shows through"
+  echo "the heads list is one colour beside its text: opaque"
+}
+
 # 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one
 #     row per token: the sentence's, as predict --json counts them), and a Qwen-VL model's M-RoPE
 #     header opens its figure of which pairs turn by t, h and w.

@@ -1,6 +1,8 @@
 #include "figures/training.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "plot/draw.hpp"
 #include "plot/lines.hpp"
@@ -81,15 +83,31 @@ plot::Figure loss_panel(const std::vector<hub::RevisionStats>& rows, bool by_ste
 
 }  // namespace
 
-plot::Figure training_figure(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, plot::Point panel) {
+plot::Figure training_figure(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, plot::Point panel,
+                             int columns) {
   const bool by_step = hub::steps_known(rows);
-  plot::Figure figure, top, bottom;
-  for (int k = 0; k < 3; ++k) top.append_right(statistic_panel(kStatistics[k], rows, by_step, panel));
-  bottom.append_right(statistic_panel(kStatistics[3], rows, by_step, panel));
-  bottom.append_right(loss_panel(rows, by_step, model + " · layer " + std::to_string(layer), panel));
-  figure.append_below(top);
-  figure.append_below(bottom);
+  std::vector<plot::Figure> panels;
+  for (int k = 0; k < 4; ++k) panels.push_back(statistic_panel(kStatistics[k], rows, by_step, panel));
+  panels.push_back(loss_panel(rows, by_step, model + " · layer " + std::to_string(layer), panel));
+  plot::Figure figure, row;
+  const std::size_t per_row = static_cast<std::size_t>(std::max(1, columns));
+  for (std::size_t k = 0; k < panels.size(); ++k) {
+    row.append_right(panels[k]);
+    if ((k + 1) % per_row == 0 || k + 1 == panels.size()) figure.append_below(std::exchange(row, plot::Figure{}));
+  }
   return figure;
+}
+
+plot::Figure training_figure_to_fit(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, float width) {
+  for (int columns : {3, 2}) {
+    plot::Figure figure = training_figure(rows, layer, model, kTrainingPanel, columns);
+    if (figure.width <= width) return figure;
+  }
+  // One column: as wide as the room leaves its plotting areas, down to the smallest.
+  const plot::Figure one = training_figure(rows, layer, model, kTrainingPanel, 1);
+  const float margins = one.width - kTrainingPanel.x;
+  const float area = std::clamp(width - margins, kTrainingMinPanel.x, kTrainingPanel.x);
+  return area == kTrainingPanel.x ? one : training_figure(rows, layer, model, {area, kTrainingPanel.y}, 1);
 }
 
 }  // namespace poslab

@@ -426,6 +426,22 @@ popups_are_opaque() {
   echo "the heads list is one colour beside its text: opaque"
 }
 
+# 7e. T5 without a target says why its decoder's grids are 1 × 1 and what a target is for;
+#     a target typed puts the hint away.
+t5_without_a_target_says_why() {
+  gui_start "$poslab" --size 1440x900 --model "$models/t5" --layer 0 --view model --sentence "The dog chased another dog in the park."
+  gui_wait_value "model shown" "encoder 12x12" 120
+  gui_until 10 value_not_empty "model target hint" || gui_fail "T5 without a target shows no hint"
+  gui_click "model stack: decoder"
+  gui_wait_value "model shown" "decoder 1x1" 120
+  gui_click "model target"
+  gui_type "Ein Hund im Park."
+  gui_key Return
+  gui_wait_value "model shown" "decoder 7x7" 120
+  gui_wait_value "model target hint" ""
+  echo "T5 without a target said why; with one the decoder reads 7 tokens"
+}
+
 # 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one
 #     row per token: the sentence's, as predict --json counts them), and a Qwen-VL model's M-RoPE
 #     header opens its figure of which pairs turn by t, h and w.

@@ -458,6 +458,19 @@ void ModelView::draw_stack(State& state, const TransformerConfig& c) {
     state.model.target = target_input_;
   probe::item("model target");
   if (ImGui::IsItemDeactivatedAfterEdit()) state.model.target = target_input_;
+  // Without a target the decoder reads its start token alone: its grids and the cross-attention's
+  // are 1 × 1, which says nothing unless the reader knows why.
+  const char* hint = state.model.target.empty()
+                         ? "No target yet: the decoder reads its start token alone, so its attention and the cross-attention are "
+                           "1 × 1. Type the decoder's text above (for a translation model, the sentence translated; press Enter) "
+                           "to see the decoder attend to its own words and, across, to the sentence's."
+                         : "";
+  probe::value("model target hint", hint);
+  if (*hint) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.35f, 1));
+    flow::text_wrapped(hint);
+    ImGui::PopStyleColor();
+  }
   flow::text_disabled_wrapped(state.model.stack == ModelStack::Cross
                                   ? "Cross-attention: rows are the decoder's tokens, columns the sentence's; it has no positions of its own."
                               : state.model.stack == ModelStack::Decoder

@@ -99,15 +99,21 @@ plot::Figure training_figure(const std::vector<hub::RevisionStats>& rows, int la
 }
 
 plot::Figure training_figure_to_fit(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, float width) {
-  for (int columns : {3, 2}) {
-    plot::Figure figure = training_figure(rows, layer, model, kTrainingPanel, columns);
-    if (figure.width <= width) return figure;
+  // The most columns whose plotting areas, narrowed to share the room, keep the smallest width.
+  for (int columns : {3, 2, 1}) {
+    const plot::Figure full = training_figure(rows, layer, model, kTrainingPanel, columns);
+    if (full.width <= width) return full;
+    const float margins = full.width - static_cast<float>(columns) * kTrainingPanel.x;
+    const float area = std::floor((width - margins) / static_cast<float>(columns));
+    if (area < kTrainingMinPanel.x && columns > 1) continue;
+    const auto at = [&](float a) { return training_figure(rows, layer, model, {std::max(a, kTrainingMinPanel.x), kTrainingPanel.y}, columns); };
+    plot::Figure fitted = at(area);
+    // Narrower areas may shorten a label, not lengthen one: a second try takes what is still over.
+    if (fitted.width > width) fitted = at(area - std::ceil((fitted.width - width) / static_cast<float>(columns)));
+    return fitted;
   }
-  // One column: as wide as the room leaves its plotting areas, down to the smallest.
-  const plot::Figure one = training_figure(rows, layer, model, kTrainingPanel, 1);
-  const float margins = one.width - kTrainingPanel.x;
-  const float area = std::clamp(width - margins, kTrainingMinPanel.x, kTrainingPanel.x);
-  return area == kTrainingPanel.x ? one : training_figure(rows, layer, model, {area, kTrainingPanel.y}, 1);
+  return {};  // not reached: one column always returns
 }
+
 
 }  // namespace poslab

@@ -21,8 +21,8 @@ inline constexpr plot::Point kTrainingMinPanel{200.0f, 220.0f};
 plot::Figure training_figure(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, plot::Point panel,
                              int columns = 3);
 // The figure for a room `width` points wide, its text at its own size: the panels in as many
-// columns as fit (three, two, one), one column's panels narrowed down to the smallest plotting
-// area; the figure grows downwards rather than being shrunk to the room.
+// columns as fit (three, two, one) with their plotting areas narrowed to share the room, down to
+// the smallest; the figure grows downwards rather than being shrunk to the room.
 plot::Figure training_figure_to_fit(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, float width);
 
 }  // namespace poslab

@@ -254,8 +254,7 @@ bool AnimationPanel::draw_tour_button(int step, State& state, Language language)
   return true;
 }
 
-void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& workspace, AttentionBackend* gpu,
-                              const std::string& renderer) {
+std::vector<ViewSweep> AnimationPanel::bar_sweeps(ViewId view, State& state) {
   // Another tab: the sweep gives back what it changed. The article's animation starts on the
   // tour's tab, which stays in front until the trajectory's comes (a frame or two).
   if (view == view_) waiting_for_view_ = false;
@@ -268,6 +267,12 @@ void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& worksp
     has_layers_ = !state.embeddings_path.empty() && std::filesystem::is_directory(state.embeddings_path, ec);
   }
   if (!has_layers_) std::erase_if(sweeps, [](const ViewSweep& v) { return v.param == "layer"; });
+  return sweeps;
+}
+
+void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& workspace, AttentionBackend* gpu,
+                              const std::string& renderer) {
+  const std::vector<ViewSweep> sweeps = bar_sweeps(view, state);
   if (sweeps.empty()) {  // nothing to play here; an export still runs on
     draw_export_progress();
     return;

@@ -91,6 +91,9 @@ class AnimationPanel {
   void start_sweep(ViewId view, const ViewSweep& natural, State& state);
   // The sweep lets go of the state (its view or parameter left): what it changed is given back.
   void stop(State& state);
+  // The parameters `view`'s bar offers (a layer only for a model folder), the sweep stopped
+  // first when the view is another than its own.
+  std::vector<ViewSweep> bar_sweeps(ViewId view, State& state);
   // The heads `view` has now: the open model's for a model's view, else the state's.
   int head_count(ViewId view, const State& state) const;
   // The play bar's frame slider; its text names the value in use, the state's own while no frame is shown.

@@ -353,6 +353,22 @@ model_settings_leave_the_explorer_alone() {
   echo "BLOOM runs with its ALiBi on; the explorer keeps sinusoidal, no bias"
 }
 
+# 1d. The Model tab sets its model's context scaling (the left panel's no longer reaches the
+#     model), and the explorer's stays as it was.
+model_scaling_is_the_models() {
+  gui_start "$poslab" --size 1440x900 --view model --model "$models/qwen2" --layer 0
+  gui_wait_value model qwen2 120
+  gui_wait_value busy no 120
+  gui_wait_value "model scaling" none
+  gui_scroll_into_view "context scaling"
+  gui_click "context scaling"
+  gui_click "context scaling: linear (position interpolation)"
+  gui_wait_value "model scaling" linear
+  gui_wait_value busy no 120
+  [ "$(state_of rope-scaling)" = none ] || gui_fail "the Model tab's scaling set the explorer's to $(state_of rope-scaling)"
+  echo "Qwen2 runs with linear scaling; the explorer keeps none"
+}
+
 # 7a. Enter in the embeddings path box loads it, as the Load button does.
 embeddings_enter_loads() {
   gui_start "$poslab" --size 1440x900

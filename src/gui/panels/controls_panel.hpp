@@ -29,6 +29,10 @@ struct ConfigField {
   std::string message;
 };
 
+// RoPE's context scaling (its type, factor, original length and the type's own numbers), edited
+// in place: the explorer's in the panel, a model's in the Model tab.
+void draw_context_scaling(RopeScaling& scaling);
+
 class ControlsPanel {
  public:
   // Edits `state`; returns what the user asked for besides that. `shown`: the tab beside the

@@ -19,6 +19,7 @@
 #include "figures/fit.hpp"
 #include "figures/train.hpp"
 #include "gui/flow.hpp"
+#include "gui/panels/controls_panel.hpp"
 #include "gui/probe.hpp"
 
 namespace poslab {
@@ -370,6 +371,12 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
     if (ImGui::InputDouble(c.rope_local_theta ? "global RoPE base" : "RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) &&
         base > 1.0)
       m.base = base;
+    // Another context scaling at inference than the model's own (PI, NTK, YaRN …): the model's
+    // own, since its settings are not the explorer's.
+    ImGui::PushItemWidth(field);
+    draw_context_scaling(m.scaling);
+    ImGui::PopItemWidth();
+    probe::value("model scaling", std::string(to_string(m.scaling.type)));
     if (c.rope_local_theta) {
       ImGui::SetNextItemWidth(field);
       double local = m.local_base > 0.0 ? m.local_base : *c.rope_local_theta;

@@ -360,10 +360,10 @@ model_scaling_is_the_models() {
   gui_wait_value model qwen2 120
   gui_wait_value busy no 120
   gui_wait_value "model scaling" none
-  gui_scroll_into_view "context scaling"
+  gui_click "model: context scaling"
   gui_click "context scaling"
   gui_click "context scaling: linear (position interpolation)"
-  gui_wait_value "model scaling" linear
+  gui_wait_value "model scaling" "linear ×1"
   gui_wait_value busy no 120
   [ "$(state_of rope-scaling)" = none ] || gui_fail "the Model tab's scaling set the explorer's to $(state_of rope-scaling)"
   echo "Qwen2 runs with linear scaling; the explorer keeps none"

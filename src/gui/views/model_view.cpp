@@ -371,12 +371,21 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
     if (ImGui::InputDouble(c.rope_local_theta ? "global RoPE base" : "RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) &&
         base > 1.0)
       m.base = base;
-    // Another context scaling at inference than the model's own (PI, NTK, YaRN …): the model's
-    // own, since its settings are not the explorer's.
-    ImGui::PushItemWidth(field);
-    draw_context_scaling(m.scaling);
-    ImGui::PopItemWidth();
-    probe::value("model scaling", std::string(to_string(m.scaling.type)));
+    // Another context scaling at inference than the model's own (PI, NTK, YaRN …), beside the
+    // base: a button that names it, its numbers in a pop-up, so the figures below keep their place.
+    const std::string scaling = std::string(to_string(m.scaling.type)) +
+                                (m.scaling.type == RopeScalingType::None ? "" : " ×" + fmt("%g", m.scaling.factor));
+    const std::string scaling_label = "context scaling: " + scaling + "###model-scaling";
+    flow::same_line_if_fits(flow::button(scaling_label.substr(0, scaling_label.find("###")).c_str()));
+    if (ImGui::Button(scaling_label.c_str())) ImGui::OpenPopup("model scaling");
+    probe::item("model: context scaling");
+    probe::value("model scaling", scaling);
+    if (ImGui::BeginPopup("model scaling")) {
+      ImGui::PushItemWidth(field);
+      draw_context_scaling(m.scaling);
+      ImGui::PopItemWidth();
+      ImGui::EndPopup();
+    }
     if (c.rope_local_theta) {
       ImGui::SetNextItemWidth(field);
       double local = m.local_base > 0.0 ? m.local_base : *c.rope_local_theta;

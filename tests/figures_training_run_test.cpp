@@ -73,3 +73,44 @@ TEST(TrainingRun, StepsAreReadFromPythiasAndOlmosRevisionNames) {
 
 }  // namespace
 }  // namespace poslab::hub
+
+#include <set>
+
+#include "figures/training.hpp"
+
+namespace poslab::hub {
+namespace {
+
+// The Model tab's figure keeps its text at its own size in any panel: in a room narrower than
+// its three columns its panels wrap into more rows (seam 7: shrunk to fit, its labels were about
+// 7 pixels high), and `export training` still draws three columns.
+TEST(TrainingRun, TheWindowsFigureWrapsItsPanelsRatherThanShrinkingItsText) {
+  std::vector<RevisionStats> rows;
+  for (long long step : {0LL, 1000LL, 143000LL}) {
+    RevisionStats r;
+    r.revision = "step" + std::to_string(step);
+    r.step = step;
+    r.loss = 3.0 - static_cast<double>(step) / 1e5;
+    r.heads.resize(4);
+    for (std::size_t h = 0; h < r.heads.size(); ++h) r.heads[h] = {0.1 * static_cast<double>(h), 2.0, 0.3, 0.05};
+    rows.push_back(r);
+  }
+  const auto sizes = [](const plot::Figure& f) {
+    std::set<float> out;
+    for (const plot::TextItem& t : f.texts) out.insert(t.size);
+    return out;
+  };
+  const plot::Figure exported = training_figure(rows, 0, "org/pythia", kTrainingPanel);
+  EXPECT_EQ(exported.panels.size(), 5u);
+  for (float room : {exported.width + 10.0f, exported.width * 0.7f, exported.width * 0.45f, 420.0f}) {
+    const plot::Figure fitted = training_figure_to_fit(rows, 0, "org/pythia", room);
+    EXPECT_LE(fitted.width, room) << "in a room " << room << " points wide";
+    EXPECT_EQ(sizes(fitted), sizes(exported)) << "in a room " << room << " points wide";
+    EXPECT_EQ(fitted.panels.size(), 5u);
+  }
+  EXPECT_EQ(training_figure_to_fit(rows, 0, "org/pythia", exported.width + 10.0f).height, exported.height);
+  EXPECT_GT(training_figure_to_fit(rows, 0, "org/pythia", 420.0f).height, 2.0f * exported.height);
+}
+
+}  // namespace
+}  // namespace poslab::hub

@@ -70,7 +70,9 @@ gui_click "training: consent"
 gui_wait_value "training stage" shown 240
 gui_wait_value "training rows" 2 30
 gui_wait_item "training: figure" 30
-echo "the training view said the size, waited for consent, and drew two revisions"
+# Drawn at its own size (seam 7: shrunk to the panel, its labels were about 7 pixels high).
+gui_wait_value "training: figure scale" 1.00 30
+echo "the training view said the size, waited for consent, and drew two revisions at their own size"
 # Its Export button writes what `poslab export training` writes.
 gui_click "training: export"
 gui_until 60 bash -c "grep -q \$'^value\tstatus\twrote .*poslab-training.csv (CSV)' '$gui_probe'" ||

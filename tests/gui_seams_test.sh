@@ -12,6 +12,10 @@ source "$(dirname "$(realpath "$0")")/gui_kit.sh"
 state_now() { gui_value state; }
 state_is() { [ "$(state_now)" = "$1" ]; }
 value_not_empty() { [ -n "$(gui_value "$1")" ]; }
+# The state's settings KEY… as the probe's session JSON has them, one line: "rope none".
+state_of() {
+  state_now | /usr/bin/python3 -c 'import json, sys; s = json.load(sys.stdin)["state"]; print(*(int(v) if isinstance(v, float) and v.is_integer() else v for v in (s[k] for k in sys.argv[1:])))' "$@"
+}
 
 # 1. Entering and leaving the tour gives back exactly the state from before: the sentence, the
 #    causal mask, the encoding; the tour does not start again by itself; entered again, it starts at 1.
@@ -110,6 +114,19 @@ tour_figures_keep_apart() {
   echo "the tour's figures keep apart at 900 × 600 and 150 %, at step 10 and step 5"
 }
 
+# 7f. Tour step 5's paths are drawn large enough to read in a 1440 × 900 window (they were 100
+#     points square, fitted with the step-length plot into what the slide's words leave).
+tour_step_5_plots_are_readable() {
+  gui_start "$poslab" --view tour --step 5 --size 1440x900
+  gui_wait_value "tour step" 5
+  gui_wait_value busy no 120
+  local small
+  small=$(awk -F'\t' '$1 == "item" && $2 ~ /^tour panel [0-9]+ area / && ($5 - $3 < 200 || $6 - $4 < 150) { print $2 ": " $5 - $3 " × " $6 - $4 }' "$gui_probe")
+  [ -n "$(gui_item "tour panel 0 area 0")" ] || gui_fail "the probe names no plotting area of step 5"
+  [ -z "$small" ] || gui_fail "step 5's plots are small: $small"
+  echo "step 5's plotting areas: $(awk -F'\t' '$1 == "item" && $2 ~ /^tour panel [0-9]+ area / { printf "%s × %s  ", $5 - $3, $6 - $4 }' "$gui_probe")"
+}
+
 # 7. Two clicks on the same spot of Next move two steps, also across a step that offers the
 #    article's animation (the button must not move under the mouse, nor start the animation).
 tour_next_stays_under_the_mouse() {
@@ -138,6 +155,33 @@ play_bar_shows_the_value_in_use() {
   gui_click "play bar: play"  # now Pause
   gui_wait_value "value on view" ""
   echo "the play bar says head = 1 and base = 10000, and its label goes when paused"
+}
+
+# 5. The tour's "Play the article's animation" gives the tour step its state back when the
+#    animation stops (its tab left): step 5 shows "dog" again, over its own positions, and the
+#    play bar names the positions in use, not the frame the animation stopped at.
+article_animation_gives_the_step_back() {
+  gui_start "$poslab" --size 1440x900 --view tour --step 5
+  gui_wait_value "tour step" 5
+  gui_wait_value busy no 120
+  local before
+  before=$(state_now)
+  gui_click "tour: play the article's animation"
+  gui_wait_value tab trajectory
+  gui_until 30 value_not_empty "value on view" || gui_fail "the article's animation does not play"
+  gui_until 30 bash -c "grep -q \$'^value\tvalue on view\t.*positions = \(1[0-9]\|[2-9][0-9]\)' '$gui_probe'" ||
+    gui_fail "the animation did not reach 10 positions"
+  gui_click "play bar: play"  # Pause: the frame stays while the tab is shown
+  gui_wait_value "value on view" ""
+  [ "$(gui_value "play bar")" = "positions = $(state_of positions)" ] ||
+    gui_fail "paused, the play bar says $(gui_value "play bar") with $(state_of positions) positions in use"
+  gui_click "tab: Tour"
+  gui_wait_value tab tour
+  gui_until 10 state_is "$before" || gui_fail "the tour's step 5 did not get its state back: token $(state_of token), $(state_of positions) positions"
+  gui_click "tab: Trajectory"
+  gui_wait_value tab trajectory
+  gui_wait_value "play bar" "positions = $(state_of positions)"
+  echo "step 5 has its token and positions back; the play bar says $(gui_value "play bar")"
 }
 
 # 4 and 5. The head range follows the head count; the animation file is named after the tab shown,
@@ -305,6 +349,137 @@ export_all_writes_what_the_tabs_show() {
   done
   [ -s poslab-figures/trajectory.csv ] || gui_fail "the explorer's views are missing"
   echo "Export all views wrote the model's attention, heads and frequency usage as the tabs show them"
+}
+
+# 1c. A model's run settings are its own: opening BLOOM (ALiBi) in the Model tab leaves the
+#     explorer's encoding and bias as they were, in the Model tab and in the Attention tab showing
+#     the model's layer, whose explorer controls say that the model runs its own.
+model_settings_leave_the_explorer_alone() {
+  gui_start "$poslab" --size 1440x900 --view model --encoding sinusoidal --bias none
+  gui_wait_value tab model
+  local before
+  before=$(state_of encoding bias)
+  [ "$before" = "sinusoidal none" ] || gui_fail "the explorer starts with $before"
+  gui_click "model: folder"
+  gui_type "$models/bloom"
+  gui_key Return
+  gui_wait_value model bloom 120
+  gui_wait_value "model positions" on 120
+  gui_wait_value busy no 120
+  [ "$(state_of encoding bias)" = "$before" ] || gui_fail "opening BLOOM set the explorer's encoding and bias to $(state_of encoding bias)"
+  gui_click "tab: Attention"
+  gui_wait_value tab attention
+  gui_until 120 value_not_empty "attention shows" || gui_fail "the Attention tab does not show BLOOM's layer"
+  gui_wait_value "explorer settings" "the model's own"
+  [ "$(state_of encoding bias)" = "$before" ] || gui_fail "the Attention tab on BLOOM's layer shows the explorer with $(state_of encoding bias)"
+  gui_click "tab: Model"
+  gui_wait_value "model positions" on
+  echo "BLOOM runs with its ALiBi on; the explorer keeps sinusoidal, no bias"
+}
+
+# 1d. The Model tab sets its model's context scaling (the left panel's no longer reaches the
+#     model), and the explorer's stays as it was.
+model_scaling_is_the_models() {
+  gui_start "$poslab" --size 1440x900 --view model --model "$models/qwen2" --layer 0
+  gui_wait_value model qwen2 120
+  gui_wait_value busy no 120
+  gui_wait_value "model scaling" none
+  gui_click "model: context scaling"
+  gui_click "context scaling"
+  gui_click "context scaling: linear (position interpolation)"
+  gui_wait_value "model scaling" "linear ×1"
+  gui_wait_value busy no 120
+  [ "$(state_of rope-scaling)" = none ] || gui_fail "the Model tab's scaling set the explorer's to $(state_of rope-scaling)"
+  echo "Qwen2 runs with linear scaling; the explorer keeps none"
+}
+
+# 7a. Enter in the embeddings path box loads it, as the Load button does.
+embeddings_enter_loads() {
+  gui_start "$poslab" --size 1440x900
+  gui_click "embeddings path"
+  gui_key ctrl+a
+  gui_type "$models/qwen2"
+  gui_key Return
+  gui_wait_value status "loaded $models/qwen2 with its config.json" 120
+  [ "$(state_of embeddings)" = "$models/qwen2" ] || gui_fail "the state's embeddings are $(state_of embeddings)"
+  echo "Enter in the path box loaded $models/qwen2"
+}
+
+# 7b. A folder the Model tab cannot open says why in the tab, not only on the status line.
+model_tab_shows_its_errors() {
+  gui_start "$poslab" --size 1440x900 --view model
+  gui_click "model: folder"
+  gui_type "$work/no-such-model"
+  gui_key Return
+  gui_until 60 bash -c "grep -q \$'^value\tmodel error\t.*no-such-model' '$gui_probe'" ||
+    gui_fail "the Model tab does not say why the folder did not open"
+  gui_wait_item "model: error"
+  [ "$(gui_value "status kind")" = error ] || gui_fail "the status line no longer says it"
+  echo "the Model tab says: $(gui_value "model error")"
+}
+
+# 7c. Train with the seed of a run already saved asks before replacing it, and says what it holds.
+train_asks_before_replacing_a_run() {
+  export XDG_DATA_HOME="$work/data"
+  gui_start "$poslab" --view train --size 1600x1000
+  for encoding in none sinusoidal learned alibi t5; do gui_click "train: $encoding"; done
+  gui_click "train: steps" 0.1 0.5
+  gui_key ctrl+a
+  gui_type 5
+  gui_key Return
+  gui_wait_value "train job" "rope · 5 steps"
+  gui_wait_value "train replaces" ""
+  gui_click "train: train"
+  gui_wait_value train done 200
+  local model=data/poslab/trained/run-seed1/copy-rope/model.safetensors first
+  first=$(stat -c %i "$model" 2>/dev/null || true)
+  [ -n "$first" ] || gui_fail "the first run saved no model"
+  gui_wait_value "train replaces" "copy-rope (finished, 5 steps)"
+  gui_click "train: train"
+  gui_wait_value "train asks" yes
+  [ "$(gui_value train)" = done ] || gui_fail "Train started over the saved run without asking"
+  gui_click "train: keep"
+  gui_wait_value "train asks" no
+  [ "$(stat -c %i "$model")" = "$first" ] || gui_fail "Keep it replaced the run"
+  gui_click "train: train"
+  gui_wait_value "train asks" yes
+  gui_click "train: replace"
+  # A new file in its place (saved before the run is measured, which the test need not wait for).
+  gui_until 200 bash -c "[ \"\$(stat -c %i '$model')\" != '$first' ]" || gui_fail "Replace it did not train again"
+  echo "Train asked before replacing run-seed1 (copy-rope, 5 steps), kept it once, replaced it when asked"
+}
+
+# 7d. Pop-ups are opaque: the heads list, open over the Attention section's controls, is one
+#     colour beside its entries' text, whatever lies under it.
+popups_are_opaque() {
+  gui_start "$poslab" --size 1440x900
+  gui_click heads
+  gui_wait_item "heads: 2"
+  gui_key ctrl+shift+s
+  gui_wait_file poslab-window.png
+  local x0 y0 x1 y1 top
+  read -r x0 top x1 y1 <<<"$(gui_item "heads: 1")"
+  read -r x0 y0 x1 y1 <<<"$(gui_item "heads: 4")"
+  local colours
+  colours=$("$png_probe" colours poslab-window.png $((x1 - 14)) "$top" $((x1 - 4)) "$y1")
+  [ "$colours" = 1 ] || gui_fail "the heads list shows $colours colours beside its entries: what lies under it shows through"
+  echo "the heads list is one colour beside its text: opaque"
+}
+
+# 7e. T5 without a target says why its decoder's grids are 1 × 1 and what a target is for;
+#     a target typed puts the hint away.
+t5_without_a_target_says_why() {
+  gui_start "$poslab" --size 1440x900 --model "$models/t5" --layer 0 --view model --sentence "The dog chased another dog in the park."
+  gui_wait_value "model shown" "encoder 12x12" 120
+  gui_until 10 value_not_empty "model target hint" || gui_fail "T5 without a target shows no hint"
+  gui_click "model stack: decoder"
+  gui_wait_value "model shown" "decoder 1x1" 120
+  gui_click "model target"
+  gui_type "Ein Hund im Park."
+  gui_key Return
+  gui_wait_value "model shown" "decoder 7x7" 120
+  gui_wait_value "model target hint" ""
+  echo "T5 without a target said why; with one the decoder reads 7 tokens"
 }
 
 # 1b. A mixture of experts shows, for the layer shown, the experts each position is routed to (one

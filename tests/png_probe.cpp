@@ -5,10 +5,12 @@
 //   png_probe ink FILE X0 Y0 X1 Y1 dark|light → "TOP BOTTOM" of the rows in the box holding ink
 //     (dark: text on a white figure; light: the interface's text on its dark panels), or "none"
 //   png_probe crop-equal FILE OTHER X0 Y0 X1 Y1 → exit 0 when the box has the same pixels in both
+//   png_probe colours FILE X0 Y0 X1 Y1       → how many different colours the box holds
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "base/files.hpp"
 #include "plot/render.hpp"
@@ -37,7 +39,7 @@ bool is_ink(Rgb c, bool dark) { return dark ? c.r < 110 && c.g < 110 && c.b < 11
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) return fail("usage: png_probe size|pixel|ink|crop-equal FILE …");
+  if (argc < 3) return fail("usage: png_probe size|pixel|ink|crop-equal|colours FILE …");
   const std::string what = argv[1];
   auto bytes = poslab::read_whole_file(argv[2], poslab::kMatrixFile);
   if (!bytes) return fail(bytes.error());
@@ -71,6 +73,20 @@ int main(int argc, char** argv) {
       }
     std::printf("%d pixels differ\n", differing);
     return differing == 0 ? 0 : 1;
+  }
+  if (what == "colours" && argc == 7) {
+    const int x0 = std::max(0, std::atoi(argv[3])), y0 = std::max(0, std::atoi(argv[4]));
+    const int x1 = std::min(image->width, std::atoi(argv[5])), y1 = std::min(image->height, std::atoi(argv[6]));
+    if (x1 <= x0 || y1 <= y0) return fail("the box is empty");
+    std::vector<int> seen;
+    for (int y = y0; y < y1; ++y)
+      for (int x = x0; x < x1; ++x) {
+        const Rgb c = at(*image, x, y);
+        seen.push_back(c.r << 16 | c.g << 8 | c.b);
+      }
+    std::sort(seen.begin(), seen.end());
+    std::printf("%td\n", std::unique(seen.begin(), seen.end()) - seen.begin());
+    return 0;
   }
   if (what == "ink" && argc == 8) {
     const int x0 = std::max(0, std::atoi(argv[3])), y0 = std::max(0, std::atoi(argv[4]));

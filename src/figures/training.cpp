@@ -1,6 +1,8 @@
 #include "figures/training.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "plot/draw.hpp"
 #include "plot/lines.hpp"
@@ -81,15 +83,37 @@ plot::Figure loss_panel(const std::vector<hub::RevisionStats>& rows, bool by_ste
 
 }  // namespace
 
-plot::Figure training_figure(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, plot::Point panel) {
+plot::Figure training_figure(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, plot::Point panel,
+                             int columns) {
   const bool by_step = hub::steps_known(rows);
-  plot::Figure figure, top, bottom;
-  for (int k = 0; k < 3; ++k) top.append_right(statistic_panel(kStatistics[k], rows, by_step, panel));
-  bottom.append_right(statistic_panel(kStatistics[3], rows, by_step, panel));
-  bottom.append_right(loss_panel(rows, by_step, model + " · layer " + std::to_string(layer), panel));
-  figure.append_below(top);
-  figure.append_below(bottom);
+  std::vector<plot::Figure> panels;
+  for (int k = 0; k < 4; ++k) panels.push_back(statistic_panel(kStatistics[k], rows, by_step, panel));
+  panels.push_back(loss_panel(rows, by_step, model + " · layer " + std::to_string(layer), panel));
+  plot::Figure figure, row;
+  const std::size_t per_row = static_cast<std::size_t>(std::max(1, columns));
+  for (std::size_t k = 0; k < panels.size(); ++k) {
+    row.append_right(panels[k]);
+    if ((k + 1) % per_row == 0 || k + 1 == panels.size()) figure.append_below(std::exchange(row, plot::Figure{}));
+  }
   return figure;
 }
+
+plot::Figure training_figure_to_fit(const std::vector<hub::RevisionStats>& rows, int layer, const std::string& model, float width) {
+  // The most columns whose plotting areas, narrowed to share the room, keep the smallest width.
+  for (int columns : {3, 2, 1}) {
+    const plot::Figure full = training_figure(rows, layer, model, kTrainingPanel, columns);
+    if (full.width <= width) return full;
+    const float margins = full.width - static_cast<float>(columns) * kTrainingPanel.x;
+    const float area = std::floor((width - margins) / static_cast<float>(columns));
+    if (area < kTrainingMinPanel.x && columns > 1) continue;
+    const auto at = [&](float a) { return training_figure(rows, layer, model, {std::max(a, kTrainingMinPanel.x), kTrainingPanel.y}, columns); };
+    plot::Figure fitted = at(area);
+    // Narrower areas may shorten a label, not lengthen one: a second try takes what is still over.
+    if (fitted.width > width) fitted = at(area - std::ceil((fitted.width - width) / static_cast<float>(columns)));
+    return fitted;
+  }
+  return {};  // not reached: one column always returns
+}
+
 
 }  // namespace poslab

@@ -78,6 +78,32 @@ std::string plane_axis(const State& state, int axis, int d) {
   return "dimension " + std::to_string(dim);
 }
 
+// "p = 0" beside the path's start, at the corner of the four around it that the path crosses
+// least (sampled along its segments) and that keeps the label inside the plot: put at a fixed
+// corner, the label sat under the path wherever the path left its start that way.
+void place_start_label(plot::Figure& figure, const plot::Box& area, const std::vector<plot::Point>& path, plot::Color ink) {
+  if (path.empty()) return;
+  const char* label = "p = 0";
+  constexpr float size = 11.0f, gap = 7.0f;
+  const float w = plot::figure_text_measure().width(label, size), h = size * 1.3f;
+  const plot::Point start = path.front();
+  float best_cost = 1e30f;
+  plot::Box best;
+  for (const bool right : {true, false})
+    for (const bool below : {true, false}) {
+      const float x0 = right ? start.x + gap : start.x - gap - w, y0 = below ? start.y + gap : start.y - gap - h;
+      const plot::Box box{x0, y0, x0 + w, y0 + h};
+      float cost = (box.x0 < area.x0 || box.x1 > area.x1 || box.y0 < area.y0 || box.y1 > area.y1) ? 1e6f : 0.0f;
+      for (std::size_t k = 0; k + 1 < path.size(); ++k)
+        for (int i = 0; i < 8; ++i) {
+          const float f = static_cast<float>(i) / 8.0f;
+          cost += box.contains({path[k].x + f * (path[k + 1].x - path[k].x), path[k].y + f * (path[k + 1].y - path[k].y)}) ? 1.0f : 0.0f;
+        }
+      if (cost < best_cost) best_cost = cost, best = box;
+    }
+  figure.text({best.x0, best.y0}, label, size, ink, plot::HAlign::Left, plot::VAlign::Top);
+}
+
 plot::Figure path_panel(const State& state, const Path& path, int d, const std::string& token, float side, int colour) {
   const Trajectory& t = path.trajectory;
   const auto [lo, hi] = std::minmax_element(t.steps.begin(), t.steps.end());
@@ -110,9 +136,9 @@ plot::Figure path_panel(const State& state, const Path& path, int d, const std::
   const plot::Color ink{0.1f, 0.1f, 0.12f, 1};
   const plot::Point start = at(0);
   built.figure.rect({start.x - 5, start.y - 5, start.x + 5, start.y + 5}, {0, 0, 0, 0}, ink, 1.5f);
-  const bool right_half = start.x > (built.area.x0 + built.area.x1) / 2;  // keep the label inside the plot
-  built.figure.text({right_half ? start.x - 7 : start.x + 7, start.y + 7}, "p = 0", 11.0f, ink,
-                    right_half ? plot::HAlign::Right : plot::HAlign::Left, plot::VAlign::Top);
+  std::vector<plot::Point> drawn;
+  for (Eigen::Index p = 0; p < t.points.rows(); ++p) drawn.push_back(at(p));
+  place_start_label(built.figure, built.area, drawn, ink);
   if (!t.steps.empty() && *hi > *lo * 1.01) {
     const auto jump = static_cast<Eigen::Index>(hi - t.steps.begin()) + 1;
     const plot::Point a = at(jump - 1), b = at(jump);
@@ -146,15 +172,24 @@ plot::Figure steps_panel(const std::vector<Path>& paths, float width) {
 
 }  // namespace
 
-plot::Figure trajectory_figure(const State& state, const Results& results, float side) {
-  const std::vector<Path> paths = paths_for(state, results);
+namespace {
+
+// The paths' squares side by side, `side` points each.
+plot::Figure paths_row(const State& state, const Results& results, const std::vector<Path>& paths, float side) {
   const int d = results.problem.width();
   const std::string token = "“" + results.tokens[static_cast<std::size_t>(shown_token(state, results))].text + "”";
-  plot::Figure figure;
+  plot::Figure row;
   int k = 0;
-  for (const Path& path : paths) {
-    figure.append_right(path_panel(state, path, d, token, side, k++));
-  }
+  for (const Path& path : paths) row.append_right(path_panel(state, path, d, token, side, k++));
+  return row;
+}
+
+}  // namespace
+
+plot::Figure trajectory_figure(const State& state, const Results& results, float side) {
+  const std::vector<Path> paths = paths_for(state, results);
+  plot::Figure figure;
+  figure.append_below(paths_row(state, results, paths, side));
   figure.append_below(steps_panel(paths, std::max(300.0f, figure.width - 260.0f)));
   return figure;
 }
@@ -181,6 +216,15 @@ std::string trajectory_csv(const State& state, const Results& results) {
 
 plot::Figure trajectory_figure_to_fill(const State& state, const Results& results, plot::Point room,
                                        Overflow overflow) {
+  if (overflow == Overflow::ScrollDown) {
+    // A slide (the tour) scrolls down: the paths' squares fill the room seen at once, the step
+    // lengths below them are scrolled to. Fitted with the step lengths into what the slide's
+    // words leave, the squares were the smallest side, 100 points, their labels crowded.
+    const std::vector<Path> paths = paths_for(state, results);
+    const float side = std::floor(
+        fit_size(room, kMinSide, kMaxSide, [&](float s) { return size_of(paths_row(state, results, paths, s)); }, overflow));
+    return trajectory_figure(state, results, side);
+  }
   const float side = std::floor(fit_size(
       room, kMinSide, kMaxSide, [&](float s) { return size_of(trajectory_figure(state, results, s)); }, overflow));
   return trajectory_figure(state, results, side);

@@ -99,6 +99,9 @@ Gui::Gui(const GuiOptions& options, GLFWwindow* window)
   if (!fonts_.warning.empty()) status_.fail(fonts_.warning);
   renderer_ = gpu::describe_context();
   start_gpu_thread();
+  // The command line's options are the first model's changes (`--model DIR --encoding none`);
+  // a model the last session reopens starts as its folder has it, as one opened in the window.
+  if (!options.remember_session) views_.model.first_model_takes_the_state();
   if (options.remember_session) {
     if (auto last = load_session(last_session_path())) state_ = last->state;  // none yet is fine
   }
@@ -199,7 +202,7 @@ void Gui::draw_window() {
   ControlsActions actions;
   if (!narrow || show_controls_) {
     ImGui::BeginChild("controls", ImVec2(narrow ? 0.0f : kControlsWidth * units, -bar_height), true);
-    actions = controls_.draw(state_, workspace_, active_view_);
+    actions = controls_.draw(state_, workspace_, active_view_, active_view_ == ViewId::Attention && model_run_);
     ImGui::EndChild();
     if (!narrow) ImGui::SameLine();
   }
@@ -221,7 +224,6 @@ void Gui::draw_window() {
   const ControlsActions requested = take_hotkeys(actions);
   // Act on the frame's requests, then recompute if a pipeline input changed.
   if (actions.load_embeddings || load_requested_) {
-    opened_by_user_ = true;
     loader_.start(controls_.embeddings_input, state_.vocab_path, state_.tensor_name);
     status_.info("loading " + controls_.embeddings_input + " …");
   }
@@ -301,7 +303,7 @@ void Gui::draw_views() {
     if (entering && info.id == ViewId::Tour) before_tour_ = active_view_;
     active_view_ = info.id;
     // Play and export the view's parameter (and the progress of an animation's export on every tab).
-    animation_panel_.draw_bar(info.id, state_, workspace_, gpu_backend_.get(), renderer_);
+    draw_play_bar(info.id);
     draw_kept_results_note(info.id);
     if (info.id == ViewId::Tour) draw_tour_tab(entering || first_frame_);
     else draw_tab(info.id);
@@ -310,6 +312,16 @@ void Gui::draw_views() {
   if (play_article_) select_view_ = ViewId::Trajectory;
   ImGui::EndTabBar();
   first_frame_ = false;
+}
+
+// The play bar moves what the tab shows: on the Attention tab showing a model's layer, the
+// model's settings (its layer, its base), never the explorer's.
+void Gui::draw_play_bar(ViewId view) {
+  if (view != ViewId::Attention || !model_run_)
+    return animation_panel_.draw_bar(view, state_, workspace_, gpu_backend_.get(), renderer_);
+  State settings = views_.model.settings();
+  animation_panel_.draw_bar(view, settings, workspace_, gpu_backend_.get(), renderer_);
+  views_.model.change_settings(settings, state_);
 }
 
 void Gui::draw_tab(ViewId view) {
@@ -401,6 +413,9 @@ void Gui::draw_train_tab() {
   // tab (the button says so), its heads in the Model tab.
   auto next = state_for_trained_model(state_, open);
   if (!next) return status_.fail(next.error());
+  // The model runs with its own positions (the Model tab's); the explorer keeps its encoding and bias.
+  next->model.encoding = state_.model.encoding;
+  next->model.bias = state_.model.bias;
   state_ = *next;
   select_view_ = ViewId::Attention;
   controls_.embeddings_input = open.string();  // its table for the other views, as Load would

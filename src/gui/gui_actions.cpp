@@ -57,9 +57,9 @@ void Gui::finish_load() {
   auto finished = loader_.take();
   if (!finished) return;
   const bool run_model = std::exchange(run_model_on_load_, false);
-  const bool by_user = std::exchange(opened_by_user_, false);
   if (!*finished) {
     status_.fail(finished->error() + " — keeping " + workspace_.embeddings_path());
+    if (run_model) views_.model.say_load_error(status_.text);  // asked for in the Model tab: said there too
     return;
   }
   workspace_.set_embeddings(std::move(**finished), loader_.path());
@@ -67,23 +67,25 @@ void Gui::finish_load() {
   state_.embeddings_path = loader_.path();
   controls_.recent.add(loader_.path());
   status_.info("loaded " + loader_.path());
-  apply_model_config(by_user);
+  apply_model_config();
+  if (run_model) views_.model.say_load_error(status_.error ? status_.text : "");
   std::error_code ec;
   if (run_model && std::filesystem::is_directory(loader_.path(), ec)) state_.view.layer = std::max(0, state_.view.layer);
 }
 
-// A model folder brings its RoPE settings and heads along, as --model does. One the user opens
-// starts as its folder has it: the interventions set for the model before (its positions off,
-// a shift, a window) are not this one's. A session or --load at the start keeps its own settings.
-void Gui::apply_model_config(bool opened_by_user) {
+// A model folder brings its heads and RoPE settings to the explorer, as --model does, but never
+// its encoding or bias: the explorer keeps its own (an ALiBi model's bias is the model's, which
+// the Model tab runs with settings of its own, gui/views/model_view.hpp).
+void Gui::apply_model_config() {
   std::error_code ec;
   const auto folder = resolve_model_folder(controls_.embeddings_input);
   const auto config = folder ? *folder / "config.json" : std::filesystem::path();
   if (!folder || !std::filesystem::is_directory(*folder, ec) || !std::filesystem::exists(config, ec)) return;
+  const EncodingKind encoding = state_.model.encoding;
+  const BiasKind bias = state_.model.bias;
   if (auto applied = load_checkpoint_config(state_.model, config); !applied) return status_.fail(applied.error());
-  if (opened_by_user)
-    if (auto text = read_whole_file(config, kJsonConfigFile))
-      if (auto model = parse_transformer_config(*text, config.string())) reset_model_interventions(state_, *model);
+  state_.model.encoding = encoding;
+  state_.model.bias = bias;
   status_.info("loaded " + controls_.embeddings_input + " with its config.json");
 }
 
@@ -144,10 +146,11 @@ void Gui::start_exports(const ControlsActions& requested) {
              (active_view_ == ViewId::Model || (active_view_ == ViewId::Attention && model_run_))) {
     // The model's views, as `poslab export heads|attention --model DIR --layer L` writes them.
     const TransformerConfig& c = views_.model.model()->config();
-    const auto output = model_view_output(exported, state_, *run, c);
+    const State& settings = views_.model.settings();  // the model runs its own
+    const auto output = model_view_output(exported, settings, *run, c);
     Result<std::string> page = std::string();
     if (!request.html.empty())
-      page = exported == ViewId::Heads ? heads_page(*run, c) : attention_page(state_, layer_results(run->shown(), run->request.layer, c, run->describe()));
+      page = exported == ViewId::Heads ? heads_page(*run, c) : attention_page(settings, layer_results(run->shown(), run->request.layer, c, run->describe()));
     ExportRequest files = request;
     files.html.clear();
     s = !output ? Status(Error{output.error()}) : !page ? Status(Error{page.error()}) : write_export(&output->figure, &output->csv, files, written);
@@ -175,9 +178,9 @@ std::vector<ShownModelView> Gui::shown_model_views() const {
   for (const ViewInfo& v : view_registry()) {
     const bool of_model = v.needs == ViewNeeds::Model || (v.id == ViewId::Attention && model_run_);
     if (!v.in_all_views || !of_model || !v.model_output || !v.forward_pass) continue;
-    State checked = state_;
+    State checked = views_.model.settings();  // the model runs its own
     if (!check_model_view(v.id, checked, c)) continue;  // frequency usage of a model without RoPE
-    if (auto out = model_view_output(v.id, state_, *run, c)) shown.push_back({v.id, std::move(*out)});
+    if (auto out = model_view_output(v.id, views_.model.settings(), *run, c)) shown.push_back({v.id, std::move(*out)});
   }
   return shown;
 }

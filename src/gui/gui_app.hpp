@@ -59,6 +59,7 @@ class Gui {
   void draw_window();
   void draw_views();
   void draw_tab(ViewId view);
+  void draw_play_bar(ViewId view);
   void draw_attention_tab();
   void draw_tour_tab(bool entering);
   void draw_kept_results_note(ViewId view);
@@ -67,7 +68,7 @@ class Gui {
   void update_model_results();
   ControlsActions take_hotkeys(ControlsActions actions);
   void finish_load();
-  void apply_model_config(bool opened_by_user);
+  void apply_model_config();
   void save_session();
   void open_session();
   std::vector<ShownModelView> shown_model_views() const;
@@ -125,7 +126,6 @@ class Gui {
   bool show_shortcuts_ = false;  // the Shortcuts window (F1)
   bool window_shot_requested_ = false;  // Ctrl+Shift+S: the window as STEM-window.png, after this frame is drawn
   bool load_requested_ = false;
-  bool opened_by_user_ = false;     // the load was asked for in the window (not the start's --load or session)
   bool run_model_on_load_ = false;  // the load was asked for in the Model tab: run the model once it is in
   float info_height_ = -1.0f;   // the attention tab's text under the heatmap, measured each frame
   ImRect view_panel_;           // where the view can be seen (screen units), for the layout report

@@ -64,6 +64,9 @@ void apply_style(float units_per_point) {
   ImGuiStyle& style = ImGui::GetStyle();
   style = ImGuiStyle();
   ImGui::StyleColorsDark();
+  // Pop-ups, tooltips, menus and combo lists opaque: the dark style's 94 % let the text under
+  // them show through their own.
+  for (ImGuiCol c : {ImGuiCol_PopupBg, ImGuiCol_WindowBg, ImGuiCol_MenuBarBg}) style.Colors[c].w = 1.0f;
   style.WindowRounding = 0.0f;
   style.FrameRounding = 3.0f;
   style.GrabRounding = 3.0f;

@@ -170,7 +170,8 @@ void AnimationExport::encode_loop() {
 
 // ---- The play bar -------------------------------------------------------------------------------
 
-void AnimationPanel::start_sweep(ViewId view, const ViewSweep& natural, const State& state) {
+void AnimationPanel::start_sweep(ViewId view, const ViewSweep& natural, State& state) {
+  stop(state);
   from_ = natural.from;
   to_ = natural.to;
   if (natural.param == "head") {
@@ -191,11 +192,28 @@ int AnimationPanel::head_count(ViewId view, const State& state) const {
   return state.model.heads;
 }
 
+// The whole state comes back when nothing else changed it meanwhile; else the parameter alone,
+// when it still holds the frame's value (a value the reader set since is theirs to keep).
+void AnimationPanel::stop(State& state) {
+  playing_ = false;
+  article_ = nullptr;
+  if (active_ && sweep_ && before_) {
+    if (state == set_) state = *before_;
+    else if (sweep_->param.read(state) == sweep_value(*sweep_, frame_))
+      (void)apply_sweep_value(state, *sweep_, sweep_->param.read(*before_));
+  }
+  active_ = false;
+  before_.reset();
+  frame_ = 0;
+}
+
 void AnimationPanel::set_frame(int k, State& state) {
   if (!sweep_) return;
   frame_ = std::clamp(k, 0, sweep_->frames - 1);
   if (auto next = sweep_state(state, *sweep_, frame_)) {
+    if (!active_) before_ = state;
     state = *next;
+    set_ = state;
     active_ = true;
   } else {
     playing_ = false;
@@ -211,6 +229,8 @@ bool AnimationPanel::draw_tour_button(int step, State& state, Language language)
   const bool pressed = ImGui::Button(label.c_str());
   probe::item("tour: play the article's animation");
   if (!pressed) return false;
+  stop(state);
+  const State before = state;  // the tour step's, given back when the animation stops
   state = article_animation_state(*a, state);
   const auto& sweeps = view_info(*view_named(a->view)).sweeps;
   param_index_ = 0;
@@ -223,6 +243,8 @@ bool AnimationPanel::draw_tour_button(int step, State& state, Language language)
   frames_ = a->frames;
   sweep_ = make_sweep(a->param, from_, to_, frames_).value();
   set_frame(0, state);
+  before_ = before;
+  waiting_for_view_ = true;
   playing_ = true;
   clock_ = 0.0;
   article_ = a;
@@ -232,8 +254,11 @@ bool AnimationPanel::draw_tour_button(int step, State& state, Language language)
   return true;
 }
 
-void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& workspace, AttentionBackend* gpu,
-                              const std::string& renderer) {
+std::vector<ViewSweep> AnimationPanel::bar_sweeps(ViewId view, State& state) {
+  // Another tab: the sweep gives back what it changed. The article's animation starts on the
+  // tour's tab, which stays in front until the trajectory's comes (a frame or two).
+  if (view == view_) waiting_for_view_ = false;
+  else if (has_view_ && !waiting_for_view_) stop(state);
   auto sweeps = view_info(view).sweeps;
   // A layer moves only in a model folder's own forward pass.
   if (state.embeddings_path != layer_checked_path_) {
@@ -242,6 +267,12 @@ void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& worksp
     has_layers_ = !state.embeddings_path.empty() && std::filesystem::is_directory(state.embeddings_path, ec);
   }
   if (!has_layers_) std::erase_if(sweeps, [](const ViewSweep& v) { return v.param == "layer"; });
+  return sweeps;
+}
+
+void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& workspace, AttentionBackend* gpu,
+                              const std::string& renderer) {
+  const std::vector<ViewSweep> sweeps = bar_sweeps(view, state);
   if (sweeps.empty()) {  // nothing to play here; an export still runs on
     draw_export_progress();
     return;
@@ -294,6 +325,11 @@ void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& worksp
                          sweep_->to != made->to || sweep_->frames != made->frames;
     sweep_ = *made;
     if (changed && active_) set_frame(frame_, state);
+  }
+  // The reader set the parameter themselves (or a tour step did): the sweep no longer holds it.
+  if (active_ && !playing_ && sweep_ && sweep_->param.read(state) != sweep_value(*sweep_, frame_)) {
+    active_ = false;
+    before_.reset();
   }
   ImGui::SameLine();
   const bool play_pressed = ImGui::Button(playing_ ? "Pause" : "Play", ImVec2(52.0f * units, 0.0f));
@@ -354,11 +390,11 @@ void AnimationPanel::draw_bar(ViewId view, State& state, const Workspace& worksp
 void AnimationPanel::draw_scrub(const ViewSweep& natural, State& state, float width) {
   int k = frame_;
   ImGui::SetNextItemWidth(width);
-  // A frame's value while one is shown; else the value the state holds, which is what is drawn.
-  std::string value;
-  if (sweep_ && active_) value = std::string(natural.param) + " = " + sweep_value_text(*sweep_, frame_);
-  else if (sweep_) value = std::string(natural.param) + " = " + sweep_value_text(*sweep_, sweep_->param.read(state));
-  const std::string format = "frame %d / " + std::to_string(sweep_ ? sweep_->frames - 1 : 0) + " · " + value;
+  // The value the state holds, which is what is drawn (a frame's while the sweep holds the state);
+  // the frame only while it does.
+  const std::string value = sweep_ ? std::string(natural.param) + " = " + sweep_value_text(*sweep_, sweep_->param.read(state)) : "";
+  const std::string format =
+      active_ ? "frame %d / " + std::to_string(sweep_ ? sweep_->frames - 1 : 0) + " · " + value : value;
   if (ImGui::SliderInt("##frame", &k, 0, sweep_ ? sweep_->frames - 1 : 0, format.c_str())) {
     playing_ = false;
     set_frame(k, state);

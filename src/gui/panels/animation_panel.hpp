@@ -88,7 +88,12 @@ class AnimationPanel {
   void set_model(std::shared_ptr<const Checkpoint> model) { model_ = std::move(model); }
 
  private:
-  void start_sweep(ViewId view, const ViewSweep& natural, const State& state);
+  void start_sweep(ViewId view, const ViewSweep& natural, State& state);
+  // The sweep lets go of the state (its view or parameter left): what it changed is given back.
+  void stop(State& state);
+  // The parameters `view`'s bar offers (a layer only for a model folder), the sweep stopped
+  // first when the view is another than its own.
+  std::vector<ViewSweep> bar_sweeps(ViewId view, State& state);
   // The heads `view` has now: the open model's for a model's view, else the state's.
   int head_count(ViewId view, const State& state) const;
   // The play bar's frame slider; its text names the value in use, the state's own while no frame is shown.
@@ -110,6 +115,11 @@ class AnimationPanel {
   int frames_ = 60;
   int frame_ = 0;        // the frame shown
   bool active_ = false;  // the state holds a frame's value
+  // The state before the sweep set its first frame (before the tour step's preset, for the
+  // article's animation), and as its last frame left it: stop() gives the first back.
+  std::optional<State> before_;
+  State set_;
+  bool waiting_for_view_ = false;  // the article's animation was asked for; its tab is not in front yet
   bool playing_ = false;
   bool scrubbing_ = false;  // the frame slider is held (the value is drawn on the view while playing or scrubbing)
   int range_heads_ = 0;     // the head count the head range was made for

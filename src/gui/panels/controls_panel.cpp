@@ -15,19 +15,23 @@ namespace poslab {
 
 namespace {
 
-// A combo over the values of an enum, named by to_string.
+// A combo over the values of an enum, named by to_string; for the probe, "LABEL" and each
+// entry as "LABEL: NAME".
 template <typename Enum, std::size_t N>
 bool enum_combo(const char* label, Enum& value, const Enum (&values)[N], const char* const (&names)[N]) {
   bool changed = false;
   int current = 0;
   for (std::size_t k = 0; k < N; ++k)
     if (values[k] == value) current = static_cast<int>(k);
-  if (ImGui::BeginCombo(label, names[current])) {
+  const bool open = ImGui::BeginCombo(label, names[current]);
+  probe::item(label);
+  if (open) {
     for (std::size_t k = 0; k < N; ++k) {
       if (ImGui::Selectable(names[k], static_cast<int>(k) == current)) {
         value = values[k];
         changed = true;
       }
+      probe::item(std::string(label) + ": " + names[k]);
     }
     ImGui::EndCombo();
   }
@@ -88,28 +92,8 @@ void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigFiel
   float p = static_cast<float>(m.rope_fraction);
   if (ImGui::SliderFloat("p (p-RoPE)", &p, 0.0f, 1.0f, "%.2f")) m.rope_fraction = p;
   help_marker("Barbero et al. 2024: the lowest-frequency fraction 1 − p of the pairs does not rotate.");
-  {
-    static constexpr RopeScalingType values[] = {RopeScalingType::None, RopeScalingType::Linear, RopeScalingType::Ntk,
-                                                 RopeScalingType::Dynamic, RopeScalingType::Yarn,
-                                                 RopeScalingType::Llama3};
-    static constexpr const char* names[] = {"none", "linear (position interpolation)", "NTK-aware", "dynamic NTK",
-                                            "YaRN", "Llama 3"};
-    enum_combo("context scaling", m.scaling.type, values, names);
-  }
+  draw_context_scaling(m.scaling);
   RopeScaling& sc = m.scaling;
-  if (sc.type != RopeScalingType::None) {
-    if (ImGui::InputDouble("factor s", &sc.factor, 1.0, 4.0, "%.2f")) sc.factor = std::max(sc.factor, 1.0);
-    if (ImGui::InputInt("original length L", &sc.original_max_position, 256, 1024))
-      sc.original_max_position = std::max(sc.original_max_position, 1);
-  }
-  if (sc.type == RopeScalingType::Llama3) {
-    ImGui::InputDouble("low_freq_factor", &sc.low_freq_factor, 0.5, 1.0, "%.2f");
-    ImGui::InputDouble("high_freq_factor", &sc.high_freq_factor, 0.5, 1.0, "%.2f");
-  }
-  if (sc.type == RopeScalingType::Yarn) {
-    ImGui::InputDouble("beta_fast", &sc.beta_fast, 1.0, 8.0, "%.1f");
-    ImGui::InputDouble("beta_slow", &sc.beta_slow, 0.5, 1.0, "%.2f");
-  }
   ImGui::InputText("##config", &config.path);
   ImGui::SameLine();
   const bool read_config = ImGui::Button("Read");
@@ -161,6 +145,31 @@ void draw_rope_controls(ModelSettings& m, const Workspace& workspace, ConfigFiel
 
 }  // namespace
 
+// The explorer's and a model's (the Model tab's) context scaling: its type and its numbers.
+void draw_context_scaling(RopeScaling& sc) {
+  {
+    static constexpr RopeScalingType values[] = {RopeScalingType::None, RopeScalingType::Linear, RopeScalingType::Ntk,
+                                                 RopeScalingType::Dynamic, RopeScalingType::Yarn,
+                                                 RopeScalingType::Llama3};
+    static constexpr const char* names[] = {"none", "linear (position interpolation)", "NTK-aware", "dynamic NTK",
+                                            "YaRN", "Llama 3"};
+    enum_combo("context scaling", sc.type, values, names);
+  }
+  if (sc.type != RopeScalingType::None) {
+    if (ImGui::InputDouble("factor s", &sc.factor, 1.0, 4.0, "%.2f")) sc.factor = std::max(sc.factor, 1.0);
+    if (ImGui::InputInt("original length L", &sc.original_max_position, 256, 1024))
+      sc.original_max_position = std::max(sc.original_max_position, 1);
+  }
+  if (sc.type == RopeScalingType::Llama3) {
+    ImGui::InputDouble("low_freq_factor", &sc.low_freq_factor, 0.5, 1.0, "%.2f");
+    ImGui::InputDouble("high_freq_factor", &sc.high_freq_factor, 0.5, 1.0, "%.2f");
+  }
+  if (sc.type == RopeScalingType::Yarn) {
+    ImGui::InputDouble("beta_fast", &sc.beta_fast, 1.0, 8.0, "%.1f");
+    ImGui::InputDouble("beta_slow", &sc.beta_slow, 0.5, 1.0, "%.2f");
+  }
+}
+
 void ControlsPanel::draw_sentence(State& state, const Workspace& workspace) {
   section("Sentence");
   ModelSettings& m = state.model;
@@ -202,7 +211,9 @@ void ControlsPanel::draw_sentence(State& state, const Workspace& workspace) {
 void ControlsPanel::draw_embeddings(State& state, const Workspace& workspace, ControlsActions& actions) {
   section("Embeddings");
   const float em = ImGui::GetFontSize() / 15.0f;
-  ImGui::InputText("##embeddings", &embeddings_input);
+  // Enter loads the path as the button does (the Model tab's folder box opens its folder so too).
+  if (ImGui::InputText("##embeddings", &embeddings_input, ImGuiInputTextFlags_EnterReturnsTrue)) actions.load_embeddings = true;
+  probe::item("embeddings path");
   if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) ImGui::SetTooltip("%s", embeddings_input.c_str());  // the whole path
   ImGui::SameLine();
   if (ImGui::Button("Load")) actions.load_embeddings = true;
@@ -416,7 +427,7 @@ void ControlsPanel::draw_session(ControlsActions& actions) {
     ImGui::SetTooltip("JSON with every choice above; 'poslab export VIEW --session FILE' reproduces it");
 }
 
-ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace, ViewId shown) {
+ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace, ViewId shown, bool model_layer) {
   ControlsActions actions;
   const float em = ImGui::GetFontSize() / 15.0f;  // widths below are at 15-pixel fonts; they scale with the UI
   ImGui::PushItemWidth(-110.0f * em);
@@ -433,9 +444,21 @@ ControlsActions ControlsPanel::draw(State& state, const Workspace& workspace, Vi
                                                 : "each paper's check has its own settings");
     ImGui::PopStyleColor();
   } else {
+    // The Attention tab on a model's layer: the explorer's settings would contradict the layer
+    // shown, so they wait, greyed, for the other tabs.
+    if (model_layer) {
+      ImGui::Spacing();
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("The Attention tab shows a model's layer: the model runs its own positions, heads and weights "
+                         "(change them in the Model tab). The encoding, bias and attention below are the other tabs'.");
+      ImGui::PopStyleColor();
+    }
+    probe::value("explorer settings", model_layer ? "the model's own" : "editable");
+    ImGui::BeginDisabled(model_layer);
     draw_encoding(state, workspace);
     draw_bias(state);
     draw_attention(state, workspace);
+    ImGui::EndDisabled();
     draw_view(state);
     draw_compute(state);
   }

@@ -29,11 +29,17 @@ struct ConfigField {
   std::string message;
 };
 
+// RoPE's context scaling (its type, factor, original length and the type's own numbers), edited
+// in place: the explorer's in the panel, a model's in the Model tab.
+void draw_context_scaling(RopeScaling& scaling);
+
 class ControlsPanel {
  public:
   // Edits `state`; returns what the user asked for besides that. `shown`: the tab beside the
-  // panel (the Model and Train tabs leave out the explorer's settings, which do not apply there).
-  ControlsActions draw(State& state, const Workspace& workspace, ViewId shown);
+  // panel (the Model and Train tabs leave out the explorer's settings, which do not apply there);
+  // `model_layer`: the Attention tab shows a model's layer, whose positions, heads and weights
+  // are the model's (its encoding, bias and attention settings are shown but cannot be changed).
+  ControlsActions draw(State& state, const Workspace& workspace, ViewId shown, bool model_layer = false);
   std::string embeddings_input;  // the path field
   const AsyncLoad* loader = nullptr;  // the load in progress, if any, for its progress bar
   RecentFiles recent;

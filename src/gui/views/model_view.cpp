@@ -8,15 +8,18 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/export_data.hpp"
+#include "core/model/model_run.hpp"
 #include "core/model/position_design.hpp"
 #include "figures/attention.hpp"
 #include "figures/fit.hpp"
 #include "figures/train.hpp"
 #include "gui/flow.hpp"
+#include "gui/panels/controls_panel.hpp"
 #include "gui/probe.hpp"
 
 namespace poslab {
@@ -32,9 +35,10 @@ std::string fmt(const char* format, double v) {
 
 }  // namespace
 
-void ModelView::open_if_changed(const State& state) {
-  if (state.embeddings_path == model_path_) return;
-  model_path_ = state.embeddings_path;
+void ModelView::open_if_changed(const State& explorer) {
+  const bool first = std::exchange(first_open_, false);
+  if (!first && explorer.embeddings_path == model_path_) return;
+  model_path_ = explorer.embeddings_path;
   std::error_code ec;
   const std::filesystem::path folder(model_path_);
   if (model_path_.empty() || !std::filesystem::is_directory(folder, ec)) {
@@ -42,7 +46,7 @@ void ModelView::open_if_changed(const State& state) {
     open_error_.clear();
     return;
   }
-  // A folder that fails to open leaves the model that was there (its error is shown).
+  // A folder that fails to open leaves the model that was there, and its settings (its error is shown).
   auto opened = Checkpoint::open(folder);
   if (!opened) {
     open_error_ = opened.error();
@@ -51,10 +55,60 @@ void ModelView::open_if_changed(const State& state) {
   model_ = *opened;
   model_folder_ = model_path_;
   open_error_.clear();
+  // Its settings are its own from now on: the explorer's copied once, then (unless the command
+  // line gave them for this model) the model's positions as its folder has them.
+  own_ = explorer;
+  if (!(first && first_takes_state_)) reset_model_interventions(own_, model_->config());
 }
 
-void ModelView::update(const State& state) {
-  open_if_changed(state);
+namespace {
+
+// What a model's run settings hold of their own: its positions on or off and their changes (what
+// reset_model_interventions sets) and its shuffle. The rest (the sentence, T5's stack and target,
+// the layer, the head, the view's choices) the explorer and the model share.
+void copy_model_changes(const State& from, State& to) {
+  const ModelSettings& f = from.model;
+  ModelSettings& t = to.model;
+  t.encoding = f.encoding;
+  t.bias = f.bias;
+  t.base = f.base;
+  t.scaling = f.scaling;
+  t.rope_style = f.rope_style;
+  t.rotary_dim = f.rotary_dim;
+  t.position_shift = f.position_shift;
+  t.window = f.window;
+  t.local_base = f.local_base;
+  t.rope_factors = f.rope_factors;
+  t.alibi_scale = f.alibi_scale;
+  t.drop_pairs = f.drop_pairs;
+  t.sinks = f.sinks;
+  t.chunk = f.chunk;
+  t.streaming = f.streaming;
+  to.view.permutation = from.view.permutation;
+}
+
+}  // namespace
+
+void ModelView::share_from(const State& explorer) {
+  State next = explorer;
+  copy_model_changes(own_, next);
+  own_ = std::move(next);
+}
+
+void ModelView::share_back(State& explorer) const {
+  State next = own_;
+  copy_model_changes(explorer, next);
+  explorer = std::move(next);
+}
+
+void ModelView::update(const State& explorer) {
+  open_if_changed(explorer);
+  share_from(explorer);
+  request_run();
+}
+
+void ModelView::request_run() {
+  const State& state = own_;
   settings_error_.clear();
   if (model_)
     if (auto s = check_model_settings(state, model_->config()); !s) settings_error_ = s.error();
@@ -317,6 +371,21 @@ void ModelView::draw_interventions(State& state, const TransformerConfig& c) {
     if (ImGui::InputDouble(c.rope_local_theta ? "global RoPE base" : "RoPE base", &base, 0, 0, "%.6g", ImGuiInputTextFlags_EnterReturnsTrue) &&
         base > 1.0)
       m.base = base;
+    // Another context scaling at inference than the model's own (PI, NTK, YaRN …), beside the
+    // base: a button that names it, its numbers in a pop-up, so the figures below keep their place.
+    const std::string scaling = std::string(to_string(m.scaling.type)) +
+                                (m.scaling.type == RopeScalingType::None ? "" : " ×" + fmt("%g", m.scaling.factor));
+    const std::string scaling_label = "context scaling: " + scaling + "###model-scaling";
+    flow::same_line_if_fits(flow::button(scaling_label.substr(0, scaling_label.find("###")).c_str()));
+    if (ImGui::Button(scaling_label.c_str())) ImGui::OpenPopup("model scaling");
+    probe::item("model: context scaling");
+    probe::value("model scaling", scaling);
+    if (ImGui::BeginPopup("model scaling")) {
+      ImGui::PushItemWidth(field);
+      draw_context_scaling(m.scaling);
+      ImGui::PopItemWidth();
+      ImGui::EndPopup();
+    }
     if (c.rope_local_theta) {
       ImGui::SetNextItemWidth(field);
       double local = m.local_base > 0.0 ? m.local_base : *c.rope_local_theta;
@@ -405,6 +474,19 @@ void ModelView::draw_stack(State& state, const TransformerConfig& c) {
     state.model.target = target_input_;
   probe::item("model target");
   if (ImGui::IsItemDeactivatedAfterEdit()) state.model.target = target_input_;
+  // Without a target the decoder reads its start token alone: its grids and the cross-attention's
+  // are 1 × 1, which says nothing unless the reader knows why.
+  const char* hint = state.model.target.empty()
+                         ? "No target yet: the decoder reads its start token alone, so its attention and the cross-attention are "
+                           "1 × 1. Type the decoder's text above (for a translation model, the sentence translated; press Enter) "
+                           "to see the decoder attend to its own words and, across, to the sentence's."
+                         : "";
+  probe::value("model target hint", hint);
+  if (*hint) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.35f, 1));
+    flow::text_wrapped(hint);
+    ImGui::PopStyleColor();
+  }
   flow::text_disabled_wrapped(state.model.stack == ModelStack::Cross
                                   ? "Cross-attention: rows are the decoder's tokens, columns the sentence's; it has no positions of its own."
                               : state.model.stack == ModelStack::Decoder
@@ -413,11 +495,25 @@ void ModelView::draw_stack(State& state, const TransformerConfig& c) {
                                   : "The encoder: every token sees every other, through T5's bidirectional buckets.");
 }
 
-void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent,
+void ModelView::draw(State& explorer, const plot::FontSet& fonts, const std::vector<std::string>& recent,
                      bool& show_attention, std::string& open) {
-  update(state);
+  update(explorer);
+  draw_tab(own_, fonts, recent, show_attention, open);
+  share_back(explorer);
+}
+
+void ModelView::draw_tab(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent,
+                         bool& show_attention, std::string& open) {
   draw_picker(recent, open);
-  if (!open_error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "%s", open_error_.c_str());
+  // The tab's own errors, whole and wrapped where the reader looks (the status line cuts them).
+  const std::string& error = !load_error_.empty() ? load_error_ : open_error_;
+  probe::value("model error", error);
+  if (!error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.35f, 1));
+    flow::text_wrapped(error.c_str());
+    ImGui::PopStyleColor();
+    probe::item("model: error");
+  }
   probe::value("model settings error", settings_error_);
   if (!settings_error_.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.35f, 1));
@@ -471,7 +567,7 @@ void ModelView::draw(State& state, const plot::FontSet& fonts, const std::vector
   ImGui::Separator();
   flow::text_wrapped("Change the positions (compared with the unchanged model):");
   draw_interventions(state, c);
-  update(state);
+  request_run();
 
   if (worker_.running()) {
     ImGui::ProgressBar(static_cast<float>(worker_.progress()), ImVec2(16.0f * ImGui::GetFontSize(), 0), "running the model…");

@@ -15,13 +15,29 @@ namespace poslab {
 // The GUI tab.
 class ModelView {
  public:
-  // Opens the model when the state's embeddings path is a model folder (and it changed), asks
-  // the worker for the state's run, and draws. `show_attention` is set when a head was clicked;
-  // `open` to a folder the reader asked to open (typed, shipped or recent: `recent`).
-  void draw(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent, bool& show_attention,
+  // Opens the model when the explorer's embeddings path is a model folder (and it changed), asks
+  // the worker for the run its settings want, and draws. `show_attention` is set when a head was
+  // clicked; `open` to a folder the reader asked to open (typed, shipped or recent: `recent`). Of
+  // the explorer's state the tab changes only what the two share: the layer, the head and the
+  // view's choices; never its encoding, bias or other settings.
+  void draw(State& explorer, const plot::FontSet& fonts, const std::vector<std::string>& recent, bool& show_attention,
             std::string& open);
-  // Keeps the worker asked for what the state wants, whichever tab is open.
-  void update(const State& state);
+  // Keeps the worker asked for what the model's settings want, whichever tab is open.
+  void update(const State& explorer);
+  // The first model opened takes its changes from the explorer's state as it is (the command
+  // line's `--model DIR --base 5000 --encoding none`, whose options are the model's changes, as
+  // `poslab export` reads them); without this call, and for every model opened later, the model
+  // starts as its folder has it.
+  void first_model_takes_the_state() { first_takes_state_ = true; }
+  // The settings the model runs with: the explorer's sentence, layer, head and view, and the
+  // model's own positions, their changes and its shuffle.
+  const State& settings() const { return own_; }
+  // `settings` as the model's from now on (the play bar moved its layer or base): what it shares
+  // with the explorer goes back there too.
+  void change_settings(const State& settings, State& explorer) {
+    own_ = settings;
+    share_back(explorer);
+  }
   const ModelRun* run() const { return run_.get(); }
   TrainingPanel& training() { return training_; }
   const Checkpoint* model() const { return model_.get(); }
@@ -31,12 +47,26 @@ class ModelView {
   bool running() const { return worker_.running() || hub_box_.busy() || training_.busy(); }
   void wait() { worker_.wait(); }
   const std::string& error() const { return open_error_; }
+  // Why the folder the tab asked to open did not load ("" once one did): said in the tab, where
+  // the reader looks, and not only on the status line.
+  void say_load_error(std::string why) { load_error_ = std::move(why); }
   // Whether the head last clicked was the unchanged model's (the Attention tab then shows that
   // model's layer; otherwise the changed model's, when there is one).
   bool shows_unchanged() const { return shows_unchanged_; }
 
  private:
-  void open_if_changed(const State& state);
+  void open_if_changed(const State& explorer);
+  // The model run's settings, whose positions and their changes the tab's controls change, never
+  // the explorer's. What the two share is copied in from the explorer before each use
+  // (share_from) and back after the tab's controls (share_back): the sentence, T5's stack and
+  // target, the embeddings, the layer, the head and the view's choices.
+  State own_;
+  bool first_open_ = true, first_takes_state_ = false;
+  void share_from(const State& explorer);
+  void share_back(State& explorer) const;
+  void request_run();  // the worker asked for own_'s run
+  void draw_tab(State& state, const plot::FontSet& fonts, const std::vector<std::string>& recent, bool& show_attention,
+                std::string& open);
   void draw_predictions(const ModelRun& run);
   // A mixture of experts: which experts the router chose for each position in the layer shown.
   void draw_experts(const ModelRun& run, int layer);
@@ -44,7 +74,7 @@ class ModelView {
   char folder_input_[1024] = "";
 
   std::shared_ptr<const Checkpoint> model_;
-  std::string model_path_, open_error_;
+  std::string model_path_, open_error_, load_error_;
   std::string model_folder_;  // model_'s folder (model_path_ may name one that failed to open)
   // What the state asks of this model that it cannot do (a window on a model without local
   // layers, --stack cross on BERT): the command line refuses it, the window says it (here and

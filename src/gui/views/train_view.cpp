@@ -58,10 +58,63 @@ void TrainView::start_training() {
     job.runs.push_back(s);
   }
   if (job.runs.empty()) return void(message_ = "choose at least one encoding to train");
-  job.folder = fs::path(folder_) / ("run-seed" + std::to_string(seed_));
+  job.folder = job_folder();
   job.eval_sequences = eval_sequences_;
   message_.clear();
   if (worker_.start(std::move(job))) bring_ = Bring::Loss;  // live losses while it trains
+}
+
+fs::path TrainView::job_folder() const { return fs::path(folder_) / ("run-seed" + std::to_string(seed_)); }
+
+std::string TrainView::replaced_models(const fs::path& folder) const {
+  std::error_code ec;
+  std::vector<fs::path> held;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    if (fs::exists(it->path() / "config.json", ec)) held.push_back(it->path());
+  std::sort(held.begin(), held.end());
+  std::string out;
+  for (const fs::path& model : held) {
+    out += (out.empty() ? "" : ", ") + model.filename().string();
+    const auto run = std::find_if(shown_.runs.begin(), shown_.runs.end(), [&](const auto& r) { return r.finished && r.folder == model; });
+    if (run == shown_.runs.end()) continue;
+    out += run->stopped ? " (stopped after " + std::to_string(run->log.size()) + " steps)"
+                        : " (finished, " + std::to_string(run->log.size()) + " steps)";
+  }
+  return out;
+}
+
+// A run of the same seed in the same folder would be overwritten: the row says which models the
+// folder holds and how their runs ended, and Train asks once more before replacing them.
+void TrainView::draw_train_button() {
+  const fs::path folder = job_folder();
+  const std::string replaced = replaced_models(folder);
+  if (confirming_ != folder.string() || replaced.empty()) confirming_.clear();
+  if (confirming_.empty()) {
+    if (ImGui::Button("Train")) {
+      if (replaced.empty()) start_training();
+      else confirming_ = folder.string();
+    }
+    probe::item("train: train");
+    if (!replaced.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("replaces %s: %s", folder.filename().string().c_str(), replaced.c_str());
+    }
+  } else {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.35f, 1));
+    flow::text_wrapped(("Replace " + folder.string() + "? It holds " + replaced +
+                        ". Change the seed or the folder to keep it.").c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::Button("Replace it")) {
+      confirming_.clear();
+      start_training();
+    }
+    probe::item("train: replace");
+    ImGui::SameLine();
+    if (ImGui::Button("Keep it")) confirming_.clear();
+    probe::item("train: keep");
+  }
+  probe::value("train replaces", replaced);
+  probe::value("train asks", confirming_.empty() ? "no" : "yes");
 }
 
 void TrainView::evaluate_models(std::vector<fs::path> folders) {
@@ -105,12 +158,8 @@ void TrainView::draw_settings() {
   ImGui::SetNextItemWidth(std::min(420.0f, flow::right_edge() - ImGui::GetCursorScreenPos().x - flow::label("save in")));
   ImGui::InputText("save in", folder_, sizeof folder_);
   ImGui::EndDisabled();
-  if (idle) {
-    if (ImGui::Button("Train")) start_training();
-    probe::item("train: train");
-  } else if (ImGui::Button("Stop")) {
-    worker_.stop();
-  }
+  if (idle) draw_train_button();
+  else if (ImGui::Button("Stop")) worker_.stop();
   // Whether a job runs, else how the last one ended ("done"): a test waits for it.
   probe::value("train", shown_.running ? "running" : shown_.phase.empty() ? "idle" : shown_.phase);
   ImGui::SameLine();

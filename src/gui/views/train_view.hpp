@@ -22,6 +22,13 @@ class TrainView {
   void draw_sizes();
   void draw_models(std::filesystem::path& open_model);
   void start_training();
+  // The folder a job with the settings now would save into (FOLDER/run-seedN).
+  std::filesystem::path job_folder() const;
+  // What Train would replace there: "copy-rope (finished, 1500 steps)", each model the folder holds
+  // with what this session knows of its run; "" when the folder holds none.
+  std::string replaced_models(const std::filesystem::path& folder) const;
+  // The Train button, or when the folder holds a run, what it would replace and a second click.
+  void draw_train_button();
   void evaluate_models(std::vector<std::filesystem::path> folders);
 
   // The settings the controls edit.
@@ -38,6 +45,7 @@ class TrainView {
   std::vector<std::filesystem::path> models_;  // trained here or shipped, to open
   int chosen_model_ = 0;
   std::string message_;
+  std::string confirming_;  // the folder whose replacement Train asks to confirm ("" : none asked)
   plot::LinePlotFigure loss_;
   plot::Figure extrapolation_;
   plot::TextureCache loss_textures_, extrapolation_textures_;

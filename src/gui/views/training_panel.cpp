@@ -1,5 +1,6 @@
 #include "gui/views/training_panel.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include <imgui.h>
@@ -76,7 +77,8 @@ void TrainingPanel::collect() {
   if (auto ran = runner_.take()) {
     if (*ran) {
       rows_ = std::move(ran->value());
-      figure_ = training_figure(rows_, request_.layer, request_.model.repo_id(), kTrainingPanel);
+      export_figure_ = training_figure(rows_, request_.layer, request_.model.repo_id(), kTrainingPanel);
+      figure_width_ = -1.0f;  // laid out for the room when drawn
       stage_ = Stage::Shown;
     } else {
       error_ = ran->error();
@@ -134,8 +136,16 @@ void TrainingPanel::draw(const std::string& repo, const std::string& sentence, c
     if (ImGui::Button("Export PNG + CSV##training")) export_requested_ = true;
     probe::item("training: export");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("As 'poslab export training': FILE-STEM-training.png and .csv (Export's file stem)");
-    show_figure(figure_, {figure_room(fonts).x, figure_.height}, fonts, textures_);
+    // Laid out for the panel's width, its text at the size of every other figure's (shrunk to
+    // fit, its labels were 7 pixels high): more rows of panels in a narrower room.
+    const float width = figure_room(fonts).x;
+    if (std::abs(width - figure_width_) > 0.5f) {
+      figure_ = training_figure_to_fit(rows_, request_.layer, request_.model.repo_id(), width);
+      figure_width_ = width;
+    }
+    const ShownFigure shown = show_figure(figure_, {width, figure_.height}, fonts, textures_);
     probe::item("training: figure");
+    probe::value("training: figure scale", std::to_string(shown.scale / screen_scale(fonts)).substr(0, 4));
   }
 }
 

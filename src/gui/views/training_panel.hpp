@@ -23,7 +23,7 @@ class TrainingPanel {
   // Whether its Export button was pressed since the last call; then the shown figure and its CSV,
   // as `poslab export training` writes them.
   bool take_export_request() { return std::exchange(export_requested_, false); }
-  const plot::Figure& export_figure() const { return figure_; }
+  const plot::Figure& export_figure() const { return export_figure_; }  // as `poslab export training` draws it
   std::string export_csv() const;
 
  private:
@@ -45,7 +45,8 @@ class TrainingPanel {
   std::shared_ptr<std::atomic<int>> revisions_done_ = std::make_shared<std::atomic<int>>(0);
   std::string error_;
   bool export_requested_ = false;
-  plot::Figure figure_;
+  plot::Figure figure_, export_figure_;  // laid out for the window's panel, and for the export
+  float figure_width_ = -1.0f;  // the room figure_ was laid out for (points); −1: not yet
   plot::TextureCache textures_;
 };
 

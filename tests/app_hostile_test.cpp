@@ -240,7 +240,7 @@ const std::vector<Case> kFlagCases = {
     {"predict --model model --sentence abc --no-positions --rope-scaling linear", 2, "--no-positions turns every position off"},
     {"predict --model model --sentence abc --rotary-dim 1000", 2, "--rotary-dim 1000 is out of range"},
     {"export heads --model model --layer 0 --rotary-dim 3 --csv f.csv", 2, "--rotary-dim 3 is out of range"},
-    {"export frobnicate --csv f.csv", 2, "extrapolation, training, all"},
+    {"export frobnicate --csv f.csv", 2, "pair-scores, position-probe, training, extrapolation, all, paper"},
     {"export attention --help", 0, "poslab export attention --model DIR --layer L"},
     {"export attention --help", 0, "--window none|N|model"},
     {"export training --help", 0, "poslab export training --model ORG/NAME"},

@@ -81,11 +81,8 @@ void Gui::apply_model_config() {
   const auto folder = resolve_model_folder(controls_.embeddings_input);
   const auto config = folder ? *folder / "config.json" : std::filesystem::path();
   if (!folder || !std::filesystem::is_directory(*folder, ec) || !std::filesystem::exists(config, ec)) return;
-  const EncodingKind encoding = state_.model.encoding;
-  const BiasKind bias = state_.model.bias;
-  if (auto applied = load_checkpoint_config(state_.model, config); !applied) return status_.fail(applied.error());
-  state_.model.encoding = encoding;
-  state_.model.bias = bias;
+  if (auto applied = load_checkpoint_config(state_.model, config, ModelPositions::Keep); !applied)
+    return status_.fail(applied.error());
   status_.info("loaded " + controls_.embeddings_input + " with its config.json");
 }
 
@@ -175,12 +172,13 @@ std::vector<ShownModelView> Gui::shown_model_views() const {
   const ModelRun* run = views_.model.run();
   if (!run || !views_.model.model()) return shown;
   const TransformerConfig& c = views_.model.model()->config();
+  const State& settings = views_.model.settings();  // the model runs its own
   for (const ViewInfo& v : view_registry()) {
     const bool of_model = v.needs == ViewNeeds::Model || (v.id == ViewId::Attention && model_run_);
     if (!v.in_all_views || !of_model || !v.model_output || !v.forward_pass) continue;
-    State checked = views_.model.settings();  // the model runs its own
+    State checked = settings;
     if (!check_model_view(v.id, checked, c)) continue;  // frequency usage of a model without RoPE
-    if (auto out = model_view_output(v.id, views_.model.settings(), *run, c)) shown.push_back({v.id, std::move(*out)});
+    if (auto out = model_view_output(v.id, settings, *run, c)) shown.push_back({v.id, std::move(*out)});
   }
   return shown;
 }

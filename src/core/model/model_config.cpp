@@ -117,7 +117,7 @@ Status load_model_config(ModelSettings& settings, const std::filesystem::path& p
   return apply_model_config(settings, *bytes, path.string());
 }
 
-Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::path& path) {
+Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::path& path, ModelPositions positions) {
   ModelSettings next = settings;
   auto text = read_whole_file(path, kJsonConfigFile);
   if (!text) return Error{text.error()};
@@ -132,8 +132,9 @@ Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::pa
     // 5 in rope_parameters, where the top-level keys above do not look.
     if (c->positions == PositionKind::Rope) next.base = c->rope_theta, next.scaling = c->scaling;
     // A relative bias (BLOOM's ALiBi) is the model's positions: on, as the model has them.
-    if (c->positions == PositionKind::Alibi) next.encoding = EncodingKind::None, next.bias = BiasKind::Alibi;
-    if (c->positions == PositionKind::T5) next.encoding = EncodingKind::None, next.bias = BiasKind::T5;
+    const bool apply = positions == ModelPositions::Apply;
+    if (apply && c->positions == PositionKind::Alibi) next.encoding = EncodingKind::None, next.bias = BiasKind::Alibi;
+    if (apply && c->positions == PositionKind::T5) next.encoding = EncodingKind::None, next.bias = BiasKind::T5;
   }
   settings = next;
   return Ok{};

@@ -27,8 +27,13 @@ Result<RopeConfig> read_rope_config(const nlohmann::json& config, const std::str
 Status apply_model_config(ModelSettings& settings, std::string_view json_text, const std::string& name);
 Status load_model_config(ModelSettings& settings, const std::filesystem::path& path);
 
+// Whether reading a model's config also sets the encoding and bias to the model's positions (a
+// relative bias: BLOOM's ALiBi, T5's buckets). --model does, since the state is the model's run;
+// the window's Load keeps the explorer's, since the Model tab runs with settings of its own.
+enum class ModelPositions { Apply, Keep };
 // A model folder's config.json as --model and the GUI's Load read it: its RoPE and heads, and
 // the pairing its architecture stores (rotate-half for Hugging Face's, interleaved for GPT-J).
-Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::path& path);
+Status load_checkpoint_config(ModelSettings& settings, const std::filesystem::path& path,
+                              ModelPositions positions = ModelPositions::Apply);
 
 }  // namespace poslab

@@ -48,6 +48,27 @@ void reset_model_interventions(State& state, const TransformerConfig& c) {
   state.view.permutation = 0;
 }
 
+void copy_model_interventions(const State& from, State& to) {
+  const ModelSettings& f = from.model;
+  ModelSettings& t = to.model;
+  t.encoding = f.encoding;
+  t.bias = f.bias;
+  t.base = f.base;
+  t.scaling = f.scaling;
+  t.rope_style = f.rope_style;
+  t.rotary_dim = f.rotary_dim;
+  t.position_shift = f.position_shift;
+  t.window = f.window;
+  t.local_base = f.local_base;
+  t.rope_factors = f.rope_factors;
+  t.alibi_scale = f.alibi_scale;
+  t.drop_pairs = f.drop_pairs;
+  t.sinks = f.sinks;
+  t.chunk = f.chunk;
+  t.streaming = f.streaming;
+  to.view.permutation = from.view.permutation;
+}
+
 ModelRequest model_request(const State& state, const TransformerConfig& config) {
   const ModelSettings& m = state.model;
   ModelRequest r;

@@ -43,6 +43,10 @@ void set_positions_off(ModelSettings& m, PositionKind model_positions, bool off)
 // a model opened after an ALiBi, T5 or no-position model, or after the explorer's encoding
 // "none", starts with its positions on).
 void reset_model_interventions(State& state, const TransformerConfig& c);
+// Copies what reset_model_interventions sets (a model's positions on or off and their changes)
+// and the shuffle from `from` to `to`: the settings a model runs with of its own, apart from what
+// it shares with the explorer (the sentence, T5's stack and target, the layer, the head).
+void copy_model_interventions(const State& from, State& to);
 
 
 // The state's settings against the model's own config.json: a base or scaling other than the

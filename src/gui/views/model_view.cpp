@@ -61,43 +61,15 @@ void ModelView::open_if_changed(const State& explorer) {
   if (!(first && first_takes_state_)) reset_model_interventions(own_, model_->config());
 }
 
-namespace {
-
-// What a model's run settings hold of their own: its positions on or off and their changes (what
-// reset_model_interventions sets) and its shuffle. The rest (the sentence, T5's stack and target,
-// the layer, the head, the view's choices) the explorer and the model share.
-void copy_model_changes(const State& from, State& to) {
-  const ModelSettings& f = from.model;
-  ModelSettings& t = to.model;
-  t.encoding = f.encoding;
-  t.bias = f.bias;
-  t.base = f.base;
-  t.scaling = f.scaling;
-  t.rope_style = f.rope_style;
-  t.rotary_dim = f.rotary_dim;
-  t.position_shift = f.position_shift;
-  t.window = f.window;
-  t.local_base = f.local_base;
-  t.rope_factors = f.rope_factors;
-  t.alibi_scale = f.alibi_scale;
-  t.drop_pairs = f.drop_pairs;
-  t.sinks = f.sinks;
-  t.chunk = f.chunk;
-  t.streaming = f.streaming;
-  to.view.permutation = from.view.permutation;
-}
-
-}  // namespace
-
 void ModelView::share_from(const State& explorer) {
   State next = explorer;
-  copy_model_changes(own_, next);
+  copy_model_interventions(own_, next);
   own_ = std::move(next);
 }
 
 void ModelView::share_back(State& explorer) const {
   State next = own_;
-  copy_model_changes(explorer, next);
+  copy_model_interventions(explorer, next);
   explorer = std::move(next);
 }
 

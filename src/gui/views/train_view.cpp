@@ -87,11 +87,14 @@ std::string TrainView::replaced_models(const fs::path& folder) const {
 // folder holds and how their runs ended, and Train asks once more before replacing them.
 void TrainView::draw_train_button() {
   const fs::path folder = job_folder();
-  const std::string replaced = replaced_models(folder);
+  if (!replaced_ || replaced_->folder != folder.string() || replaced_->version != shown_version_)
+    replaced_ = Replaced{folder.string(), shown_version_, replaced_models(folder)};
+  const std::string replaced = replaced_->text;  // a copy: Train below forgets the cache
   if (confirming_ != folder.string() || replaced.empty()) confirming_.clear();
   if (confirming_.empty()) {
     if (ImGui::Button("Train")) {
-      if (replaced.empty()) start_training();
+      replaced_.reset();  // looked at again now: a run may have been saved there since
+      if (replaced_models(folder).empty()) start_training();
       else confirming_ = folder.string();
     }
     probe::item("train: train");

@@ -1,5 +1,8 @@
 #pragma once
 // The GUI part of the train view (its figure: figures/train.hpp).
+#include <cstdint>
+#include <optional>
+
 #include "figures/train.hpp"
 #include "gui/figure_worker.hpp"
 #include "gui/show_figure.hpp"
@@ -46,6 +49,14 @@ class TrainView {
   int chosen_model_ = 0;
   std::string message_;
   std::string confirming_;  // the folder whose replacement Train asks to confirm ("" : none asked)
+  // replaced_models of a folder, kept while the folder and the runs shown stay the same: the tab
+  // does not list the folder every frame.
+  struct Replaced {
+    std::string folder;
+    std::uint64_t version = 0;
+    std::string text;
+  };
+  std::optional<Replaced> replaced_;
   plot::LinePlotFigure loss_;
   plot::Figure extrapolation_;
   plot::TextureCache loss_textures_, extrapolation_textures_;

@@ -207,7 +207,8 @@ const std::vector<Case> kValueCases = {
      "would need"},
     {"train --batch 4096 --train-length 1024 --width 256 --layers 4 --out big --memory-limit 8G", 1,
      "lower --batch, --train-length, --width or --layers, or raise --memory-limit"},
-    {"predict --model model --sentence " + std::string(20000, 'a') + " --memory-limit 256M", 1,
+    // A layer's T × T weights kept for the heads figure (predict keeps none, and runs this length).
+    {"export heads --model model --layer 0 --csv heads.csv --sentence " + std::string(20000, 'a') + " --memory-limit 256M", 1,
      "the forward pass over 20000 tokens would need"},
     {"predict --model model --sentence abc --memory-limit 12X", 2, "is not a memory size"},
     {"predict --model model --sentence abc --memory-limit 10K", 2, "--memory-limit must be from 1M"},

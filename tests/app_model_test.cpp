@@ -22,6 +22,12 @@
 #include "gui/views/tour_view.hpp"
 #include "plot/draw.hpp"
 #include "poslab_process.hpp"
+#include "temp_folder.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "app_support.hpp"
 
 using namespace poslab;
@@ -266,4 +272,86 @@ TEST(CliModel, EveryInstructionSetPredictsTheSameUpToRounding) {
   EXPECT_NE(info.output.find("cpu         products on x86-64 (SSE2)"), std::string::npos) << info.output;
   const auto wrong = run("info", "POSLAB_ISA=avx9");
   EXPECT_NE(wrong.output.find("POSLAB_ISA: unknown instruction set \"avx9\""), std::string::npos) << wrong.output;
+}
+
+// --- Memory: what a run is estimated to need, against what it takes --------------------------
+
+namespace {
+
+// The peak of a command's anonymous memory (RssAnon: the mapped weights are file pages and not
+// counted), sampled every millisecond until the command ends, in bytes.
+double peak_anonymous_bytes(const std::string& args) {
+  // poslab itself, not a shell around it (whose memory is not the run's): the arguments split at
+  // spaces, which these commands' arguments have none of.
+  std::vector<std::string> words = {POSLAB_BINARY};
+  std::istringstream split(args);
+  for (std::string w; split >> w;) words.push_back(w);
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&quiet, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, POSLAB_BINARY, &quiet, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&quiet);
+  if (spawned != 0) return -1.0;
+  double peak = 0.0;
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with("RssAnon:")) peak = std::max(peak, 1024.0 * std::stod(line.substr(8)));
+    usleep(1000);
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? peak : -1.0;
+}
+
+// What the command's refusal under a 1 MB limit says it would need ("would need 146 MB, more
+// than …"); 0 when it runs within that.
+double estimated_bytes(const std::string& args) {
+  const RunResult r = run(args + " --memory-limit 1M");
+  const auto at = r.output.find("would need ");
+  if (at == std::string::npos) return r.exit_code == 0 ? 0.0 : -1.0;
+  std::istringstream words(r.output.substr(at + 11));
+  double number = 0.0;
+  std::string unit;
+  words >> number >> unit;
+  if (unit.ends_with(',')) unit.pop_back();
+  const std::map<std::string, double> units = {{"B", 1.0}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}};
+  return units.contains(unit) ? number * units.at(unit) : -1.0;
+}
+
+}  // namespace
+
+// "Memory as the work needs it": for a 2,048-token sentence, what the forward pass is estimated
+// to take beyond a 4-token one, against what the process takes beyond it (the same command on the
+// short sentence: the libraries, OpenGL, the model's small tables), within 1.5× either way. The
+// shipped copy model has 4 heads, so one layer's T × T matrices are 67 MB each.
+TEST(CliModel, MemoryEstimatesMatchWhatARunTakes) {
+  const fs::path model = fs::path(POSLAB_BINARY).parent_path() / "assets" / "trained" / "copy-rope";
+  const TempFolder dir("memory");
+  std::string long_sentence;
+  for (int i = 0; i < 2048; ++i) long_sentence += "abcdefghijklmnop"[i % 16];
+  const std::string csv = (dir.path() / "out.csv").string(), png = (dir.path() / "out.png").string();
+  struct Case {
+    std::string command;  // SENTENCE stands for the sentence
+    double slack;         // bytes measured beyond 1.5× that are not the run's (allocator and stack noise)
+  };
+  const Case cases[] = {
+      {"predict --model " + model.string() + " --sentence SENTENCE --top 1", 16e6},
+      {"export heads --model " + model.string() + " --layer 0 --sentence SENTENCE --csv " + csv, 8e6},
+      {"export attention --model " + model.string() + " --layer 1 --sentence SENTENCE --png " + png, 8e6},
+  };
+  const auto with = [](std::string args, const std::string& sentence) { return args.replace(args.find("SENTENCE"), 8, sentence); };
+  for (const Case& c : cases) {
+    const double estimate = estimated_bytes(with(c.command, long_sentence)) - estimated_bytes(with(c.command, "abcd"));
+    const double measured = peak_anonymous_bytes(with(c.command, long_sentence)) - peak_anonymous_bytes(with(c.command, "abcd"));
+    ASSERT_GT(estimate, 0.0) << c.command;
+    EXPECT_LE(measured, 1.5 * estimate + c.slack) << c.command << ": estimated " << estimate / 1e6 << " MB, took " << measured / 1e6 << " MB";
+    EXPECT_GE(measured, estimate / 1.5 - c.slack) << c.command << ": estimated " << estimate / 1e6 << " MB, took " << measured / 1e6 << " MB";
+  }
+  // predict keeps no layer's matrices: less than one head's T × T scores beyond the short run.
+  EXPECT_LT(estimated_bytes(with(cases[0].command, long_sentence)), 2048.0 * 2048.0 * 4.0);
 }

@@ -208,3 +208,24 @@ TEST(Attention, ContextOnlyPathMatchesTheFullOne) {
           << "T_q=" << Tq << " causal=" << causal;
     }
 }
+
+// Weights without scores (a model's heads figure): the softmax runs in place of the scores, and
+// the weights and context are bitwise those of the run that keeps both, with no scores returned.
+TEST(Attention, WeightsAloneAreTheSameWeightsWithoutTheScores) {
+  AttentionInput in;
+  in.Q = gaussian_matrix(50, 32, 1.0, 5);
+  in.K = gaussian_matrix(50, 32, 1.0, 6);
+  in.V = gaussian_matrix(50, 32, 1.0, 7);
+  in.heads = 4;
+  in.causal = true;
+  in.key_valid.assign(50, 1);
+  const AttentionOutput both = attention_cpu(in);
+  in.keep.scores = false;
+  const AttentionOutput weights = attention_cpu(in);
+  ASSERT_EQ(weights.weights.size(), 4u);
+  for (int h = 0; h < 4; ++h) {
+    EXPECT_EQ(weights.scores[static_cast<std::size_t>(h)].size(), 0) << h;
+    EXPECT_TRUE(weights.weights[static_cast<std::size_t>(h)] == both.weights[static_cast<std::size_t>(h)]) << h;
+  }
+  EXPECT_TRUE(weights.context == both.context);
+}

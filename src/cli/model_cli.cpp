@@ -76,11 +76,13 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   auto output = [&]() -> Result<ModelViewOutput> {
     const ViewInfo& info = view_info(view);
     if (!info.forward_pass) return info.model_output({state, c, nullptr, model->get()});
-    auto ran = run_state_model(**model, state, 5, g.backend.get(), {}, view);
+    // The heads figure and CSV draw weights; the interactive page shows scores too.
+    const bool scores = view != ViewId::Heads || !request.html.empty();
+    auto ran = run_state_model(**model, state, 5, g.backend.get(), {}, view, scores);
     if (!ran) return Error{ran.error()};
     print_run_notes(*ran, g);
     run = std::move(*ran);
-    return model_view_output(view, state, *run, c);
+    return model_view_output(view, state, *run, c, !request.csv.empty());
   }();
   if (!output) return runtime_error(output.error());
   const auto& [figure, csv] = *output;
@@ -113,7 +115,7 @@ int run_predict(ArgParser& p) {
   if (auto s = check_model_indices(state, (*model)->config()); !s) return usage_error(s.error());
   if (auto s = check_interventions_apply(state, (*model)->config()); !s) return usage_error(s.error());
   HeadlessGpu g = open_headless_gpu(state.backend);
-  auto run = run_state_model(**model, state, top, g.backend.get());
+  auto run = run_state_model(**model, state, top, g.backend.get(), {}, std::nullopt);  // the predictions alone
   if (!run) {
     return runtime_error(run.error());
   }

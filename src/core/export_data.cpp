@@ -1,5 +1,6 @@
 #include "core/export_data.hpp"
 
+#include "base/memory.hpp"
 #include "core/encodings/bias.hpp"
 #include "core/encodings/rope_scaling.hpp"
 
@@ -12,6 +13,23 @@
 #include <sstream>
 
 namespace poslab {
+
+Status check_attention_csv_memory(const Results& r) {
+  double token_bytes = 0.0;  // a row's two token texts, on average
+  for (const auto* tokens : {&r.tokens, &r.key_tokens}) {
+    double sum = 0.0;
+    for (const Token& t : *tokens) sum += static_cast<double>(t.text.size()) + 2.0;  // quotes, perhaps
+    token_bytes += tokens->empty() ? 0.0 : sum / static_cast<double>(tokens->size());
+  }
+  const double columns = 3.0 + (r.attention.sink_share.empty() ? 0.0 : 1.0) + (r.attention.score_position.empty() ? 0.0 : 2.0);
+  // The indices and separators, the tokens, then the floats (shortest round trip; -inf and 0 where
+  // masked): 36 bytes a row on average for a 32-head model's 1,023 tokens of English words.
+  const double row = 12.0 + token_bytes + 8.0 * columns;
+  const double rows = static_cast<double>(r.attention.weights.size()) * static_cast<double>(r.tokens.size()) *
+                      static_cast<double>(r.key_tokens.size());
+  return check_memory(2.0 * rows * row, "the attention CSV (" + std::to_string(static_cast<long long>(rows)) + " rows)",
+                      "use a shorter sentence, or write the PNG alone");
+}
 
 void write_attention_csv(std::ostream& out, const Results& r) {
   const bool sinks = !r.attention.sink_share.empty();

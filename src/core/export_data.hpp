@@ -17,6 +17,9 @@ namespace poslab {
 // latent attention two more, `score_content` and `score_position`: the score's two parts, whose
 // sum is the score.
 void write_attention_csv(std::ostream& out, const Results& results);
+// Whether write_attention_csv's text fits the memory budget when it is made whole in memory (a
+// string, then its copy): a row per head and cell, about 50 bytes each.
+Status check_attention_csv_memory(const Results& results);
 
 // header `pair,theta,wavelength,theta_scaled,wavelength_scaled`: θᵢ = base^(−2i/r) and its
 // wavelength 2π/θᵢ per pair of a rotary width r, before and after the settings' context scaling

@@ -83,7 +83,8 @@ Status check_model_settings(const State& state, const TransformerConfig& config)
 // run's layer, …), as its row of the view registry draws it from the run: the one place that
 // chooses among them, for `poslab export`, the GUI's export and animations.
 // Pair-scores says when the run cannot give it (a --query past the sentence's end).
-Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& config);
+Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& config,
+                                          bool csv = true);
 // The mrope view, drawn from the config alone (no forward pass): the pairs' axes and the ids of
 // state.view.mrope_layout.
 Result<ModelViewOutput> mrope_view_output(const State& state, const TransformerConfig& config);

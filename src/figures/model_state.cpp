@@ -21,12 +21,14 @@ Result<std::shared_ptr<const Checkpoint>> open_state_model(const State& state, s
 }
 
 Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, int top_k, AttentionBackend* backend,
-                                 std::function<void(double)> progress, ViewId view) {
+                                 std::function<void(double)> progress, std::optional<ViewId> view, bool scores) {
   ModelRequest request = model_request(state, model.config());
   request.top_k = top_k;
   request.all_layer_summaries = view == ViewId::Sinks;
   request.top_activations = view == ViewId::Activations ? kActivationsPerLayer : 0;
   request.keep_qk = view == ViewId::PairScores;
+  request.keep_layer = view.has_value();
+  request.keep_scores = scores;
   RunControl control;
   control.backend = backend;
   control.check_against_cpu = backend && state.check_against_cpu;

@@ -3,6 +3,7 @@
 // --model`, `poslab predict`, the Python module): the folder opened with a message that says what
 // to give, the indices checked against the model, the forward pass run.
 #include <functional>
+#include <optional>
 #include <memory>
 #include <string_view>
 
@@ -22,9 +23,13 @@ Result<std::shared_ptr<const Checkpoint>> open_state_model(const State& state, s
 // A model folder's run for the state: its layer, with the state's changes to the positions; the
 // GPU when `backend` is not null (checked against the CPU when the state asks). `progress` gets
 // the fraction done (0 … 1), when given. `view`: what the run is for; the sinks and activations
-// views read every layer (their summaries, a few values each).
+// views read every layer (their summaries, a few values each); none: the predictions alone
+// (predict), no layer's scores or weights kept. `scores`: the layer's scores kept beside its
+// weights (false: weights alone, half the memory, where nothing reads them: the heads figure and
+// its CSV without the interactive page).
 Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, int top_k, AttentionBackend* backend,
-                                 std::function<void(double)> progress = {}, ViewId view = ViewId::Heads);
+                                 std::function<void(double)> progress = {}, std::optional<ViewId> view = ViewId::Heads,
+                                 bool scores = true);
 
 // --layer and --head against the model's own sizes: past the end is an error naming the range.
 Status check_model_indices(const State& state, const TransformerConfig& config);

@@ -126,7 +126,11 @@ Csv tour_data(const ViewInputs& in) { return tour_csv(in.language, in.state, in.
 using ModelOutput = Result<ModelViewOutput>;
 ModelOutput model_attention_output(const ModelViewInputs& in) {
   std::ostringstream csv;
-  write_attention_csv(csv, layer_results(in.run->shown(), in.run->request.layer, in.config, ""));
+  if (in.csv) {
+    const Results layer = layer_results(in.run->shown(), in.run->request.layer, in.config, "");
+    if (auto s = check_attention_csv_memory(layer); !s) return Error{s.error()};
+    write_attention_csv(csv, layer);
+  }
   return ModelViewOutput{model_attention_figure(in.state, *in.run, in.config, kExportSide), csv.str()};
 }
 ModelOutput heads_output(const ModelViewInputs& in) {

@@ -52,6 +52,9 @@ struct ModelViewInputs {
   const TransformerConfig& config;
   const ModelRun* run = nullptr;
   const Checkpoint* model = nullptr;
+  // Whether the CSV is made too (an export that writes none skips it: the attention's CSV has a
+  // row per head and cell, gigabytes for a 32-head model at two thousand tokens).
+  bool csv = true;
 };
 
 // What the explorer's views are drawn from.

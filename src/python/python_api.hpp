@@ -150,7 +150,8 @@ class Model {
   struct Run;
   // The forward pass for the keywords over the model's own settings, `view`'s checks made first
   // when a layer is asked for (frequency-usage: RoPE models only).
-  Run run(const char* function, Keywords keywords, int top, const Progress& progress, ViewId view) const;
+  // `view`: the view the run draws (none: predict's predictions alone, no layer's matrices kept).
+  Run run(const char* function, Keywords keywords, int top, const Progress& progress, std::optional<ViewId> view) const;
 
   std::string folder_;
   std::shared_ptr<const Checkpoint> checkpoint_;

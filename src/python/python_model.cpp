@@ -41,15 +41,15 @@ std::vector<std::string> Model::tokens(const std::string& text) const {
   return tokenizer->token_texts(take(tokenizer->encode(text)));
 }
 
-Model::Run Model::run(const char* function, Keywords keywords, int top, const Progress& progress, ViewId view) const {
+Model::Run Model::run(const char* function, Keywords keywords, int top, const Progress& progress, std::optional<ViewId> view) const {
   keywords.insert(keywords.begin(), {"model", folder_});
   State state = parse_keywords(keywords, function).state;
   const TransformerConfig& c = checkpoint_->config();
   check(check_model_indices(state, c));
   check(check_interventions_apply(state, c));
-  if (state.view.layer >= 0) check(check_model_view(view, state, c));
+  if (view && state.view.layer >= 0) check(check_model_view(*view, state, c));
   HeadlessGpu g = open_headless_gpu(state.backend);
-  ModelRun run = take(run_state_model(*checkpoint_, state, top, g.backend.get(), progress));
+  ModelRun run = take(run_state_model(*checkpoint_, state, top, g.backend.get(), progress, view));
   return {std::move(state), std::move(run)};
 }
 
@@ -95,7 +95,7 @@ std::string Model::predict(const std::string& text, int top, const Keywords& key
   if (top < 1 || top > 1000) fail("top must be from 1 to 1000, not " + std::to_string(top));
   Keywords all = keywords;
   all.insert(all.begin(), {"sentence", text});
-  return predictions_json(run("Model.predict", all, top, progress, ViewId::Attention).run.shown());
+  return predictions_json(run("Model.predict", all, top, progress, std::nullopt).run.shown());
 }
 
 Matrix Model::frequency_usage(const std::string& text, int layer, const Keywords& keywords,

@@ -141,7 +141,7 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
     S *= inv_sqrt;
     if (input.softcap > 0.0f) S.array() = input.softcap * (S.array() / input.softcap).tanh();
     add_bias_and_mask(input, h, S);
-    const bool weights_in_place = blocked_context && !input.keep.scores_of(h);  // one T_q × T_k matrix, not two
+    const bool weights_in_place = !input.keep.scores_of(h);  // one T_q × T_k matrix, not two
     Matrix A = weights_in_place ? std::move(S) : S;
     Eigen::VectorXf share;
     softmax_rows_in_place(A, head_sink(input, h), input.sinks.empty() ? nullptr : &share);

@@ -213,6 +213,8 @@ Stack ForwardPass::first_stack(int T, const WeightTensor& bias_table) {
 // asked: weights, scores and, for a self-attention, the heads' summaries over `summary_ids`.
 Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids) {
   const bool needs_weights = keep || options_.summarize_all_layers;
+  // Scores the run does not keep are not formed beside the weights (the softmax runs in place).
+  if (!options_.keep_scores || !keep) in.keep.scores = false;
   if (keep && options_.keep_qk) {
     layer.queries = in.Q;
     layer.keys = in.K;
@@ -229,7 +231,8 @@ Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, boo
     result_.max_diff_vs_cpu = std::max(result_.max_diff_vs_cpu.value_or(0.0), max_abs_difference(*attended, attention_cpu(in)));
   for (const Matrix& A : attended->weights) layer.heads.push_back(layer.cross ? HeadSummary{A.col(0).mean()} : summarize(A, summary_ids));
   if (keep) {
-    layer.scores = std::move(attended->scores);
+    if (options_.keep_scores) layer.scores = std::move(attended->scores);  // the GPU's are dropped here
+    else layer.scores.assign(attended->weights.size(), Matrix());
     layer.weights = std::move(attended->weights);
     layer.sink_share = std::move(attended->sink_share);
   } else {

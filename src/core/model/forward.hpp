@@ -59,6 +59,9 @@ struct ForwardOptions {
   int top_activations = 0;  // the largest this many |x| after each layer of the first stack (0: none)
   bool keep_logits = false;      // the T × V logits (tests; memory grows with T · V)
   bool keep_qk = false;          // the kept layers' queries and keys too (the score-by-pair lens)
+  // The kept layers' scores as well as their weights (false: weights alone, half the memory; the
+  // heads figure draws weights).
+  bool keep_scores = true;
   int top_k = 5;
   // Per position t, whether the prediction of ids[t + 1] counts in the loss (empty: every one);
   // a trained task model scores only what its task scores.

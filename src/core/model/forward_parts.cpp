@@ -1,5 +1,7 @@
 #include "core/model/forward_parts.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -455,15 +457,28 @@ Matrix feed_forward(const Matrix& H, const LayerWeights& w, const TransformerCon
   return mixture(H, H, w, c, routes);
 }
 
+// What stays at the peak, in floats: the residual stream and a layer's intermediates; the kept
+// layers' T × T matrices (scores and weights of every head, and DeepSeek's two parts of the
+// scores); while a layer attends, what its path holds for the moment: every head's matrices where
+// they are summarized or checked against the CPU, otherwise the blocked path's one block of
+// scores per core (attention_context_cpu); the logits, a 64 MB chunk at a time unless kept.
 double forward_bytes(const TransformerConfig& c, int T, const ForwardOptions& o) {
   const TransformerConfig::LayerShape widest = c.shape(c.layers - 1);  // Gemma 4: the full layers' heads, the double-wide MLP
-  const double t = T, width = std::max({c.hidden, widest.ffn, c.per_layer_input * c.layers,
-                                        std::max(c.query_width() + 2 * c.kv_width(), widest.query_width(c.heads) + 2 * widest.kv_width())});
+  const double t = T, heads = c.heads, hidden = c.hidden;
+  const double projections = std::max(c.query_width() + 2 * c.kv_width(), widest.query_width(c.heads) + 2 * widest.kv_width());
+  // The stream, its normed copy and the attention's output (hidden wide); then the larger of the
+  // attention's Q, K, V and context, and the MLP's gate, up and product; Gemma 4's per-layer inputs.
+  const double activations = t * (3.0 * hidden + std::max(projections + c.query_width(), 3.0 * widest.ffn) +
+                                  static_cast<double>(c.per_layer_input) * c.layers);
   const double kept = o.all_layers ? c.layers + 2.0 * c.decoder_layers
                                    : static_cast<double>(o.keep_layers.size()) * (o.all_stacks && c.encoder_decoder() ? 3.0 : 1.0);
-  const double squares = static_cast<double>(c.heads) * t * t * (2.0 + 2.0 * kept);
-  const double logits = (o.keep_logits ? t * c.vocab : 0.0) + (64 << 20) / 4.0;
-  return 4.0 * (8.0 * t * width + squares + logits);
+  const double square = heads * t * t;  // one T × T matrix per head
+  const double kept_squares = kept * square * ((o.keep_scores ? 2.0 : 1.0) + (c.latent() ? 2.0 : 0.0));
+  // A layer summarized but not kept forms its weights alone (in place of its scores).
+  const double whole_layer = o.check_against_cpu ? 2.0 * square : o.summarize_all_layers ? square : 0.0;
+  const double blocks = static_cast<double>(std::max(1, omp_get_max_threads())) * 256.0 * t;
+  const double logits = o.keep_logits ? t * c.vocab : std::min(t * c.vocab, (64 << 20) / 4.0);
+  return 4.0 * (activations + kept_squares + std::max(whole_layer, blocks) + logits);
 }
 
 Status check_finite(const Matrix& X, const std::string& where) {

@@ -167,10 +167,11 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
     o.decoder_ids = decoder_ids;
     o.scored = scored;
     o.scored_description = scored_what;
-    o.keep_layers = {request.layer};
+    if (request.keep_layer) o.keep_layers = {request.layer};
     o.summarize_all_layers = request.all_layer_summaries;
     o.top_activations = request.top_activations;
     o.keep_qk = request.keep_qk;
+    o.keep_scores = request.keep_scores;
     o.top_k = request.top_k;
     o.backend = control.backend;
     o.check_against_cpu = control.check_against_cpu;

@@ -27,6 +27,10 @@ struct ModelRequest {
   bool all_layer_summaries = false;  // every layer's heads summarized too (the sinks figure)
   int top_activations = 0;           // each layer's largest residual-stream values (the activations figure)
   bool keep_qk = false;              // the kept layer's queries and keys (the score-by-pair lens)
+  // The layer's scores and weights kept (false: predict, which reads only the predictions: at
+  // T = 8,192 one layer's matrices of a 32-head model are 17 GB).
+  bool keep_layer = true;
+  bool keep_scores = true;  // its scores as well as its weights (false: weights alone, the heads figure's)
   bool changes() const { return intervention.any() || shuffle_seed != 0; }
   bool operator==(const ModelRequest&) const = default;
 };

@@ -44,6 +44,9 @@ plot::Box add_thumbnail(plot::Figure& fig, const LayerAttention& a, const Matrix
   spec.colormap = colormap;
   spec.vmin = vmin;
   spec.vmax = vmax;
+  // No more texels than the thumbnail has pixels at the largest export scale (8): a 32-head layer
+  // at 8,192 tokens would otherwise draw 8.6 GB of images for thumbnails of a few hundred pixels.
+  spec.max_texels = static_cast<int>(std::ceil(side * 8.0f));
   const plot::Box box{x0, y0 + 14.0f, x0 + side, y0 + 14.0f + side};
   fig.image(box, fig.add_image(plot::heatmap_cells(spec)));
   fig.rect(box, {0, 0, 0, 0}, kMuted, 1.0f);
@@ -77,7 +80,9 @@ float add_heads_grid(plot::Figure& fig, const LayerAttention* a, float y, float 
     }
     fig.text({x0, box.y1 + 3.0f}, "sink " + fmt("%.2f", s.sink) + " · prev " + fmt("%.2f", s.previous_token), kSmall,
              s.sink > 0.5 ? kSinkColor : kMuted);
-    fig.text({x0, box.y1 + 17.0f}, "distance " + fmt("%.1f", s.mean_distance) + " · induct " + fmt("%.2f", s.induction), kSmall,
+    // Whole tokens from 100 on: "distance 2048.4" of a long sentence ran into the next thumbnail.
+    const char* distance = std::abs(s.mean_distance) >= 100.0 ? "%.0f" : "%.1f";
+    fig.text({x0, box.y1 + 17.0f}, "distance " + fmt(distance, s.mean_distance) + " · induct " + fmt("%.2f", s.induction), kSmall,
              s.induction > 0.5 ? kInductionColor : kMuted);
     // A head that mostly looks where the repeated token went next: framed so it is found at a glance.
     if (s.induction > 0.5) fig.rect({box.x0 - 2.0f, box.y0 - 2.0f, box.x1 + 2.0f, box.y1 + 2.0f}, {0, 0, 0, 0}, kInductionColor, 2.0f);
@@ -625,11 +630,11 @@ Status check_model_settings(const State& state, const TransformerConfig& c) {
   return check_interventions_apply(state, c);
 }
 
-Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c) {
+Result<ModelViewOutput> model_view_output(ViewId view, const State& state, const ModelRun& run, const TransformerConfig& c, bool csv) {
   const ViewInfo& info = view_info(view);
   if (!info.model_output || !info.forward_pass)
     return Error{"the " + std::string(info.name) + " view is not drawn from one forward pass of a model"};
-  return info.model_output({state, c, &run, nullptr});
+  return info.model_output({state, c, &run, nullptr, csv});
 }
 
 // A token as a table cell: control characters (a newline token, say) written as \n or \xNN.

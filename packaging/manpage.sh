@@ -48,10 +48,21 @@ version=$("$poslab" --version | sed 's/^poslab //')
     /^state options:/ { section = "state"; print ".SH \"STATE OPTIONS\""; next }
     /^$/ { next }
     section == "usage" {
-      # A command starts with "  poslab", continues with deeper-indented synopsis lines ("[…")
-      # and is described by lines indented six spaces.
-      if ($0 ~ /^  poslab/) { synopsis[++n] = strip($0); commands[n] = 1; descr[n] = ""; next }
-      if ($0 ~ /^         *\[/ && descr[n] == "") { synopsis[++n] = strip($0); commands[n] = 0; descr[n] = ""; next }
+      # A command starts with "  poslab", continues with synopsis lines indented nine spaces, is
+      # described by lines indented six, and lists its flags on lines indented eight ("--flag
+      # VALUE", then what it does after two spaces or more).
+      if ($0 ~ /^  poslab/) { synopsis[++n] = strip($0); commands[n] = 1; descr[n] = ""; flags[n] = 0; next }
+      if ($0 ~ /^         / && descr[n] == "" && flags[n] == 0) {
+        synopsis[++n] = strip($0); commands[n] = 0; descr[n] = ""; flags[n] = 0; next
+      }
+      if ($0 ~ /^        --/) {
+        line = strip($0)
+        split_at = match(line, /  +/)
+        k = ++flags[n]
+        flag[n, k] = split_at ? substr(line, 1, split_at - 1) : line
+        flag_help[n, k] = split_at ? strip(substr(line, split_at)) : ""
+        next
+      }
       descr[n] = descr[n] (descr[n] == "" ? "" : " ") strip($0)
       next
     }
@@ -66,8 +77,8 @@ version=$("$poslab" --version | sed 's/^poslab //')
       print roff(strip(substr(line, split_at)))
       next
     }
-    function close_usage(   i) {
-      # The synopsis lists every command; COMMANDS repeats each with what it does.
+    function close_usage(   i, k) {
+      # The synopsis lists every command; COMMANDS repeats each with what it does and its flags.
       for (i = 1; i <= n; ++i) print (commands[i] ? "" : "       ") roff(synopsis[i])
       print ".fi"
       print ".SH DESCRIPTION"
@@ -76,10 +87,14 @@ version=$("$poslab" --version | sed 's/^poslab //')
       print "and saves it on exit. The other commands need no window and no X server."
       print ".SH COMMANDS"
       for (i = 1; i <= n; ++i) {
-        if (commands[i] && (i == 1 || descr[i - 1] != "" || !commands[i - 1])) print ".PP"
+        if (commands[i] && (i == 1 || descr[i - 1] != "" || flags[i - 1] > 0 || !commands[i - 1])) print ".PP"
         print bold(synopsis[i])
         print ".br"
-        if (descr[i] != "") { print ".RS"; print roff(descr[i]); print ".RE" }
+        if (descr[i] == "" && flags[i] == 0) continue
+        print ".RS"
+        if (descr[i] != "") print roff(descr[i])
+        for (k = 1; k <= flags[i]; ++k) { print ".TP"; print bold(flag[i, k]); print roff(flag_help[i, k]) }
+        print ".RE"
       }
       section = ""
     }

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <tuple>
@@ -63,33 +64,19 @@ bool is_animation_request(const std::vector<std::string_view>& args) {
 }
 
 std::string animation_help() {
-  std::string text =
-      "  poslab export VIEW [state options] --animate PARAM --from A --to B --frames N [--fps F]\n"
-      "         (--mp4 FILE | --gif FILE | --frames-dir DIR) [--scale N] [--size WxH]\n"
-      "      an animation: frame k of N shows PARAM = A + k·(B − A)/(N − 1) (rounded for a whole-\n"
-      "      number option), each frame the still that export VIEW --PARAM v --png writes; MP4 is\n"
-      "      H.264 yuv420p, GIF has one palette for all frames, DIR gets frame-0000.png, … .\n"
-      "      --fps: frames per second (24); --size: a video's frame size, the figures in its\n"
-      "      middle (default: the largest figure's). PARAM, a numeric state option's name:\n";
-  // The names, wrapped like the lines above.
-  std::string line = "       ";
-  for (const SweepParam& p : sweep_params()) {
-    const std::string word = " " + std::string(p.name) + ",";
-    if (line.size() + word.size() > 92) {
-      text += line + "\n";
-      line = "       ";
-    }
-    line += word;
-  }
-  line.pop_back();  // the last comma
-  return text + line + "\n";
+  std::string params;
+  for (const SweepParam& p : sweep_params()) params += (params.empty() ? "" : ", ") + std::string(p.name);
+  return "an animation: frame k of N shows PARAM = A + k·(B − A)/(N − 1) (rounded for a whole-number option), each "
+         "frame the still that export VIEW --PARAM v --png writes; one of --mp4, --gif or --frames-dir. PARAM, a "
+         "numeric state option's name: " +
+         params;
 }
 
 namespace {
 
 // An output flag: --mp4, --gif or --frames-dir, only one of them.
-Flag output_flag(std::string_view name, plot::AnimationFormat format, AnimationArgs& a) {
-  return {name, [name, format, &a](std::string_view v) -> Status {
+Flag output_flag(std::string_view name, std::string_view value, std::string help, plot::AnimationFormat format, AnimationArgs& a) {
+  return {name, value, std::move(help), [name, format, &a](std::string_view v) -> Status {
             if (a.format) return Error{"give only one of --mp4 FILE, --gif FILE and --frames-dir DIR"};
             a.format = format;
             a.output = std::string(v);
@@ -98,8 +85,8 @@ Flag output_flag(std::string_view name, plot::AnimationFormat format, AnimationA
           }};
 }
 
-Flag number_flag(std::string_view name, std::optional<double>& into) {
-  return {name, [name, &into](std::string_view v) -> Status {
+Flag number_flag(std::string_view name, std::string_view value, std::string help, std::optional<double>& into) {
+  return {name, value, std::move(help), [name, &into](std::string_view v) -> Status {
             auto number = parse_number(v, name);
             if (!number) return Error{number.error()};
             into = *number;
@@ -107,40 +94,47 @@ Flag number_flag(std::string_view name, std::optional<double>& into) {
           }};
 }
 
-// The animation's own options, each declared once.
+constexpr std::string_view kNeedsParameter = "--animate needs a parameter, e.g. --animate base";
+
+// What a flag the animation needs says when it is missing: the parameter first, then what it needs.
+std::function<std::string()> needs(const AnimationArgs& a, std::string what) {
+  return [&a, what = std::move(what)] {
+    return a.param.empty() ? std::string(kNeedsParameter) : "--animate " + a.param + " needs " + what;
+  };
+}
+
+// The animation's own options, each declared once, those it needs in the order they are asked for.
 std::vector<Flag> animation_flags(AnimationArgs& a) {
   return {
-      text_flag("--animate", a.param),
-      number_flag("--from", a.from),
-      number_flag("--to", a.to),
-      {"--fps", [&a](std::string_view v) -> Status {
+      needed(text_flag("--animate", "PARAM", "the state option swept", a.param), std::string(kNeedsParameter)),
+      needed(number_flag("--from", "A", "its value in the first frame", a.from), needs(a, "--from A and --to B")),
+      needed(number_flag("--to", "B", "its value in the last frame", a.to), needs(a, "--from A and --to B")),
+      needed({"--frames", "N", "frames (2 to " + std::to_string(kMaxSweepFrames) + ")",
+              [&a](std::string_view v) -> Status {
+                auto n = parse_integer(v, "--frames", 2, kMaxSweepFrames);
+                if (!n) return Error{n.error() + " (an animation has at least 2 frames)"};
+                a.frames = static_cast<int>(*n);
+                return Ok{};
+              }},
+             needs(a, "--frames N (at least 2)")),
+      {"--fps", "F", "frames per second, 0.1 to 240 (24)", [&a](std::string_view v) -> Status {
          auto number = parse_number(v, "--fps");
          if (!number) return Error{number.error()};
          if (!(*number >= 0.1 && *number <= 240.0)) return Error{"--fps must be between 0.1 and 240, got " + std::string(v)};
          a.fps = *number;
          return Ok{};
        }},
-      {"--frames", [&a](std::string_view v) -> Status {
-         auto n = parse_integer(v, "--frames", 2, kMaxSweepFrames);
-         if (!n) return Error{n.error() + " (an animation has at least 2 frames)"};
-         a.frames = static_cast<int>(*n);
-         return Ok{};
-       }},
-      {"--size", [&a](std::string_view v) -> Status {
+      output_flag("--mp4", "FILE", "an MP4 video, H.264 yuv420p", plot::AnimationFormat::Mp4, a),
+      output_flag("--gif", "FILE", "a GIF, one palette for all frames", plot::AnimationFormat::Gif, a),
+      output_flag("--frames-dir", "DIR", "each frame as DIR/frame-0000.png, …", plot::AnimationFormat::FramesDir, a),
+      scale_flag(a.scale),
+      {"--size", "WxH", "a video's frame size, the figures in its middle (default: the largest figure's)",
+       [&a](std::string_view v) -> Status {
          auto size = parse_pair(v, "--size", 'x', 16, 8192, "1280x720");
          if (!size) return Error{size.error()};
          std::tie(a.width, a.height) = *size;
          return Ok{};
        }},
-      {"--scale", [&a](std::string_view v) -> Status {
-         auto n = parse_integer(v, "--scale", 1, 8);
-         if (!n) return Error{n.error()};
-         a.scale = static_cast<float>(*n);
-         return Ok{};
-       }},
-      output_flag("--mp4", plot::AnimationFormat::Mp4, a),
-      output_flag("--gif", plot::AnimationFormat::Gif, a),
-      output_flag("--frames-dir", plot::AnimationFormat::FramesDir, a),
   };
 }
 
@@ -153,7 +147,7 @@ std::string unknown_animation_option(std::string_view name) {
 // The options after VIEW, into `state` and `a`; an error is the user's (a usage error).
 Status parse_animation_options(ArgParser& p, State& state, AnimationArgs& a) {
   if (auto s = p.parse(animation_flags(a), &state, unknown_animation_option); !s) return s;
-  if (a.param.empty()) return Error{"--animate needs a parameter, e.g. --animate base"};
+  if (a.param.empty()) return Error{std::string(kNeedsParameter)};
   if (!a.from || !a.to) return Error{"--animate " + a.param + " needs --from A and --to B"};
   if (!a.frames) return Error{"--animate " + a.param + " needs --frames N (at least 2)"};
   if (!a.format) return Error{"nothing to write: give --mp4 FILE, --gif FILE or --frames-dir DIR"};
@@ -293,6 +287,8 @@ Status write_frames(AnimationInputs& in, const State& state, const Sweep& sweep,
 }
 
 }  // namespace
+
+FlagTable animation_flag_table() { return flag_table(animation_flags); }
 
 int run_animation_export(ArgParser& p) {
   if (p.done()) return usage_error("export needs a view: poslab export patterns --animate base …");

@@ -16,7 +16,10 @@ bool is_animation_request(const std::vector<std::string_view>& args);
 // Runs the export; `p` is at the arguments after `export`, the view first. Returns the exit code.
 int run_animation_export(ArgParser& p);
 
-// The help text's lines for the command.
+// What the help says the animation does (its flags say the rest), with the parameters it sweeps.
 std::string animation_help();
+
+// Its flags, for the help.
+FlagTable animation_flag_table();
 
 }  // namespace poslab

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "core/options.hpp"
+#include "core/tour/tour.hpp"
 
 namespace poslab {
 
@@ -62,6 +64,39 @@ Result<Language> parse_language(std::string_view v) {
   if (v == "en") return Language::En;
   if (v == "ja") return Language::Ja;
   return Error{"--lang expects en or ja, got \"" + std::string(v) + "\""};
+}
+
+std::vector<Flag> figure_file_flags(ExportRequest& request) {
+  return {text_flag("--png", "FILE", "the figure as PNG", request.png), text_flag("--svg", "FILE", "the figure as SVG", request.svg),
+          text_flag("--csv", "FILE", "the figure's data as CSV", request.csv)};
+}
+
+Flag scale_flag(float& into) {
+  return {"--scale", "N", "the PNG's pixels per point (1 to 8)", [&into](std::string_view v) -> Status {
+            auto scale = parse_integer(v, "--scale", 1, 8);
+            if (!scale) return Error{scale.error()};
+            into = static_cast<float>(*scale);
+            return Ok{};
+          }};
+}
+
+Flag language_flag(Language& into) {
+  return {"--lang", "en|ja", "the tour's language: English or Japanese (en)", [&into](std::string_view v) -> Status {
+            auto language = parse_language(v);
+            if (!language) return Error{language.error()};
+            into = *language;
+            return Ok{};
+          }};
+}
+
+Flag tour_step_flag(int& into) {
+  const auto steps = static_cast<long long>(tour_steps().size());
+  return {"--step", "N", "the tour's step (1 to " + std::to_string(steps) + ")", [steps, &into](std::string_view v) -> Status {
+            auto step = parse_integer(v, "--step", 1, steps);
+            if (!step) return Error{step.error()};
+            into = static_cast<int>(*step) - 1;
+            return Ok{};
+          }};
 }
 
 }  // namespace poslab

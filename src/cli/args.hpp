@@ -4,6 +4,7 @@
 // exit 1), over the walk of its arguments (core/arguments.hpp: --name value or --name=value, the
 // state options and --session read the same way by every command and by the Python module).
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,22 @@ namespace poslab {
 
 inline constexpr int kUsageError = 2;
 inline constexpr int kRuntimeError = 1;
+
+// A command's flags on arguments of their own, which the flags write into and nothing reads: what
+// the help prints and its tests check, with no command line to parse. Each command builds its
+// flags in one function over its arguments (train_flags(TrainArgs&)), which its run uses too.
+struct FlagTable {
+  std::shared_ptr<void> args;  // what the flags' `apply` functions refer to, kept alive with them
+  std::vector<Flag> flags;
+};
+
+// The table of a command whose flags come from `flags` over a default `Args`.
+template <typename Args>
+FlagTable flag_table(std::vector<Flag> (*flags)(Args&)) {
+  auto args = std::make_shared<Args>();
+  std::vector<Flag> made = flags(*args);
+  return {std::move(args), std::move(made)};
+}
 
 // Prints the message and returns the exit code to end with.
 int usage_error(const std::string& message);
@@ -51,5 +68,15 @@ void plan_state_inputs(OutputPlan& plan, const State& state);
 
 // --lang en|ja.
 Result<Language> parse_language(std::string_view v);
+
+// Flags several commands share, each said once.
+// --png FILE, --svg FILE, --csv FILE: the figure's files.
+std::vector<Flag> figure_file_flags(ExportRequest& request);
+// --scale N: the PNG's pixels per point, 1 to 8.
+Flag scale_flag(float& into);
+// --lang en|ja: the tour's language.
+Flag language_flag(Language& into);
+// --step N: a step of the tour, 1 to its last; kept 0-based.
+Flag tour_step_flag(int& into);
 
 }  // namespace poslab

@@ -29,6 +29,7 @@
 #include "core/model/model_run.hpp"
 #include "figures/attention.hpp"
 #include "cli/args.hpp"
+#include "cli/command_table.hpp"
 #include "cli/train_cli.hpp"
 #include "cli/animate_cli.hpp"
 #include "core/encodings/encodings.hpp"
@@ -48,34 +49,31 @@ struct ExportArgs {
   OutputPlan plan;  // the files above, checked before any work
 };
 
+// export all's message when --dir is missing (or empty).
+constexpr std::string_view kNeedsFolder = "export all needs a folder: poslab export all --dir figures";
+
+// Whether the view writes an interactive page (--html).
+bool writes_html(ViewId view) { return view == ViewId::Attention || view == ViewId::Heads; }
+
 // The options of `export VIEW`, each declared once; which exist depends on the view.
 std::vector<Flag> export_flags(ExportArgs& e) {
-  std::vector<Flag> flags = {text_flag("--save-session", e.save_session)};
+  std::vector<Flag> flags;
+  if (e.all) flags.push_back(needed(text_flag("--dir", "DIR", "the folder the files are written into", e.folder), std::string(kNeedsFolder)));
   if (e.view == ViewId::Tour) {
-    flags.push_back({"--lang", [&e](std::string_view v) -> Status {
-                       auto language = parse_language(v);
-                       if (!language) return Error{language.error()};
-                       e.request.language = *language;
-                       return Ok{};
-                     }});
-    flags.push_back({"--step", [&e](std::string_view v) -> Status {
-                       auto step = parse_integer(v, "--step", 1, static_cast<long long>(tour_steps().size()));
-                       if (!step) return Error{step.error()};
-                       e.request.tour_step = static_cast<int>(*step) - 1;
-                       return Ok{};
-                     }});
+    flags.push_back(tour_step_flag(e.request.tour_step));
+    flags.push_back(language_flag(e.request.language));
   }
-  if (e.all) flags.push_back(text_flag("--dir", e.folder));
-  if (e.view == ViewId::Frequencies && !e.all) flags.push_back(integer_flag("--head-dim", 2, 65536, e.request.head_dim));
-  if (!e.all)
-    for (auto [name, into] : {std::pair{"--png", &e.request.png}, {"--svg", &e.request.svg}, {"--csv", &e.request.csv}, {"--html", &e.request.html}})
-      flags.push_back(text_flag(name, *into));
-  flags.push_back({"--scale", [&e](std::string_view v) -> Status {
-                     auto scale = parse_integer(v, "--scale", 1, 8);
-                     if (!scale) return Error{scale.error()};
-                     e.request.scale = static_cast<float>(*scale);
-                     return Ok{};
-                   }});
+  flags.push_back(text_flag("--save-session", "FILE", "write the state it used as a session", e.save_session));
+  if (!e.all) {
+    for (Flag& f : figure_file_flags(e.request)) flags.push_back(std::move(f));
+    if (writes_html(e.view))
+      flags.push_back(text_flag("--html", "FILE",
+                                "attention, heads: one page that shows each cell's values under the pointer, with a head "
+                                "selector; nothing fetched from a network",
+                                e.request.html));
+  }
+  if (e.view == ViewId::Frequencies && !e.all) flags.push_back(head_dim_flag(e.request.head_dim));
+  flags.push_back(scale_flag(e.request.scale));
   return flags;
 }
 
@@ -84,14 +82,14 @@ Status parse_export_options(ArgParser& p, ExportArgs& e) {
   const auto unknown = [&e](std::string_view name) {
     if (e.all && (name == "--png" || name == "--svg" || name == "--csv"))
       return "export all writes DIR/VIEW.png, .svg and .csv: give --dir DIR instead of " + std::string(name);
+    if (!e.all && name == "--html")
+      return "--html writes an interactive page of export attention or export heads, not of " + std::string(to_string(e.view));
     return "unknown option \"" + std::string(name) + "\" for export";
   };
   if (auto s = p.parse(export_flags(e), &e.state, unknown); !s) return s;
-  if (e.all && e.folder.empty()) return Error{"export all needs a folder: poslab export all --dir figures"};
+  if (e.all && e.folder.empty()) return Error{std::string(kNeedsFolder)};
   if (!e.all && e.request.png.empty() && e.request.svg.empty() && e.request.csv.empty() && e.request.html.empty())
     return Error{"nothing to write: give --png FILE, --svg FILE, --csv FILE and/or --html FILE"};
-  if (!e.request.html.empty() && e.view != ViewId::Attention && e.view != ViewId::Heads)
-    return Error{"--html writes an interactive page of export attention or export heads, not of " + std::string(to_string(e.view))};
   return Ok{};
 }
 
@@ -164,9 +162,38 @@ int export_embeddings_views(const ArgParser& p, ExportArgs& e) {
   return 0;
 }
 
+// Every flag of `more` that `into` lacks, after the flag it follows in `more`.
+void merge_flags(std::vector<Flag>& into, std::vector<Flag> more) {
+  std::size_t at = 0;
+  for (Flag& f : more) {
+    const auto it = std::find_if(into.begin(), into.end(), [&](const Flag& g) { return g.name == f.name; });
+    if (it != into.end()) {
+      at = static_cast<std::size_t>(it - into.begin()) + 1;
+      continue;
+    }
+    into.insert(into.begin() + static_cast<std::ptrdiff_t>(at++), std::move(f));
+  }
+}
+
 }  // namespace
 
+FlagTable export_flag_table(std::string_view view) {
+  // VIEW: the flags of every view it stands for together, each view's on arguments of its own.
+  const bool every = view == kViewWord;
+  const std::vector<ViewId> views = every ? all_views() : std::vector<ViewId>{view_named(view).value_or(ViewId::Attention)};
+  auto args = std::make_shared<std::vector<ExportArgs>>(views.size());
+  std::vector<Flag> flags;
+  for (std::size_t k = 0; k < views.size(); ++k) {
+    ExportArgs& e = (*args)[k];
+    e.view = views[k];
+    e.all = view == "all";
+    merge_flags(flags, export_flags(e));
+  }
+  return {std::move(args), std::move(flags)};
+}
+
 int run_export(ArgParser& p) {
+  if (is_animation_request(p.args)) return run_animation_export(p);
   if (p.done()) return usage_error("export needs a view: poslab export attention --png out.png");
   const std::string_view view_name = p.next();
   ExportArgs e;

@@ -13,36 +13,52 @@
 
 namespace poslab {
 
-int run_export_training(ArgParser& p) {
+namespace {
+
+// What `poslab export training` was asked for.
+struct TrainingArgs {
   std::string model_text, revisions_text, sentence = State{}.model.sentence;
-  int layer = -1, scale = 1;
+  int layer = -1;
   ExportRequest request;
-  const std::vector<Flag> flags = {
-      {"--model", [&](std::string_view v) -> Status { model_text = std::string(v); return Ok{}; }, true, false,
-       "export training needs a model on the Hub: --model ORG/NAME"},
-      {"--revisions", [&](std::string_view v) -> Status { revisions_text = std::string(v); return Ok{}; }, true, false,
-       "export training needs the revisions to compare: --revisions step1000,step2000,..."},
-      {"--layer", [&](std::string_view v) -> Status {
-         auto l = parse_integer(v, "--layer", 0, 4096);
-         if (!l) return Error{l.error()};
-         layer = static_cast<int>(*l);
-         return Ok{};
-       }, true, false, "export training needs the layer whose heads are followed: --layer L"},
-      text_flag("--png", request.png), text_flag("--svg", request.svg), text_flag("--csv", request.csv),
-      checkpoint([&]() -> Status {
-        if (request.png.empty() && request.svg.empty() && request.csv.empty())
-          return Error{"nothing to write: give --csv FILE and/or --png FILE"};
-        return Ok{};
-      }),
-      text_flag("--sentence", sentence),
-      integer_flag("--scale", 1, 8, scale),
+};
+
+std::vector<Flag> training_flags(TrainingArgs& a) {
+  std::vector<Flag> flags = {
+      needed(text_flag("--model", "ORG/NAME", "a model on the Hugging Face Hub, its repository alone", a.model_text),
+             "export training needs a model on the Hub: --model ORG/NAME"),
+      needed(text_flag("--revisions", "R,R,...", "the revisions compared: training steps (step1000), tags or commits",
+                       a.revisions_text),
+             "export training needs the revisions to compare: --revisions step1000,step2000,..."),
+      needed(integer_flag("--layer", "L", "the layer whose heads are followed", 0, 4096, a.layer),
+             "export training needs the layer whose heads are followed: --layer L"),
   };
+  for (Flag& f : figure_file_flags(a.request)) flags.push_back(std::move(f));
+  const ExportRequest& request = a.request;
+  flags.push_back(checkpoint([&request]() -> Status {
+    if (request.png.empty() && request.svg.empty() && request.csv.empty())
+      return Error{"nothing to write: give --csv FILE and/or --png FILE"};
+    return Ok{};
+  }));
+  flags.push_back(text_flag("--sentence", "TEXT", "the text each revision runs on (the default sentence)", a.sentence));
+  flags.push_back(scale_flag(a.request.scale));
+  return flags;
+}
+
+}  // namespace
+
+FlagTable training_flag_table() { return flag_table(training_flags); }
+
+int run_export_training(ArgParser& p) {
+  TrainingArgs a;
   const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for export training"; };
-  if (auto parsed = p.parse(flags, nullptr, unknown, ParseOrder::NamesFirst); !parsed) return parse_error(p, parsed);
+  if (auto parsed = p.parse(training_flags(a), nullptr, unknown, ParseOrder::NamesFirst); !parsed) return parse_error(p, parsed);
+  const std::string &model_text = a.model_text, &sentence = a.sentence;
+  const int layer = a.layer;
+  ExportRequest& request = a.request;
   auto name = hub::parse_model_name(model_text);
   if (!name) return usage_error("--model " + name.error());
   if (model_text.find('@') != std::string::npos) return usage_error("--model names the repository only; give its revisions with --revisions");
-  auto revisions = hub::parse_revisions(revisions_text);
+  auto revisions = hub::parse_revisions(a.revisions_text);
   if (!revisions) return usage_error(revisions.error());
   if (sentence.empty()) return usage_error("--sentence is empty: the heads need tokens to attend over");
 
@@ -69,7 +85,6 @@ int run_export_training(ArgParser& p) {
   if (!rows) return rows.error().starts_with(hub::kLayerOutOfRange) ? usage_error(rows.error()) : runtime_error(rows.error());
   for (const auto& r : *rows) std::printf("%-24s loss %.5f\n", r.revision.c_str(), r.loss);
 
-  request.scale = static_cast<float>(scale);
   std::unique_ptr<gpu::HeadlessContext> context;
   if (!request.png.empty()) {
     auto created = gpu::HeadlessContext::create();

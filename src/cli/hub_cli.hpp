@@ -8,5 +8,6 @@ namespace poslab {
 
 // export training --model ORG/NAME --revisions R,R,... --layer L [--sentence S] [--csv F] [--png F] [--svg F] [--scale N]
 int run_export_training(ArgParser& p);
+FlagTable training_flag_table();
 
 }  // namespace poslab

@@ -36,21 +36,55 @@
 
 namespace poslab {
 
+namespace {
+
+// What `poslab tokens` was asked for.
+struct TokensArgs {
+  std::string path;
+  std::vector<std::string> sentences;
+};
+
+constexpr std::string_view kTokensNeed = "tokens needs --tokenizer tokenizer.json and at least one --sentence TEXT";
+
+std::vector<Flag> tokens_flags(TokensArgs& a) {
+  Flag sentence("--sentence", "TEXT", "a text to encode, one JSON array of ids each",
+                [&a](std::string_view v) -> Status {
+                  a.sentences.emplace_back(v);
+                  return Ok{};
+                },
+                /*repeated=*/true);
+  return {needed(text_flag("--tokenizer", "tokenizer.json", "a Hugging Face tokenizer.json", a.path), std::string(kTokensNeed)),
+          needed(std::move(sentence), std::string(kTokensNeed))};
+}
+
+// What `poslab tour` was asked for besides the state.
+struct TourArgs {
+  Language language = Language::En;
+};
+
+std::vector<Flag> tour_flags(TourArgs& a) {
+  // Listing is all the command does, so --list keeps nothing: it must be given, and is.
+  Flag list("--list", "", "list the steps", [](std::string_view) -> Status { return Ok{}; });
+  return {needed(std::move(list), "tour needs --list (or open the Tour tab in the GUI; export a step with poslab export tour --step N)"),
+          language_flag(a.language)};
+}
+
+}  // namespace
+
+FlagTable tokens_flag_table() { return flag_table(tokens_flags); }
+FlagTable tour_flag_table() { return flag_table(tour_flags); }
+
 // `poslab tokens --tokenizer F --sentence S …`: the ids of each sentence as a JSON array, one
 // line per sentence.
 int run_tokens(ArgParser& p) {
-  std::string path;
-  std::vector<std::string> sentences;
-  const Flag sentence_flag("--sentence", [&](std::string_view v) -> Status {
-        sentences.emplace_back(v);
-        return Ok{};
-      }, true, /*repeated=*/true);
+  TokensArgs a;
   const auto unknown = [](std::string_view name) {
     return "unknown option \"" + std::string(name) + "\" for tokens (--tokenizer F --sentence S)";
   };
-  if (auto s = p.parse({text_flag("--tokenizer", path), sentence_flag}, nullptr, unknown); !s) return parse_error(p, s);
-  if (path.empty() || sentences.empty())
-    return usage_error("tokens needs --tokenizer tokenizer.json and at least one --sentence TEXT");
+  if (auto s = p.parse(tokens_flags(a), nullptr, unknown); !s) return parse_error(p, s);
+  const std::string& path = a.path;
+  const std::vector<std::string>& sentences = a.sentences;
+  if (path.empty() || sentences.empty()) return usage_error(std::string(kTokensNeed));  // given, but empty
   auto tokenizer = BpeTokenizer::load(path);
   if (!tokenizer) {
     return runtime_error(tokenizer.error());
@@ -122,23 +156,10 @@ int run_info(ArgParser& p) {
 // `poslab tour --list`: one line per step, N<TAB>title<TAB>pass|fail, the checks computed now.
 int run_tour(ArgParser& p) {
   State state;
-  Language language = Language::En;
-  bool list = false;
-  const std::vector<Flag> flags = {
-      {"--list", [&](std::string_view) -> Status {
-         list = true;
-         return Ok{};
-       }, false},
-      {"--lang", [&](std::string_view v) -> Status {
-         auto parsed = parse_language(v);
-         if (!parsed) return Error{parsed.error()};
-         language = *parsed;
-         return Ok{};
-       }},
-  };
+  TourArgs a;
   const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for tour"; };
-  if (auto s = p.parse(flags, &state, unknown); !s) return parse_error(p, s);
-  if (!list) return usage_error("tour needs --list (or open the Tour tab in the GUI; export a step with poslab export tour --step N)");
+  if (auto s = p.parse(tour_flags(a), &state, unknown); !s) return parse_error(p, s);
+  const Language language = a.language;
   Workspace workspace;
   const std::string path = state.embeddings_path.empty() ? asset_path(kDefaultEmbeddingsFile) : state.embeddings_path;
   if (auto s = workspace.load_embeddings(path, state.vocab_path, state.tensor_name); !s) {

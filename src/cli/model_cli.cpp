@@ -102,12 +102,27 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   return 0;
 }
 
+namespace {
+
+// What `poslab predict` was asked for besides the state.
+struct PredictArgs {
+  int top = 5;
+};
+
+std::vector<Flag> predict_flags(PredictArgs& a) {
+  return {integer_flag("--top", "K", "the most likely next tokens listed at each position, 5 by default", 1, 1000, a.top)};
+}
+
+}  // namespace
+
+FlagTable predict_flag_table() { return flag_table(predict_flags); }
+
 // poslab predict --model DIR --sentence S [--top K] [state options]: one JSON object.
 int run_predict(ArgParser& p) {
   State state;
-  int top = 5;
+  PredictArgs a;
   const auto unknown = [](std::string_view name) { return "unknown option \"" + std::string(name) + "\" for predict"; };
-  if (auto s = p.parse({integer_flag("--top", 1, 1000, top)}, &state, unknown); !s) return parse_error(p, s);
+  if (auto s = p.parse(predict_flags(a), &state, unknown); !s) return parse_error(p, s);
   auto model = open_state_model(state, "predict");
   if (!model) {
     return runtime_error(model.error());
@@ -115,7 +130,7 @@ int run_predict(ArgParser& p) {
   if (auto s = check_model_indices(state, (*model)->config()); !s) return usage_error(s.error());
   if (auto s = check_interventions_apply(state, (*model)->config()); !s) return usage_error(s.error());
   HeadlessGpu g = open_headless_gpu(state.backend);
-  auto run = run_state_model(**model, state, top, g.backend.get(), {}, std::nullopt);  // the predictions alone
+  auto run = run_state_model(**model, state, a.top, g.backend.get(), {}, std::nullopt);  // the predictions alone
   if (!run) {
     return runtime_error(run.error());
   }

@@ -48,7 +48,59 @@ int list_checks() {
   return 0;
 }
 
-int run_checks(ArgParser& p) {
+// What `poslab papers check` was asked for besides the checks named.
+struct ChecksArgs {
+  std::optional<std::string> model;
+  std::string json;
+};
+
+std::vector<Flag> checks_flags(ChecksArgs& a) {
+  return {text_flag("--model", "DIR", "a model folder, for the checks that need one", a.model),
+          text_flag("--json", "FILE",
+                    "the results as a list of objects with the keys id, paper, where, quantity, published, measured, "
+                    "tolerance, pass (one per comparison)",
+                    a.json)};
+}
+
+// What `poslab export paper` was asked for.
+struct PaperArgs {
+  std::string id;
+  std::optional<std::string> model;
+  ExportRequest request;
+};
+
+std::vector<Flag> paper_flags(PaperArgs& a) {
+  std::vector<Flag> flags = {
+      needed({"--id", "ID", "the check drawn (poslab papers lists them)",
+              [&a](std::string_view v) -> Status {
+                if (!find_paper_check(v)) return Error{unknown_check(v)};
+                a.id = std::string(v);
+                return Ok{};
+              }},
+             "export paper needs a check: --id ID (" + paper_check_ids() + ")"),
+      text_flag("--model", "DIR", "a model folder, for a check that needs one", a.model),
+  };
+  for (Flag& f : figure_file_flags(a.request)) flags.push_back(std::move(f));
+  const ExportRequest& request = a.request;
+  flags.push_back(checkpoint([&request]() -> Status {
+    if (request.png.empty() && request.svg.empty() && request.csv.empty())
+      return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
+    return Ok{};
+  }));
+  return flags;
+}
+
+}  // namespace
+
+FlagTable papers_check_flag_table() { return flag_table(checks_flags); }
+FlagTable export_paper_flag_table() { return flag_table(paper_flags); }
+
+int run_papers(ArgParser& p) {
+  if (p.done()) return list_checks();
+  return usage_error("papers: unknown command \"" + std::string(p.args[p.i]) + "\" (poslab papers lists the checks; poslab papers check [ID…] runs them)");
+}
+
+int run_papers_check(ArgParser& p) {
   std::vector<const PaperCheck*> chosen;
   while (!p.done() && !p.args[p.i].starts_with("-")) {
     const PaperCheck* c = check_named(p.args[p.i]);
@@ -56,10 +108,10 @@ int run_checks(ArgParser& p) {
     chosen.push_back(c);
     p.next();
   }
-  std::optional<std::string> model;
-  std::string json;
-  const std::vector<Flag> flags = {text_flag("--model", model), text_flag("--json", json)};
-  if (auto s = parse_command_flags(p, flags, "papers check"); !s) return parse_error(p, s);
+  ChecksArgs a;
+  if (auto s = parse_command_flags(p, checks_flags(a), "papers check"); !s) return parse_error(p, s);
+  const std::optional<std::string>& model = a.model;
+  const std::string& json = a.json;
   if (auto s = check_model_folder(model); !s) return usage_error(s.error());
   if (chosen.empty())
     for (const PaperCheck& c : paper_checks()) chosen.push_back(&c);
@@ -93,36 +145,12 @@ int run_checks(ArgParser& p) {
   return all && all_made ? 0 : kRuntimeError;
 }
 
-}  // namespace
-
-int run_papers(ArgParser& p) {
-  if (p.done()) return list_checks();
-  if (p.args[p.i] == "check") {
-    p.next();
-    return run_checks(p);
-  }
-  return usage_error("papers: unknown command \"" + std::string(p.args[p.i]) + "\" (poslab papers lists the checks; poslab papers check [ID…] runs them)");
-}
-
 int run_export_paper(ArgParser& p) {
-  std::string id;
-  std::optional<std::string> model;
-  ExportRequest request;
-  const std::vector<Flag> flags = {
-      {"--id", [&](std::string_view v) -> Status {
-         if (!find_paper_check(v)) return Error{unknown_check(v)};
-         id = std::string(v);
-         return Ok{};
-       }, true, false, "export paper needs a check: --id ID (" + paper_check_ids() + ")"},
-      text_flag("--model", model),
-      text_flag("--png", request.png), text_flag("--svg", request.svg), text_flag("--csv", request.csv),
-      checkpoint([&]() -> Status {
-        if (request.png.empty() && request.svg.empty() && request.csv.empty())
-          return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
-        return Ok{};
-      }),
-  };
-  if (auto s = parse_command_flags(p, flags, "export paper"); !s) return parse_error(p, s);
+  PaperArgs a;
+  if (auto s = parse_command_flags(p, paper_flags(a), "export paper"); !s) return parse_error(p, s);
+  const std::string& id = a.id;
+  const std::optional<std::string>& model = a.model;
+  ExportRequest& request = a.request;
   if (auto s = check_model_folder(model); !s) return usage_error(s.error());
   const PaperCheck& check = *find_paper_check(id);
   if (check.needs == PaperNeeds::Model && !model) return usage_error("check " + id + " needs --model DIR");

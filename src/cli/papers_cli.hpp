@@ -7,7 +7,12 @@
 
 namespace poslab {
 
-int run_papers(ArgParser& p);
-int run_export_paper(ArgParser& p);
+int run_papers(ArgParser& p);        // after "papers"
+int run_papers_check(ArgParser& p);  // after "papers check"
+int run_export_paper(ArgParser& p);  // after "export paper"
+
+// Their flags, for the help.
+FlagTable papers_check_flag_table();
+FlagTable export_paper_flag_table();
 
 }  // namespace poslab

@@ -36,9 +36,16 @@ void on_interrupt(int) { g_interrupted = 1; }
 // The longest evaluation: 4,096 symbols (8,192 tokens) per copy sequence.
 constexpr int kMaxEvalLength = 4096;
 
-// A real-valued flag within [lo, hi].
-Flag number_flag(std::string_view name, double lo, double hi, double& into) {
-  return {name, [name, lo, hi, &into](std::string_view v) -> Status {
+// "1e-07" rather than "0.000000": a bound as the help prints it.
+std::string bound_text(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+// A real-valued flag within [lo, hi] (the help says the range).
+Flag number_flag(std::string_view name, std::string_view value, const std::string& help, double lo, double hi, double& into) {
+  return {name, value, help + " (" + bound_text(lo) + " to " + bound_text(hi) + ")", [name, lo, hi, &into](std::string_view v) -> Status {
             auto x = parse_number(v, name);
             if (!x) return Error{x.error()};
             if (!(*x >= lo && *x <= hi))
@@ -51,12 +58,23 @@ Flag number_flag(std::string_view name, double lo, double hi, double& into) {
 
 // --task copy|recall|reverse; the name is kept (eval and extrapolation compare it with the models').
 Flag task_flag(std::string& into) {
-  return {"--task", [&into](std::string_view v) -> Status {
+  return {"--task", "copy|recall|reverse", "the task trained on: a model trained on another is refused (default: its own)", [&into](std::string_view v) -> Status {
             into = std::string(v);
             if (!into.empty())
               if (auto kind = parse_task_kind(into); !kind) return Error{"--task: " + kind.error()};
             return Ok{};
           }};
+}
+
+// --seed N, the seed of the sequences evaluated.
+Flag sequences_seed_flag(int& into) { return integer_flag("--seed", "N", "the seed of the sequences", 0, 2147483647, into); }
+
+// --sequences N, how many are evaluated at each length.
+Flag sequences_flag(int& into) { return integer_flag("--sequences", "N", "sequences evaluated per length", 1, 100000, into); }
+
+// --lengths, checked once the models' training length is known.
+Flag lengths_flag(std::optional<std::string>& into) {
+  return text_flag("--lengths", "N,N,...", "the lengths evaluated, e.g. 32,64,128 (default 1x to 16x the training length)", into);
 }
 
 // Every option of these commands takes a value; an unknown one is reported before any bad value.
@@ -93,55 +111,129 @@ namespace {
 struct TrainArgs {
   TrainSettings settings = default_train_settings();
   std::string out, log;
+  int seed = 1;
 };
 
 // The options of `poslab train`, each declared once, in the order their mistakes are reported.
-Status parse_train_options(ArgParser& p, TrainArgs& t) {
+std::vector<Flag> train_flags(TrainArgs& t) {
   TrainSettings& s = t.settings;
-  int seed = 1;
-  const std::vector<Flag> flags = {
-      {"--task", [&](std::string_view v) -> Status {
+  return {
+      {"--task", "copy|recall|reverse", "the synthetic task it learns", [&s](std::string_view v) -> Status {
          auto kind = parse_task_kind(std::string(v));
          if (!kind) return Error{"--task: " + kind.error()};
          s.task.kind = *kind;
          return Ok{};
        }},
-      {"--encoding", [&](std::string_view v) -> Status {
+      {"--encoding", "none|sinusoidal|learned|rope|alibi|t5", "its positions", [&s](std::string_view v) -> Status {
          auto kind = parse_position_kind(std::string(v));
          if (!kind) return Error{"--encoding: " + kind.error()};
          s.model.positions = *kind;
          return Ok{};
        }},
       // An empty name would be found only when the trained model is saved, minutes later.
-      {"--out", [&](std::string_view v) -> Status {
-         if (v.empty()) return Error{"--out needs a folder name"};
-         t.out = std::string(v);
-         return Ok{};
-       }, true, false,
-       "train needs a folder to write the model to: --out DIR"},
-      integer_flag("--layers", 1, 4, s.model.layers), integer_flag("--width", 32, 256, s.model.width),
-      integer_flag("--heads", 1, 256, s.model.heads), integer_flag("--mlp", 1, 4096, s.model.mlp_width),
-      integer_flag("--train-length", 1, 1024, s.train_length), integer_flag("--min-length", 1, 1024, s.min_length),
-      integer_flag("--steps", 1, 1000000, s.steps),
-      integer_flag("--batch", 1, 4096, s.batch), integer_flag("--warmup", 0, 1000000, s.warmup),
-      integer_flag("--seed", 0, 2147483647, seed),
-      integer_flag("--vocab", 2, static_cast<long long>(kTaskAlphabet.size()), s.task.symbols),
-      number_flag("--lr", 1e-7, 1.0, s.lr), number_flag("--rope-theta", 1.0, 1e9, s.model.rope_theta),
-      number_flag("--partial-rotary", 0.0, 1.0, s.model.partial_rotary),
-      number_flag("--rope-fraction", 0.0, 1.0, s.model.rope_fraction),
-      {"--log", [&](std::string_view v) -> Status {
+      needed({"--out", "DIR", "the model folder written (config.json, model.safetensors, tokenizer.json)",
+              [&t](std::string_view v) -> Status {
+                if (v.empty()) return Error{"--out needs a folder name"};
+                t.out = std::string(v);
+                return Ok{};
+              }},
+             "train needs a folder to write the model to: --out DIR"),
+      integer_flag("--layers", "N", "decoder layers", 1, 4, s.model.layers),
+      integer_flag("--width", "N", "the model's width d", 32, 256, s.model.width),
+      integer_flag("--heads", "N", "attention heads", 1, 256, s.model.heads),
+      integer_flag("--mlp", "N", "the SwiGLU's inner width, 4 × width by default", 1, 4096, s.model.mlp_width),
+      integer_flag("--train-length", "N", "the training sequences' length", 1, 1024, s.train_length),
+      integer_flag("--min-length", "N", "trains on every length from N to the training length at once", 1, 1024, s.min_length),
+      integer_flag("--steps", "N", "training steps", 1, 1000000, s.steps),
+      integer_flag("--batch", "N", "sequences per step", 1, 4096, s.batch),
+      integer_flag("--warmup", "N", "steps of learning-rate warm-up", 0, 1000000, s.warmup),
+      integer_flag("--seed", "N", "the seed of the weights and the sequences", 0, 2147483647, t.seed),
+      integer_flag("--vocab", "N", "symbols of the task's alphabet", 2, static_cast<long long>(kTaskAlphabet.size()), s.task.symbols),
+      number_flag("--lr", "X", "the peak learning rate", 1e-7, 1.0, s.lr),
+      number_flag("--rope-theta", "B", "RoPE's base", 1.0, 1e9, s.model.rope_theta),
+      number_flag("--partial-rotary", "P", "partial RoPE: the rotated share of each head's dimensions", 0.0, 1.0, s.model.partial_rotary),
+      number_flag("--rope-fraction", "P", "p-RoPE: the share of the rotary pairs, fastest first, that rotate", 0.0, 1.0,
+                  s.model.rope_fraction),
+      {"--log", "F.csv", "the training log: step,loss,lr,tokens_per_s", [&t](std::string_view v) -> Status {
          if (v.empty()) return Error{"--log needs a file name"};
          t.log = std::string(v);
          return Ok{};
        }},
   };
-  if (auto parsed = parse_flags(p, flags, "train"); !parsed) return parsed;
-  s.seed = static_cast<std::uint64_t>(seed);
+}
+
+Status parse_train_options(ArgParser& p, TrainArgs& t) {
+  TrainSettings& s = t.settings;
+  if (auto parsed = parse_flags(p, train_flags(t), "train"); !parsed) return parsed;
+  s.seed = static_cast<std::uint64_t>(t.seed);
   if (auto ok = check_app_limits(resolved_model(s)); !ok) return ok;
   return validate(s);
 }
 
+// What `poslab eval` was asked for.
+struct EvalArgs {
+  std::string dir, task, csv_path;
+  std::optional<std::string> lengths_text;
+  EvalSettings settings;
+  int seed = static_cast<int>(EvalSettings{}.seed);
+};
+
+std::vector<Flag> eval_flags(EvalArgs& a) {
+  return {
+      needed(text_flag("--model", "DIR", "a trained model folder (or ORG/NAME[@REVISION] on the Hub)", a.dir),
+             "eval needs a trained model folder: --model DIR"),
+      task_flag(a.task),
+      sequences_flag(a.settings.sequences),
+      sequences_seed_flag(a.seed),
+      {"--rope-scaling", "KIND", "RoPE scaling at inference: none, linear, ntk, dynamic or yarn (factor from the length)",
+       [&a](std::string_view v) -> Status {
+         auto kind = parse_inference_scaling(std::string(v));
+         if (!kind) return Error{kind.error()};
+         a.settings.scaling = *kind;
+         return Ok{};
+       }},
+      lengths_flag(a.lengths_text),
+      text_flag("--csv", "FILE", "the table as CSV", a.csv_path),
+  };
+}
+
+// What `poslab export extrapolation` was asked for.
+struct ExtrapolationArgs {
+  std::string list, task, rope_scalings;
+  std::optional<std::string> lengths_text;
+  EvalSettings settings;
+  ExportRequest request;
+  int seed = static_cast<int>(EvalSettings{}.seed);
+};
+
+std::vector<Flag> extrapolation_flags(ExtrapolationArgs& a) {
+  std::vector<Flag> flags = {needed(text_flag("--models", "DIR,DIR,...", "trained model folders (or ORG/NAME on the Hub)", a.list),
+                                    "export extrapolation needs trained model folders: --models DIR,DIR,...")};
+  for (Flag& f : figure_file_flags(a.request)) flags.push_back(std::move(f));
+  const ExportRequest& request = a.request;
+  flags.push_back(checkpoint([&request]() -> Status {
+    if (request.png.empty() && request.svg.empty() && request.csv.empty())
+      return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
+    return Ok{};
+  }));
+  flags.push_back(task_flag(a.task));
+  flags.push_back(sequences_flag(a.settings.sequences));
+  flags.push_back(sequences_seed_flag(a.seed));
+  flags.push_back(scale_flag(a.request.scale));
+  flags.push_back({"--rope-scalings", "yes|no", "RoPE models also with each scaling (yes)", [&a](std::string_view v) -> Status {
+                     if (v != "yes" && v != "no") return Error{"--rope-scalings expects yes or no, got \"" + std::string(v) + "\""};
+                     a.rope_scalings = std::string(v);
+                     return Ok{};
+                   }});
+  flags.push_back(lengths_flag(a.lengths_text));
+  return flags;
+}
+
 }  // namespace
+
+FlagTable train_flag_table() { return flag_table(train_flags); }
+FlagTable eval_flag_table() { return flag_table(eval_flags); }
+FlagTable extrapolation_flag_table() { return flag_table(extrapolation_flags); }
 
 int run_train(ArgParser& p) {
   TrainArgs t;
@@ -187,28 +279,14 @@ int run_train(ArgParser& p) {
 }
 
 int run_eval(ArgParser& p) {
-  std::string dir, task, csv_path;
-  std::optional<std::string> lengths_text;
-  EvalSettings settings;
-  int seed = static_cast<int>(settings.seed);
-  const std::vector<Flag> flags = {
-      {"--model", [&](std::string_view v) -> Status { dir = std::string(v); return Ok{}; }, true, false,
-       "eval needs a trained model folder: --model DIR"},
-      task_flag(task),
-      integer_flag("--sequences", 1, 100000, settings.sequences),
-      integer_flag("--seed", 0, 2147483647, seed),
-      {"--rope-scaling", [&](std::string_view v) -> Status {
-         auto kind = parse_inference_scaling(std::string(v));
-         if (!kind) return Error{kind.error()};
-         settings.scaling = *kind;
-         return Ok{};
-       }},
-      text_flag("--lengths", lengths_text),  // checked once the model's training length is known
-      text_flag("--csv", csv_path),
-  };
-  if (auto parsed = parse_flags(p, flags, "eval"); !parsed) return parse_error(p, parsed);
-  settings.seed = static_cast<std::uint64_t>(seed);
-  auto model = open_trained(dir, task);
+  EvalArgs a;
+  if (auto parsed = parse_flags(p, eval_flags(a), "eval"); !parsed) return parse_error(p, parsed);
+  EvalSettings& settings = a.settings;
+  settings.seed = static_cast<std::uint64_t>(a.seed);
+  std::string& dir = a.dir;
+  const std::string& csv_path = a.csv_path;
+  const std::optional<std::string>& lengths_text = a.lengths_text;
+  auto model = open_trained(dir, a.task);
   if (!model) return runtime_error(model.error());
   if (settings.scaling != RopeScalingType::None && model->model.positions != PositionKind::Rope)
     return usage_error("--rope-scaling applies to RoPE models; " + dir + " has " + std::string(to_string(model->model.positions)) + " positions");
@@ -238,42 +316,21 @@ int run_eval(ArgParser& p) {
 }
 
 int run_export_extrapolation(ArgParser& p) {
-  std::string list, task, rope_scalings;
-  std::optional<std::string> lengths_text;
-  EvalSettings settings;
-  ExportRequest request;
-  int seed = static_cast<int>(settings.seed), scale = 1;
-  const std::vector<Flag> flags = {
-      {"--models", [&](std::string_view v) -> Status { list = std::string(v); return Ok{}; }, true, false,
-       "export extrapolation needs trained model folders: --models DIR,DIR,..."},
-      text_flag("--png", request.png), text_flag("--svg", request.svg), text_flag("--csv", request.csv),
-      checkpoint([&]() -> Status {
-        if (request.png.empty() && request.svg.empty() && request.csv.empty())
-          return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
-        return Ok{};
-      }),
-      task_flag(task),
-      integer_flag("--sequences", 1, 100000, settings.sequences),
-      integer_flag("--seed", 0, 2147483647, seed),
-      integer_flag("--scale", 1, 8, scale),
-      {"--rope-scalings", [&](std::string_view v) -> Status {
-         if (v != "yes" && v != "no") return Error{"--rope-scalings expects yes or no, got \"" + std::string(v) + "\""};
-         rope_scalings = std::string(v);
-         return Ok{};
-       }},
-      text_flag("--lengths", lengths_text),  // checked once the models' training length is known
-  };
-  if (auto parsed = parse_flags(p, flags, "export extrapolation"); !parsed) return parse_error(p, parsed);
-  settings.seed = static_cast<std::uint64_t>(seed);
-  const bool with_scalings = rope_scalings != "no";
+  ExtrapolationArgs a;
+  if (auto parsed = parse_flags(p, extrapolation_flags(a), "export extrapolation"); !parsed) return parse_error(p, parsed);
+  EvalSettings& settings = a.settings;
+  ExportRequest& request = a.request;
+  const std::optional<std::string>& lengths_text = a.lengths_text;
+  settings.seed = static_cast<std::uint64_t>(a.seed);
+  const bool with_scalings = a.rope_scalings != "no";
 
   std::vector<std::pair<std::string, TrainedModel>> models;
   std::vector<std::string> dirs;
-  for (std::string dir : split_list(list, ',')) {
+  for (std::string dir : split_list(a.list, ',')) {
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     if (dir.empty()) continue;
     const std::string label = hub::looks_like_model_name(dir) ? dir : fs::path(dir).filename().string();
-    auto model = open_trained(dir, task);
+    auto model = open_trained(dir, a.task);
     if (!model) return runtime_error(model.error());
     if (!models.empty() && model->task.kind != models.front().second.task.kind)
       return runtime_error(dir + " was trained on another task than " + models.front().first);
@@ -308,7 +365,6 @@ int run_export_extrapolation(ArgParser& p) {
     print_rows(c.rows);
   }
 
-  request.scale = static_cast<float>(scale);
   std::unique_ptr<gpu::HeadlessContext> context;
   if (!request.png.empty()) {
     auto created = gpu::HeadlessContext::create();

@@ -77,7 +77,7 @@ const Flag* find_flag(const std::vector<Flag>& flags, std::string_view name) {
 // The flags that must be given and were not, in the order they are declared: the first one's message.
 Status check_required(const std::vector<Flag>& flags, const std::vector<const Flag*>& seen) {
   for (const Flag& f : flags)
-    if (!f.required.empty() && std::find(seen.begin(), seen.end(), &f) == seen.end()) return Error{f.required};
+    if (f.required && std::find(seen.begin(), seen.end(), &f) == seen.end()) return Error{f.required()};
   return Ok{};
 }
 
@@ -103,7 +103,7 @@ Status ArgParser::parse(const std::vector<Flag>& flags, State* state, const Unkn
     const Flag* flag = find_flag(flags, opt.name);
     if (!flag) return Error{unknown(opt.name)};
     std::string_view value;
-    if (!flag->takes_value) {
+    if (!flag->takes_value()) {
       if (opt.has_inline) return Error{std::string(opt.name) + " takes no value"};
     } else {
       auto v = value_of(opt.name, opt.inline_value, opt.has_inline);
@@ -131,7 +131,7 @@ Status ArgParser::parse(const std::vector<Flag>& flags, State* state, const Unkn
     for (const auto& [flag, value] : given)
       if (flag == &f) values.push_back(value);
     if (values.empty()) {
-      if (!f.required.empty()) return Error{f.required};
+      if (f.required) return Error{f.required()};
       continue;
     }
     if (!f.apply) continue;
@@ -149,7 +149,7 @@ void ArgParser::peek(const std::vector<Flag>& flags) const {
     const StateOption* so = find_state_option(opt.name);
     const Flag* flag = find_flag(flags, opt.name);
     const bool takes_value = opt.name == "--session" || opt.name == "--memory-limit" || (so && !so->value.empty()) ||
-                             (!so && flag && flag->takes_value);
+                             (!so && flag && flag->takes_value());
     std::string_view value;
     if (takes_value && !opt.has_inline) {
       if (copy.done()) return;
@@ -162,25 +162,36 @@ void ArgParser::peek(const std::vector<Flag>& flags) const {
 }
 
 Flag checkpoint(std::function<Status()> check) {
-  return {"", [check = std::move(check)](std::string_view) { return check(); }};
+  return {"", "", "", [check = std::move(check)](std::string_view) { return check(); }};
 }
 
-Flag text_flag(std::string_view name, std::string& into) {
-  return {name, [&into](std::string_view v) -> Status {
+Flag needed(Flag flag, std::string message) {
+  flag.required = [message = std::move(message)] { return message; };
+  return flag;
+}
+
+Flag needed(Flag flag, std::function<std::string()> message) {
+  flag.required = std::move(message);
+  return flag;
+}
+
+Flag text_flag(std::string_view name, std::string_view value, std::string help, std::string& into) {
+  return {name, value, std::move(help), [&into](std::string_view v) -> Status {
             into = std::string(v);
             return Ok{};
           }};
 }
 
-Flag text_flag(std::string_view name, std::optional<std::string>& into) {
-  return {name, [&into](std::string_view v) -> Status {
+Flag text_flag(std::string_view name, std::string_view value, std::string help, std::optional<std::string>& into) {
+  return {name, value, std::move(help), [&into](std::string_view v) -> Status {
             into = std::string(v);
             return Ok{};
           }};
 }
 
-Flag integer_flag(std::string_view name, long long lo, long long hi, int& into) {
-  return {name, [name, lo, hi, &into](std::string_view v) -> Status {
+Flag integer_flag(std::string_view name, std::string_view value, std::string help, long long lo, long long hi, int& into) {
+  help += " (" + std::to_string(lo) + " to " + std::to_string(hi) + ")";
+  return {name, value, std::move(help), [name, lo, hi, &into](std::string_view v) -> Status {
             auto n = parse_integer(v, name, lo, hi);
             if (!n) return Error{n.error()};
             into = static_cast<int>(*n);

@@ -13,18 +13,23 @@
 
 namespace poslab {
 
-// One option a command takes, declared once: its name, whether it takes a value, and what its
-// value does (checked and kept by `apply`; an error it returns is the user's, a usage error).
+// One option a command takes, declared once: its name, the placeholder of its value and its help
+// (what the command line's help prints), and what its value does (checked and kept by `apply`; an
+// error it returns is the user's, a usage error).
 struct Flag {
-  Flag(std::string_view name_, std::function<Status(std::string_view)> apply_, bool takes_value_ = true,
-       bool repeated_ = false, std::string required_ = {})
-      : name(name_), apply(std::move(apply_)), takes_value(takes_value_), repeated(repeated_), required(std::move(required_)) {}
+  Flag(std::string_view name_, std::string_view value_, std::string help_, std::function<Status(std::string_view)> apply_,
+       bool repeated_ = false)
+      : name(name_), value(value_), help(std::move(help_)), apply(std::move(apply_)), repeated(repeated_) {}
 
   std::string_view name;
+  std::string_view value;  // the value's placeholder ("FILE", "N", "copy|recall|reverse"); empty: a switch, which takes none
+  std::string help;        // one line: what it does
   std::function<Status(std::string_view value)> apply;  // a switch gets ""
-  bool takes_value = true;
   bool repeated = false;  // every value is applied (--sentence A --sentence B); else the last one
-  std::string required;   // non-empty: the flag must be given, and this is the message when it is not
+  // Set: the flag must be given, and this is the message when it is not (see needed()).
+  std::function<std::string()> required;
+
+  bool takes_value() const { return !value.empty(); }
 };
 
 // The message for an argument that is neither a declared flag nor a state option.
@@ -63,14 +68,21 @@ struct ArgParser {
 };
 
 // Not an option but a check among them, made in its place in the declared order once the flags
-// before it are applied (ParseOrder::NamesFirst: "nothing to write" before a bad --task).
+// before it are applied (ParseOrder::NamesFirst: "nothing to write" before a bad --task). It has no
+// name, so no argument reaches it and no help lists it.
 Flag checkpoint(std::function<Status()> check);
 
+// `flag`, which must be given; `message` says so when it is not. A function for a message that
+// names what was given before it ("--animate base needs --from A and --to B").
+Flag needed(Flag flag, std::string message);
+Flag needed(Flag flag, std::function<std::string()> message);
+
 // Flags that keep their value: as text, or as a whole number within [lo, hi] (the message names
-// the range).
-Flag text_flag(std::string_view name, std::string& into);
-Flag text_flag(std::string_view name, std::optional<std::string>& into);  // nullopt: not given
-Flag integer_flag(std::string_view name, long long lo, long long hi, int& into);
+// the range, and so does the help: " (lo to hi)" is added to `help`).
+Flag text_flag(std::string_view name, std::string_view value, std::string help, std::string& into);
+Flag text_flag(std::string_view name, std::string_view value, std::string help,
+               std::optional<std::string>& into);  // nullopt: not given
+Flag integer_flag(std::string_view name, std::string_view value, std::string help, long long lo, long long hi, int& into);
 
 // Whether the command line holds option `name` ("--name value" or "--name=value").
 bool flag_given(const ArgParser& p, std::string_view name);

@@ -29,6 +29,10 @@ std::string view_names() {
 
 std::string_view to_string(ViewId view) { return view_info(view).name; }
 
+Flag head_dim_flag(int& into) {
+  return integer_flag("--head-dim", "N", "frequencies: the head width drawn (default: the state's d_h)", 2, 65536, into);
+}
+
 namespace {
 
 ViewInputs inputs_of(const State& state, const Results& results, const EmbeddingTable& table, const ExportRequest& request) {

@@ -8,6 +8,7 @@
 
 #include "core/attention/pipeline.hpp"
 #include "base/output_plan.hpp"
+#include "core/arguments.hpp"
 #include "core/state.hpp"
 #include "core/tour/tour_text.hpp"
 #include "plot/figure.hpp"
@@ -33,6 +34,10 @@ struct ExportRequest {
   int tour_step = 0;  // tour: the step (0-based); the state must already be that step's
   Language language = Language::En;  // tour: the words' language
 };
+
+// --head-dim N: the frequencies view's head width, one flag for `poslab export frequencies` and
+// poslab.figure("frequencies").
+Flag head_dim_flag(int& into);
 
 // The figure of a view as exported (the export sizes), or why there is none.
 Result<plot::Figure> view_figure(ViewId view, const State& state, const Results& results,

@@ -139,7 +139,7 @@ Figure view_figure(const std::string& name, const Keywords& keywords, const Prog
   if (!view || !drawn_here(view_info(*view)))
     fail("poslab.figure: unknown view \"" + name + "\" (available: " + view_names_where(drawn_here) + ")");
   ExportRequest request;
-  const std::vector<Flag> flags = {integer_flag("--head-dim", 2, 65536, request.head_dim)};
+  const std::vector<Flag> flags = {head_dim_flag(request.head_dim)};
   ParsedKeywords parsed = parse_keywords(keywords, "poslab.figure", *view == ViewId::Frequencies ? flags : std::vector<Flag>{});
   State& state = parsed.state;
   if (*view == ViewId::Mrope) {

@@ -98,3 +98,29 @@ TEST(Tour, SteppingBackKeepsTheReadersOwnChanges) {
   tour.go_to(1, state);
   EXPECT_EQ(state.model.encoding, EncodingKind::Sinusoidal);  // step 2's preset on first visit
 }
+
+// Step 5's binary path: the largest jump's label ("31 → 32") sits beside its red line, not on it
+// (it was drawn across the line, among the path's other segments).
+TEST(Tour, TheJumpsLabelIsClearOfItsLine) {
+  Workspace w;
+  ASSERT_TRUE(w.load_embeddings(asset_path(kDefaultEmbeddingsFile)).ok());
+  State state = tour_state(4, State{});
+  state.backend = Backend::Cpu;
+  ASSERT_TRUE(w.update(state).ok());
+  auto figure = tour_figure(4, Language::En, state, *w.results(), w.embeddings());
+  ASSERT_TRUE(figure.ok()) << figure.error();
+  const auto label = std::find_if(figure->texts.begin(), figure->texts.end(), [](const plot::TextItem& t) { return t.text.find(" → ") != std::string::npos && t.size == 11.0f; });
+  ASSERT_NE(label, figure->texts.end());
+  const auto red = std::find_if(figure->lines.begin(), figure->lines.end(), [](const plot::LineItem& l) { return l.color.r > 0.7f && l.color.g < 0.2f && l.points.size() == 2; });
+  ASSERT_NE(red, figure->lines.end());
+  const float width = plot::figure_text_measure().width(label->text, label->size), height = label->size * 1.3f;
+  // Clear by the line's half width and 2 px more: the glyphs' tops touch the box's top edge.
+  const float clearance = red->width / 2.0f + 2.0f;
+  const plot::Box box{label->anchor.x - clearance, label->anchor.y - clearance, label->anchor.x + width + clearance,
+                      label->anchor.y + height + clearance};
+  for (int i = 0; i <= 64; ++i) {
+    const float f = static_cast<float>(i) / 64.0f;
+    const plot::Point p{red->points[0].x + f * (red->points[1].x - red->points[0].x), red->points[0].y + f * (red->points[1].y - red->points[0].y)};
+    EXPECT_FALSE(box.contains(p)) << label->text << " covers its line at " << f;
+  }
+}

@@ -78,15 +78,16 @@ std::string plane_axis(const State& state, int axis, int d) {
   return "dimension " + std::to_string(dim);
 }
 
-// "p = 0" beside the path's start, at the corner of the four around it that the path crosses
-// least (sampled along its segments) and that keeps the label inside the plot: put at a fixed
-// corner, the label sat under the path wherever the path left its start that way.
-void place_start_label(plot::Figure& figure, const plot::Box& area, const std::vector<plot::Point>& path, plot::Color ink) {
-  if (path.empty()) return;
-  const char* label = "p = 0";
+// A label beside a point of the path ("p = 0" at its start, the largest jump's "31 → 32" at the
+// jump's middle), at the corner of the four around it that the path crosses least (sampled along
+// its segments) and that keeps the label inside the plot: put at a fixed corner, a label sat
+// under the path wherever the path left that way. The segment the label names (`own`: its index,
+// the segment from path[own] to path[own + 1]) must stay clear above all; a pale backing keeps it
+// legible where the path is dense all around.
+void place_label(plot::Figure& figure, const plot::Box& area, const std::vector<plot::Point>& path, plot::Point start,
+                 const std::string& label, plot::Color ink, std::size_t own = static_cast<std::size_t>(-1)) {
   constexpr float size = 11.0f, gap = 7.0f;
   const float w = plot::figure_text_measure().width(label, size), h = size * 1.3f;
-  const plot::Point start = path.front();
   float best_cost = 1e30f;
   plot::Box best;
   for (const bool right : {true, false})
@@ -97,10 +98,12 @@ void place_start_label(plot::Figure& figure, const plot::Box& area, const std::v
       for (std::size_t k = 0; k + 1 < path.size(); ++k)
         for (int i = 0; i < 8; ++i) {
           const float f = static_cast<float>(i) / 8.0f;
-          cost += box.contains({path[k].x + f * (path[k + 1].x - path[k].x), path[k].y + f * (path[k + 1].y - path[k].y)}) ? 1.0f : 0.0f;
+          const bool crossed = box.contains({path[k].x + f * (path[k + 1].x - path[k].x), path[k].y + f * (path[k + 1].y - path[k].y)});
+          cost += crossed ? (k == own ? 1000.0f : 1.0f) : 0.0f;
         }
       if (cost < best_cost) best_cost = cost, best = box;
     }
+  figure.rect({best.x0 - 2.0f, best.y0 - 1.0f, best.x1 + 2.0f, best.y1}, {1.0f, 1.0f, 1.0f, 0.85f});
   figure.text({best.x0, best.y0}, label, size, ink, plot::HAlign::Left, plot::VAlign::Top);
 }
 
@@ -138,14 +141,16 @@ plot::Figure path_panel(const State& state, const Path& path, int d, const std::
   built.figure.rect({start.x - 5, start.y - 5, start.x + 5, start.y + 5}, {0, 0, 0, 0}, ink, 1.5f);
   std::vector<plot::Point> drawn;
   for (Eigen::Index p = 0; p < t.points.rows(); ++p) drawn.push_back(at(p));
-  place_start_label(built.figure, built.area, drawn, ink);
+  if (!drawn.empty()) place_label(built.figure, built.area, drawn, drawn.front(), "p = 0", ink);
   if (!t.steps.empty() && *hi > *lo * 1.01) {
     const auto jump = static_cast<Eigen::Index>(hi - t.steps.begin()) + 1;
     const plot::Point a = at(jump - 1), b = at(jump);
     built.figure.line(a, b, plot::Color{0.8f, 0.1f, 0.1f, 1}, 2.5f);
     char label[48];
     std::snprintf(label, sizeof label, "%lld → %lld", static_cast<long long>(jump - 1), static_cast<long long>(jump));
-    built.figure.text({(a.x + b.x) / 2 + 6, (a.y + b.y) / 2}, label, 11.0f, plot::Color{0.7f, 0.05f, 0.05f, 1});
+    // Beside the jump's middle where the path is not (it was drawn across its own red line).
+    place_label(built.figure, built.area, drawn, {(a.x + b.x) / 2, (a.y + b.y) / 2}, label, plot::Color{0.7f, 0.05f, 0.05f, 1},
+                static_cast<std::size_t>(jump - 1));
   }
   return built.figure;
 }

@@ -1,4 +1,5 @@
 #include "core/formats/npy.hpp"
+#include "base/half.hpp"
 
 #include <bit>
 #include <climits>
@@ -184,15 +185,6 @@ Result<DTypeInfo> dtype_of(const std::string& descr) {
     return Error{"dtype '" + descr + "' is big-endian; only little-endian files are supported"};
   return Error{"dtype '" + descr + "' is not supported; expected float16, float32 or float64 "
                "('<f2', '<f4', '<f8')"};
-}
-
-// IEEE binary16 → float, exact for every finite value (subnormals included: mant·2⁻²⁴).
-float half_to_float(std::uint16_t h) {
-  const int exponent = (h >> 10) & 0x1F;
-  const int mantissa = h & 0x3FF;
-  const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
-                                        : std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
-  return (h & 0x8000) != 0 ? -magnitude : magnitude;
 }
 
 // One element as float, or an error for inf/nan (and float64 values beyond float's range).

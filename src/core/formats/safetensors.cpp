@@ -1,4 +1,5 @@
 #include "core/formats/safetensors.hpp"
+#include "base/half.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -107,15 +108,6 @@ Result<TensorInfo> tensor_entry(const std::string& key, const json& v, std::uint
                    " bytes, but \"data_offsets\" give " + std::to_string(t.end - t.begin)};
   }
   return t;
-}
-
-// IEEE binary16 → float, exact for every finite value (subnormals included: mant·2⁻²⁴).
-float half_to_float(std::uint32_t h) {
-  const int exponent = static_cast<int>((h >> 10) & 0x1F);
-  const int mantissa = static_cast<int>(h & 0x3FF);
-  const float magnitude = exponent == 0 ? std::ldexp(static_cast<float>(mantissa), -24)
-                                        : std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
-  return (h & 0x8000) != 0 ? -magnitude : magnitude;
 }
 
 }  // namespace
@@ -292,8 +284,7 @@ Result<Matrix> SafetensorsFile::rows(const TensorInfo& t, std::span<const std::i
           v = std::bit_cast<float>(static_cast<std::uint32_t>(read_le(p + c * 2, 2)) << 16);
           break;
         case Kind::F16: {
-          const auto h = static_cast<std::uint32_t>(read_le(p + c * 2, 2));
-          v = ((h >> 10) & 0x1F) == 0x1F ? std::numeric_limits<float>::infinity() : half_to_float(h);
+          v = half_to_float(static_cast<std::uint16_t>(read_le(p + c * 2, 2)));  // inf or NaN as such: refused below
           break;
         }
       }

@@ -1,4 +1,5 @@
 #include "core/model/checkpoint.hpp"
+#include "base/half.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -22,16 +23,6 @@ namespace poslab {
 namespace fs = std::filesystem;
 
 namespace {
-
-float half_to_float(std::uint16_t h) {
-  const int exponent = (h >> 10) & 0x1F;
-  const int mantissa = h & 0x3FF;
-  float magnitude = 0.0f;
-  if (exponent == 0x1F) magnitude = mantissa ? std::nanf("") : INFINITY;
-  else if (exponent == 0) magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-  else magnitude = std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
-  return (h & 0x8000) ? -magnitude : magnitude;
-}
 
 // n values of `type` starting at `src` as floats. The hot loop of every forward pass: BF16 is a
 // shift, F16 the processor's converter where it has one (F16C).

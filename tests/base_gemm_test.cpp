@@ -2,7 +2,10 @@
 // triple loop in double precision: the same numbers on each path, up to float rounding.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -62,6 +65,38 @@ TEST(Gemm, EveryInstructionSetGivesTheTripleLoopsProducts) {
       }
     // The columns past n in each row are the caller's: untouched.
     for (int i = 0; i < m; ++i) EXPECT_EQ(C[static_cast<std::size_t>(i * ldc + n)], 7.0f) << isa_name(isa);
+  }
+}
+
+// Every one of the 65,536 F16 and BF16 patterns, on every path: F16 against its definition in
+// double ((-1)^s · 2^(e−15) · (1 + m/1024), subnormals 2^−14 · m/1024), BF16 as a float's top
+// half. An odd start and count: the eight-wide F16C loop and its scalar tail both run.
+TEST(Gemm, EveryInstructionSetWidensEveryHalfAndBfloatExactly) {
+  KeepIsa keep;
+  std::vector<char> bytes(2 * 65536 + 1);
+  for (std::uint32_t v = 0; v < 65536; ++v) {
+    const auto h = static_cast<std::uint16_t>(v);
+    std::memcpy(bytes.data() + 1 + 2 * v, &h, 2);
+  }
+  for (Isa isa : paths()) {
+    ASSERT_TRUE(use_isa(isa));
+    std::vector<float> f16(65536), bf16(65536);
+    widen_f16(bytes.data() + 1, 65535, f16.data());
+    widen_f16(bytes.data() + 1 + 2 * 65535, 1, f16.data() + 65535);
+    widen_bf16(bytes.data() + 1, 65536, bf16.data());
+    for (std::uint32_t v = 0; v < 65536; ++v) {
+      const int sign = (v >> 15) != 0 ? -1 : 1, e = static_cast<int>((v >> 10) & 0x1F), m = static_cast<int>(v & 0x3FF);
+      const float got = f16[v];
+      if (e == 0x1F) {
+        EXPECT_TRUE(m != 0 ? std::isnan(got) : got == sign * INFINITY) << isa_name(isa) << " " << v;
+      } else {
+        const double want = sign * (e == 0 ? std::ldexp(m / 1024.0, -14) : std::ldexp(1.0 + m / 1024.0, e - 15));
+        EXPECT_EQ(static_cast<double>(got), want) << isa_name(isa) << " F16 " << v;
+      }
+      const float b = bf16[v];
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(b), v << 16) << isa_name(isa) << " BF16 " << v;
+      if (::testing::Test::HasFailure()) return;
+    }
   }
 }
 

@@ -13,6 +13,8 @@ namespace poslab {
   void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add); \
   void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add);  \
   void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add); \
+  void widen_bf16(const char* src, std::int64_t n, float* dst);                                                 \
+  void widen_f16(const char* src, std::int64_t n, float* dst);                                                  \
   }
 POSLAB_DECLARE_GEMM(baseline)
 POSLAB_DECLARE_GEMM(avx2)
@@ -22,15 +24,16 @@ POSLAB_DECLARE_GEMM(avx512)
 namespace {
 
 using Product = void (*)(int, int, int, const float*, int, const float*, int, float*, int, bool);
+using Widen = void (*)(const char*, std::int64_t, float*);
 struct Products {
   Product abt, ab, atb;
+  Widen bf16, f16;
 };
 
-constexpr Products kProducts[] = {
-    {kernels::baseline::gemm_abt, kernels::baseline::gemm_ab, kernels::baseline::gemm_atb},
-    {kernels::avx2::gemm_abt, kernels::avx2::gemm_ab, kernels::avx2::gemm_atb},
-    {kernels::avx512::gemm_abt, kernels::avx512::gemm_ab, kernels::avx512::gemm_atb},
-};
+#define POSLAB_PRODUCTS(ns) \
+  {kernels::ns::gemm_abt, kernels::ns::gemm_ab, kernels::ns::gemm_atb, kernels::ns::widen_bf16, kernels::ns::widen_f16}
+constexpr Products kProducts[] = {POSLAB_PRODUCTS(baseline), POSLAB_PRODUCTS(avx2), POSLAB_PRODUCTS(avx512)};
+#undef POSLAB_PRODUCTS
 
 Isa detect() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -118,5 +121,8 @@ void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int l
 void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into) {
   products().atb(m, n, k, A, lda, B, ldb, C, ldc, into == Into::Add);
 }
+
+void widen_bf16(const char* src, std::int64_t n, float* dst) { products().bf16(src, n, dst); }
+void widen_f16(const char* src, std::int64_t n, float* dst) { products().f16(src, n, dst); }
 
 }  // namespace poslab

@@ -5,6 +5,7 @@
 // the Debian package's — runs on any x86-64 and uses what it finds. POSLAB_ISA=baseline|avx2|avx512
 // chooses a lower one (a CPU without the one named keeps its best, and says so); the numbers
 // differ between them only by the rounding of a different summation order.
+#include <cstdint>
 #include <string_view>
 
 #include "base/result.hpp"
@@ -36,5 +37,11 @@ void gemm_abt(int m, int n, int k, const float* A, int lda, const float* B, int 
 void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into = Into::Set);
 // C (m × n) = Aᵀ · B, A being k × m and B k × n (a weight's gradient: dYᵀ·X).
 void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into = Into::Set);
+
+// n little-endian BF16 or F16 values at `src` (any alignment) as floats, exactly: a model's weights
+// as the products read them. F16 goes through the processor's F16C where the set has it, so a
+// build for any x86-64 converts as fast as one for AVX2.
+void widen_bf16(const char* src, std::int64_t n, float* dst);
+void widen_f16(const char* src, std::int64_t n, float* dst);
 
 }  // namespace poslab

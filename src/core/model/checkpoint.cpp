@@ -1,5 +1,4 @@
 #include "core/model/checkpoint.hpp"
-#include "base/half.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -10,11 +9,8 @@
 #include <set>
 #include <unordered_map>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "base/files.hpp"
+#include "base/gemm.hpp"
 #include "base/json.hpp"
 #include "core/formats/formats.hpp"
 
@@ -25,32 +21,14 @@ namespace fs = std::filesystem;
 namespace {
 
 // n values of `type` starting at `src` as floats. The hot loop of every forward pass: BF16 is a
-// shift, F16 the processor's converter where it has one (F16C).
+// shift, F16 the processor's converter where it has one (F16C), both chosen at start-up.
 void convert(const char* src, WeightType type, std::int64_t n, float* dst) {
   switch (type) {
     case WeightType::F32:
       std::memcpy(dst, src, static_cast<std::size_t>(n) * 4);
       return;
-    case WeightType::BF16:
-      for (std::int64_t i = 0; i < n; ++i) {
-        std::uint16_t h;
-        std::memcpy(&h, src + 2 * i, 2);
-        dst[i] = std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);
-      }
-      return;
-    case WeightType::F16: {
-      std::int64_t i = 0;
-#if defined(__F16C__)
-      for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i))));
-#endif
-      for (; i < n; ++i) {
-        std::uint16_t h;
-        std::memcpy(&h, src + 2 * i, 2);
-        dst[i] = half_to_float(h);
-      }
-      return;
-    }
+    case WeightType::BF16: return widen_bf16(src, n, dst);  // on the CPU's own instruction set (base/gemm.hpp)
+    case WeightType::F16: return widen_f16(src, n, dst);
     case WeightType::MXFP4:
     case WeightType::F8E4M3: return;  // read by block (convert_mxfp4, convert_fp8): a value's scale depends on its column
   }

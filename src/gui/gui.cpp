@@ -145,8 +145,6 @@ void Gui::load_initial_embeddings() {
 }
 
 int Gui::run() {
-  std::signal(SIGTERM, on_stop_signal);
-  std::signal(SIGINT, on_stop_signal);
   while (!glfwWindowShouldClose(window_)) frame();
   shut_down();
   return exit_code_;
@@ -510,6 +508,11 @@ ControlsActions Gui::take_hotkeys(ControlsActions actions) {
 std::string last_session_path() { return (config_dir() / "last-session.json").string(); }
 
 int run_gui(const GuiOptions& options) {
+  // Before the window exists: a SIGTERM that comes once it shows but while the first embeddings
+  // still load (a second or more on a busy machine) closes it at the first frame, remembering the
+  // session, instead of killing PosLab with nothing saved.
+  std::signal(SIGTERM, on_stop_signal);
+  std::signal(SIGINT, on_stop_signal);
   install_window_model_resolver();
   glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "poslab: GLFW error %d: %s\n", code, text); });
   if (!glfwInit()) {

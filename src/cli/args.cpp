@@ -71,6 +71,14 @@ std::vector<Flag> figure_file_flags(ExportRequest& request) {
           text_flag("--csv", "FILE", "the figure's data as CSV", request.csv)};
 }
 
+void add_figure_outputs(std::vector<Flag>& flags, ExportRequest& request, std::string nothing) {
+  for (Flag& f : figure_file_flags(request)) flags.push_back(std::move(f));
+  flags.push_back(checkpoint([&request, nothing = std::move(nothing)]() -> Status {
+    if (request.png.empty() && request.svg.empty() && request.csv.empty()) return Error{nothing};
+    return Ok{};
+  }));
+}
+
 Flag scale_flag(float& into) {
   return {"--scale", "N", "the PNG's pixels per point (1 to 8)", [&into](std::string_view v) -> Status {
             auto scale = parse_integer(v, "--scale", 1, 8);

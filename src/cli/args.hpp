@@ -72,6 +72,9 @@ Result<Language> parse_language(std::string_view v);
 // Flags several commands share, each said once.
 // --png FILE, --svg FILE, --csv FILE: the figure's files.
 std::vector<Flag> figure_file_flags(ExportRequest& request);
+// figure_file_flags, then a check in their place that one of them was given, refused with
+// `nothing` ("nothing to write: give --png FILE, …") when none was.
+void add_figure_outputs(std::vector<Flag>& flags, ExportRequest& request, std::string nothing);
 // --scale N: the PNG's pixels per point, 1 to 8.
 Flag scale_flag(float& into);
 // --lang en|ja: the tour's language.

@@ -32,13 +32,7 @@ std::vector<Flag> training_flags(TrainingArgs& a) {
       needed(integer_flag("--layer", "L", "the layer whose heads are followed", 0, 4096, a.layer),
              "export training needs the layer whose heads are followed: --layer L"),
   };
-  for (Flag& f : figure_file_flags(a.request)) flags.push_back(std::move(f));
-  const ExportRequest& request = a.request;
-  flags.push_back(checkpoint([&request]() -> Status {
-    if (request.png.empty() && request.svg.empty() && request.csv.empty())
-      return Error{"nothing to write: give --csv FILE and/or --png FILE"};
-    return Ok{};
-  }));
+  add_figure_outputs(flags, a.request, "nothing to write: give --csv FILE and/or --png FILE");
   flags.push_back(text_flag("--sentence", "TEXT", "the text each revision runs on (the default sentence)", a.sentence));
   flags.push_back(scale_flag(a.request.scale));
   return flags;

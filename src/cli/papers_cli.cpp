@@ -80,13 +80,7 @@ std::vector<Flag> paper_flags(PaperArgs& a) {
              "export paper needs a check: --id ID (" + paper_check_ids() + ")"),
       text_flag("--model", "DIR", "a model folder, for a check that needs one", a.model),
   };
-  for (Flag& f : figure_file_flags(a.request)) flags.push_back(std::move(f));
-  const ExportRequest& request = a.request;
-  flags.push_back(checkpoint([&request]() -> Status {
-    if (request.png.empty() && request.svg.empty() && request.csv.empty())
-      return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
-    return Ok{};
-  }));
+  add_figure_outputs(flags, a.request, "nothing to write: give --png FILE, --svg FILE and/or --csv FILE");
   return flags;
 }
 

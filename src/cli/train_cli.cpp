@@ -209,13 +209,7 @@ struct ExtrapolationArgs {
 std::vector<Flag> extrapolation_flags(ExtrapolationArgs& a) {
   std::vector<Flag> flags = {needed(text_flag("--models", "DIR,DIR,...", "trained model folders (or ORG/NAME on the Hub)", a.list),
                                     "export extrapolation needs trained model folders: --models DIR,DIR,...")};
-  for (Flag& f : figure_file_flags(a.request)) flags.push_back(std::move(f));
-  const ExportRequest& request = a.request;
-  flags.push_back(checkpoint([&request]() -> Status {
-    if (request.png.empty() && request.svg.empty() && request.csv.empty())
-      return Error{"nothing to write: give --png FILE, --svg FILE and/or --csv FILE"};
-    return Ok{};
-  }));
+  add_figure_outputs(flags, a.request, "nothing to write: give --png FILE, --svg FILE and/or --csv FILE");
   flags.push_back(task_flag(a.task));
   flags.push_back(sequences_flag(a.settings.sequences));
   flags.push_back(sequences_seed_flag(a.seed));

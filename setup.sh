@@ -79,6 +79,36 @@ phase_report() {
 trap phase_report EXIT
 
 timed install install_missing
+# What only the tests need is installed, and the package test's fresh Debian root made, in the
+# background while the project builds: downloading and unpacking are network and disk time the
+# compilers do not need. The tests wait for it (wait_for_test_packages).
+test_packages_job=
+if [ "$mode" = test ]; then
+  # The tokenizer test fetches its reference with npm (Debian's nodejs and npm if none is
+  # here); the sanitized build (fuzzers, parser tests, GUI) needs clang, its libFuzzer and
+  # sanitizer runtime and its OpenMP (libomp).
+  # NumPy writes the tiny model folders and their independent forward passes.
+  # The install and package tests: desktop-file-validate, man, xprop (the window's class), xrdb
+  # (Xft.dpi for the HiDPI test) and debootstrap (a fresh Debian root to install the .deb into).
+  # stress-ng loads the CPU while the GUI tests run (below).
+  # nbclient and ipykernel run the notebooks (notebooks/) headless against the Python module.
+  # Chromium, its driver and Selenium open the interactive HTML pages in a real browser.
+  packages=(clang libclang-rt-14-dev libomp-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
+    stress-ng python3-nbclient python3-ipykernel chromium chromium-driver python3-selenium)
+  command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+  mkdir -p build
+  (
+    install_missing
+    # The package test's root (unless one from today is there): made here or, where it cannot be
+    # (not root, no mirror), by the test itself, which then says why it skips that part.
+    [ -n "$(find build/fresh-root/.complete -mmin -720 2>/dev/null)" ] || tests/fresh_root.sh build/fresh-root || true
+  ) >build/test-packages.log 2>&1 &
+  test_packages_job=$!
+fi
+wait_for_test_packages() {
+  wait "$test_packages_job" || { cat build/test-packages.log; echo "setup: installing the test packages failed" >&2; return 1; }
+  grep -v '^a fresh' build/test-packages.log || true
+}
 timed build build
 case "$mode" in
   run)
@@ -91,19 +121,7 @@ case "$mode" in
     exec build/poslab "$@"
     ;;
   test)
-    # The tokenizer test fetches its reference with npm (Debian's nodejs and npm if none is
-    # here); the sanitized build (fuzzers, parser tests, GUI) needs clang, its libFuzzer and
-    # sanitizer runtime and its OpenMP (libomp).
-    # NumPy writes the tiny model folders and their independent forward passes.
-    # The install and package tests: desktop-file-validate, man, xprop (the window's class), xrdb
-    # (Xft.dpi for the HiDPI test) and debootstrap (a fresh Debian root to install the .deb into).
-    # stress-ng loads the CPU while the GUI tests run (below).
-    # nbclient and ipykernel run the notebooks (notebooks/) headless against the Python module.
-    # Chromium, its driver and Selenium open the interactive HTML pages in a real browser.
-    packages=(clang libclang-rt-14-dev libomp-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
-      stress-ng python3-nbclient python3-ipykernel chromium chromium-driver python3-selenium)
-    command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
-    timed "test packages" install_missing
+    timed "test packages" wait_for_test_packages
     # One stress-ng CPU worker, busy half the time, runs while the Gui.* tests do (the cpu_load
     # fixture, tests/cpu_load.sh), so that a GUI test waiting a fixed time instead of for what
     # the window shows fails here and not only on a busy machine; half a core, beside ctest's two

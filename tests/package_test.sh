@@ -67,13 +67,6 @@ echo "contents: $(grep -vc '/$' <<<"$contents") files under /usr: the binary, sh
 dpkg-deb -x "$deb" "$work/root"
 closure=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces \
   --no-enhances $dependencies | grep -v '^ ' | grep -v '^<' | sort -u)
-owner() {  # the package that installed FILE (with or without Debian's merged /usr)
-  local path
-  for path in "$1" "$(realpath "$1")" "${1#/usr}" "/usr$1"; do
-    dpkg -S "$path" 2>/dev/null | head -1 | cut -d: -f1 && return 0
-  done
-  echo "?"
-}
 needed_files=$(ldd "$work/root/usr/bin/poslab" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
 # Opened at run time, where ldd cannot see them: the fonts (by path) and Mesa's GL, EGL and DRI drivers.
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
@@ -82,6 +75,24 @@ needed_files+=$'\n'"/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
 /usr/lib/$multiarch/libGLX_mesa.so.0
 /usr/lib/$multiarch/libEGL_mesa.so.0
 /usr/lib/$multiarch/dri/swrast_dri.so"
+# Each file's owner from one dpkg -S over every spelling of every path (with and without Debian's
+# merged /usr): a call a path took about 100 s in all here, each call reading dpkg's whole database.
+candidates() { printf '%s\n' "$1" "$(realpath "$1")" "${1#/usr}" "/usr$1"; }
+declare -A owner_of
+while IFS= read -r line; do
+  case $line in "diversion by"*) continue ;; esac
+  package=${line%%:*}  # "libc6:amd64: /lib/…" → libc6; "a, b: /path" → a
+  package=${package%%,*}
+  path=${line#*: }
+  [ -n "${owner_of[$path]:-}" ] || owner_of[$path]=$package
+done < <(for f in $needed_files; do candidates "$f"; done | sort -u | xargs dpkg -S 2>/dev/null || true)
+owner() {  # the package that installed FILE, or ?
+  local path
+  for path in $(candidates "$1"); do
+    [ -z "${owner_of[$path]:-}" ] || { echo "${owner_of[$path]}"; return 0; }
+  done
+  echo "?"
+}
 for f in $needed_files; do
   p=$(owner "$f")
   if [ "$p" = "?" ]; then fail "no package owns $f"; continue; fi
@@ -93,20 +104,23 @@ echo "every library, font and driver poslab loads comes with its dependencies ($
 fresh_root() {
   [ "${POSLAB_FRESH_ROOT:-1}" != 0 ] || { echo "skipped: POSLAB_FRESH_ROOT=0"; return 2; }
   [ "$(id -u)" -eq 0 ] || { echo "skipped: needs root (chroot, mount)"; return 2; }
-  command -v debootstrap >/dev/null || { echo "skipped: debootstrap is not installed"; return 2; }
-  local suite mirror root="$work/fresh"
-  suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-  # This machine's own Debian mirror.
-  mirror=$(apt-cache policy | grep -oE 'https?://[^ ]+' | grep -v security | head -1)
-  mirror=${mirror:-http://deb.debian.org/debian}
-  debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
-    { echo "skipped: debootstrap $suite from $mirror failed: $(tail -1 "$work/debootstrap.log")"; return 2; }
+  local root="$work/fresh" made
+  # The root ./setup.sh test made while the project built (copied, so that it stays fresh for a
+  # rerun), where it is complete and from today (its package lists must still match the mirror);
+  # otherwise one made here.
+  if [ -n "$(find "$build/fresh-root/.complete" -mmin -720 2>/dev/null)" ]; then
+    cp -a "$build/fresh-root" "$root"
+    echo "a fresh root from $build/fresh-root"
+  else
+    made=$("$(dirname "${BASH_SOURCE[0]}")/fresh_root.sh" "$root") || { echo "skipped: $made"; return 2; }
+    echo "$made"
+  fi
   mount -t proc proc "$root/proc" || { echo "skipped: cannot mount /proc in the root (no privilege here)"; return 2; }
   cp "$deb" "$root/tmp/"
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-  chroot "$root" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb")" \
+  chroot "$root" sh -c "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends /tmp/$(basename "$deb")" \
     >"$work/apt.log" 2>&1 || { echo "FAIL: apt cannot install the package: $(tail -5 "$work/apt.log")"; return 1; }
-  echo "apt installed $(basename "$deb") into a fresh $suite root ($(chroot "$root" dpkg-query -W | wc -l) packages)"
+  echo "apt installed $(basename "$deb") into the fresh root ($(chroot "$root" dpkg-query -W | wc -l) packages)"
   chroot "$root" sh -c 'cd /tmp && poslab --version && poslab info | head -1 && poslab export attention --png /tmp/a.png' \
     || { echo "FAIL: poslab does not run in the fresh root"; return 1; }
   "$build/poslab" export attention --png "$work/build.png" >/dev/null

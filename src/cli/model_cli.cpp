@@ -76,8 +76,7 @@ int run_model_export(ViewId view, State state, const ExportRequest& request, con
   auto output = [&]() -> Result<ModelViewOutput> {
     const ViewInfo& info = view_info(view);
     if (!info.forward_pass) return info.model_output({state, c, nullptr, model->get()});
-    // The heads figure and CSV draw weights; the interactive page shows scores too.
-    const bool scores = view != ViewId::Heads || !request.html.empty();
+    const bool scores = info.reads_scores || !request.html.empty();  // the page shows scores too
     auto ran = run_state_model(**model, state, 5, g.backend.get(), {}, view, scores);
     if (!ran) return Error{ran.error()};
     print_run_notes(*ran, g);

@@ -25,8 +25,7 @@ Result<std::shared_ptr<const Checkpoint>> open_state_model(const State& state, s
 // the fraction done (0 … 1), when given. `view`: what the run is for; the sinks and activations
 // views read every layer (their summaries, a few values each); none: the predictions alone
 // (predict), no layer's scores or weights kept. `scores`: the layer's scores kept beside its
-// weights (false: weights alone, half the memory, where nothing reads them: the heads figure and
-// its CSV without the interactive page).
+// weights (false: weights alone, half the memory, where nothing reads them: ViewInfo::reads_scores).
 Result<ModelRun> run_state_model(const Checkpoint& model, const State& state, int top_k, AttentionBackend* backend,
                                  std::function<void(double)> progress = {}, std::optional<ViewId> view = ViewId::Heads,
                                  bool scores = true);

@@ -199,7 +199,7 @@ const std::vector<ViewInfo>& view_registry() {
       {.id = Train, .name = "train", .tab = "Train", .home = Train, .needs = TrainedModels},
       {.id = Papers, .name = "papers", .tab = "Papers", .home = Papers, .needs = ViewNeeds::Papers},
       {.id = Heads, .name = "heads", .tab = "Model", .home = Model, .needs = NeedsModel, .in_all_views = true,
-       .model_output = heads_output, .forward_pass = true},
+       .model_output = heads_output, .forward_pass = true, .reads_scores = false},
       {.id = FrequencyUsage, .name = "frequency-usage", .tab = "Model", .home = Model, .needs = NeedsModel,
        .in_all_views = true, .model_output = frequency_usage_output, .forward_pass = true},
       {.id = Mrope, .name = "mrope", .tab = "Model", .home = Model, .needs = NeedsModel, .model_output = mrope_output},

@@ -87,6 +87,9 @@ struct ViewInfo {
   // model itself.
   Result<ModelViewOutput> (*model_output)(const ModelViewInputs&) = nullptr;
   bool forward_pass = false;
+  // Whether its figure and CSV read the run's scores, not only its weights: a run for a view that
+  // does not keeps weights alone, half the memory (an interactive page shows both, always).
+  bool reads_scores = true;
   // The parameters an animation of the view sweeps, its natural one first; empty for a view with none.
   std::vector<ViewSweep> sweeps = {};
 

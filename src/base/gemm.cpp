@@ -15,6 +15,7 @@ namespace poslab {
   void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, bool add); \
   void widen_bf16(const char* src, std::int64_t n, float* dst);                                                 \
   void widen_f16(const char* src, std::int64_t n, float* dst);                                                  \
+  float softmax_row(float* data, int n, float sink);                                                             \
   }
 POSLAB_DECLARE_GEMM(baseline)
 POSLAB_DECLARE_GEMM(avx2)
@@ -25,13 +26,16 @@ namespace {
 
 using Product = void (*)(int, int, int, const float*, int, const float*, int, float*, int, bool);
 using Widen = void (*)(const char*, std::int64_t, float*);
+using Softmax = float (*)(float*, int, float);
 struct Products {
   Product abt, ab, atb;
   Widen bf16, f16;
+  Softmax softmax;
 };
 
 #define POSLAB_PRODUCTS(ns) \
-  {kernels::ns::gemm_abt, kernels::ns::gemm_ab, kernels::ns::gemm_atb, kernels::ns::widen_bf16, kernels::ns::widen_f16}
+  {kernels::ns::gemm_abt, kernels::ns::gemm_ab, kernels::ns::gemm_atb, kernels::ns::widen_bf16, kernels::ns::widen_f16, \
+   kernels::ns::softmax_row}
 constexpr Products kProducts[] = {POSLAB_PRODUCTS(baseline), POSLAB_PRODUCTS(avx2), POSLAB_PRODUCTS(avx512)};
 #undef POSLAB_PRODUCTS
 
@@ -124,5 +128,6 @@ void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int 
 
 void widen_bf16(const char* src, std::int64_t n, float* dst) { products().bf16(src, n, dst); }
 void widen_f16(const char* src, std::int64_t n, float* dst) { products().f16(src, n, dst); }
+float softmax_row(float* row, int n, float sink) { return products().softmax(row, n, sink); }
 
 }  // namespace poslab

@@ -44,4 +44,9 @@ void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int 
 void widen_bf16(const char* src, std::int64_t n, float* dst);
 void widen_f16(const char* src, std::int64_t n, float* dst);
 
+// One row of n attention scores in place as its softmax weights, beside a learned sink that takes
+// its share without a value (GPT-OSS; −∞ for none). A key at −∞ (masked) gets exactly 0; a row with
+// every key masked and no sink gets no weights at all rather than NaN. Returns the sink's share.
+float softmax_row(float* row, int n, float sink);
+
 }  // namespace poslab

@@ -83,23 +83,9 @@ void add_bias_and_mask(const AttentionInput& in, int h, Matrix& S) {
     if (in.key_valid[static_cast<std::size_t>(j)] == 0) S.col(j).setConstant(neg_inf);
 }
 
-// One row's softmax in place, over its keys and, when `sink` is finite, a learned sink that takes
-// its share of the row without a value (GPT-OSS). Returns the sink's share (0 without one). A
-// row with every key masked and no sink gets no weights at all rather than NaN.
+// One row's softmax in place (base/gemm.hpp's softmax_row, on the CPU's own instruction set).
 float softmax_row(Eigen::Ref<Eigen::RowVectorXf> row, float sink) {
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  const float m = std::max(row.maxCoeff(), sink);
-  if (m == neg_inf) {
-    row.setZero();
-    return 0.0f;
-  }
-  // Vectorized exp clamps its argument (e^−∞ would come out as 3·10⁻³⁹): masked keys are set to
-  // exactly 0 instead.
-  row = (row.array() == neg_inf).select(0.0f, (row.array() - m).exp()).matrix();
-  const float sink_part = sink == neg_inf ? 0.0f : std::exp(sink - m);
-  const float total = row.sum() + sink_part;
-  row /= total;
-  return sink_part / total;
+  return poslab::softmax_row(row.data(), static_cast<int>(row.size()), sink);
 }
 
 float head_sink(const AttentionInput& in, int h) {
@@ -136,7 +122,10 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
     const auto Kh = input.K.middleCols(h * dh, dh);  // T_k × d_h
     const auto Vh = input.V.middleCols(h * dh, dh);  // T_k × d_h
     Matrix S(input.queries(), input.keys());         // T_q × T_k
-    S.noalias() = Qh * Kh.transpose();
+    // The two products through base/gemm, on the instruction set of the CPU that runs them (a
+    // build for any x86-64 would otherwise multiply here with SSE2 alone).
+    gemm_abt(input.queries(), input.keys(), dh, Qh.data(), static_cast<int>(input.Q.cols()), Kh.data(),
+             static_cast<int>(input.K.cols()), S.data(), input.keys());
     if (input.shaw) S += shaw_score_term(Qh, *input.shaw);  // q·(k + aᴷ), scaled together
     S *= inv_sqrt;
     if (input.softcap > 0.0f) S.array() = input.softcap * (S.array() / input.softcap).tanh();
@@ -147,7 +136,8 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
     softmax_rows_in_place(A, head_sink(input, h), input.sinks.empty() ? nullptr : &share);
     if (!input.sinks.empty()) out.sink_share.push_back(std::move(share));
     if (!blocked_context) {
-      out.context.middleCols(h * dh, dh).noalias() = A * Vh;
+      gemm_ab(input.queries(), dh, input.keys(), A.data(), input.keys(), Vh.data(), static_cast<int>(input.V.cols()),
+              out.context.data() + h * dh, static_cast<int>(out.context.cols()));
       if (input.shaw) out.context.middleCols(h * dh, dh) += shaw_value_term(A, *input.shaw);
     }
     out.scores.push_back(input.keep.scores_of(h) ? std::move(S) : Matrix());

@@ -4,6 +4,9 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>  // the MXFP4 decoder's AVX2 types, which a build for any x86-64 does not get from Eigen
+#endif
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>

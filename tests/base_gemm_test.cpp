@@ -2,6 +2,7 @@
 // triple loop in double precision: the same numbers on each path, up to float rounding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -97,6 +98,37 @@ TEST(Gemm, EveryInstructionSetWidensEveryHalfAndBfloatExactly) {
       EXPECT_EQ(std::bit_cast<std::uint32_t>(b), v << 16) << isa_name(isa) << " BF16 " << v;
       if (::testing::Test::HasFailure()) return;
     }
+  }
+}
+
+// Attention's softmax on every path, against its definition in double: masked keys (−∞) get
+// exactly 0, a sink takes its share without a value, and a row with every key masked and no sink
+// gets no weights rather than NaN. 37 keys: the vector loops and their tails both run.
+TEST(Gemm, EveryInstructionSetGivesTheSoftmaxsDefinition) {
+  KeepIsa keep;
+  const float neg_inf = -INFINITY;
+  std::vector<float> scores = random_values(37, 5);
+  for (float& x : scores) x *= 4.0f;
+  scores[3] = scores[20] = neg_inf;
+  for (Isa isa : paths()) {
+    ASSERT_TRUE(use_isa(isa));
+    for (const float sink : {neg_inf, 1.5f}) {
+      std::vector<float> row = scores;
+      const float share = softmax_row(row.data(), 37, sink);
+      double m = sink;
+      for (float x : scores) m = std::max(m, static_cast<double>(x));
+      double total = sink == neg_inf ? 0.0 : std::exp(sink - m);
+      for (float x : scores) total += std::exp(x - m);
+      for (int j = 0; j < 37; ++j) {
+        const auto jj = static_cast<std::size_t>(j);
+        if (scores[jj] == neg_inf) EXPECT_EQ(row[jj], 0.0f) << isa_name(isa) << " key " << j;
+        else EXPECT_NEAR(row[jj], std::exp(scores[jj] - m) / total, 1e-6) << isa_name(isa) << " key " << j;
+      }
+      EXPECT_NEAR(share, sink == neg_inf ? 0.0 : std::exp(sink - m) / total, 1e-6) << isa_name(isa);
+    }
+    std::vector<float> masked(9, neg_inf);
+    EXPECT_EQ(softmax_row(masked.data(), 9, neg_inf), 0.0f) << isa_name(isa);
+    for (float w : masked) EXPECT_EQ(w, 0.0f) << isa_name(isa);
   }
 }
 

@@ -93,8 +93,9 @@ if [ "$mode" = test ]; then
   # stress-ng loads the CPU while the GUI tests run (below).
   # nbclient and ipykernel run the notebooks (notebooks/) headless against the Python module.
   # Chromium, its driver and Selenium open the interactive HTML pages in a real browser.
+  # QEMU's user mode runs the build as a processor without AVX (tests/portable_test.sh).
   packages=(clang libclang-rt-14-dev libomp-14-dev python3-numpy desktop-file-utils man-db x11-utils x11-xserver-utils debootstrap python3-torch
-    stress-ng python3-nbclient python3-ipykernel chromium chromium-driver python3-selenium)
+    stress-ng python3-nbclient python3-ipykernel chromium chromium-driver python3-selenium qemu-user)
   command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
   mkdir -p build
   (

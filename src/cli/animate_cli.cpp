@@ -1,7 +1,6 @@
 #include "cli/animate_cli.hpp"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -10,6 +9,7 @@
 #include <tuple>
 
 #include "cli/args.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/commands.hpp"
 #include "core/animate/sweep.hpp"
 #include "core/attention/backend_choice.hpp"
@@ -28,9 +28,6 @@ namespace poslab {
 
 namespace {
 
-// Ctrl+C or SIGTERM stops after the current frame, so the partial file is removed.
-volatile std::sig_atomic_t g_interrupted = 0;
-void on_interrupt(int) { g_interrupted = 1; }
 
 struct AnimationArgs {
   std::string param;
@@ -250,19 +247,15 @@ Status write_frames(AnimationInputs& in, const State& state, const Sweep& sweep,
   if (!figure_renderer) return Error{figure_renderer.error()};
   auto sink = plot::open_frame_sink(*a.format, a.output, a.fps, sweep.frames);
   if (!sink) return Error{sink.error()};
-  g_interrupted = 0;
-  auto previous_int = std::signal(SIGINT, on_interrupt);
-  auto previous_term = std::signal(SIGTERM, on_interrupt);
+  const InterruptGuard guard;  // Ctrl+C or SIGTERM stops after the current frame
   // The sink's destructor removes what was written unless it finished.
   const auto done = [&](Status s) {
     sink->reset();
-    std::signal(SIGINT, previous_int);
-    std::signal(SIGTERM, previous_term);
     return s;
   };
   int offset_x = 0, offset_y = 0;
   for (int k = 0; k < sweep.frames; ++k) {
-    if (g_interrupted) return done(Error{"interrupted; nothing was written"});
+    if (guard.interrupted()) return done(Error{"interrupted; nothing was written"});
     auto image = render_animation_frame(in.source, state, sweep, k, **figure_renderer);
     if (!image) return done(Error{image.error()});
     if (k == 0) {

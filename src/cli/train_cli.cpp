@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -21,17 +20,13 @@
 #include "figures/export.hpp"
 #include "figures/train.hpp"
 #include "cli/args.hpp"
+#include "cli/interrupt.hpp"
 
 namespace poslab {
 
 namespace {
 
 namespace fs = std::filesystem;
-
-// Ctrl+C or SIGTERM during training stops after the current step; the staged model folder and
-// the log's temporary file are then removed (the plan's destructor), so nothing is left behind.
-volatile std::sig_atomic_t g_interrupted = 0;
-void on_interrupt(int) { g_interrupted = 1; }
 
 // The longest evaluation: 4,096 symbols (8,192 tokens) per copy sequence.
 constexpr int kMaxEvalLength = 4096;
@@ -244,18 +239,21 @@ int run_train(ArgParser& p) {
                std::string(to_string(m.positions)).c_str(), std::string(to_string(s.task.kind)).c_str(), s.train_length,
                s.task.symbols, m.layers, m.width, m.heads, m.mlp(), s.steps, s.batch);
   const int every = std::max(1, s.steps / 20);
-  g_interrupted = 0;
-  auto previous_int = std::signal(SIGINT, on_interrupt);
-  auto previous_term = std::signal(SIGTERM, on_interrupt);
-  auto run = train(s, [&](const TrainStep& step) {
-    if ((step.step + 1) % every == 0 || step.step + 1 == s.steps)
-      std::fprintf(stderr, "step %6d/%d  loss %.5f  lr %.2e  %.0f tokens/s\n", step.step + 1, s.steps, step.loss, step.lr,
-                   step.tokens_per_s);
-    return g_interrupted == 0;
-  });
-  std::signal(SIGINT, previous_int);
-  std::signal(SIGTERM, previous_term);
-  if (g_interrupted) return runtime_error("interrupted; nothing was written");
+  // Ctrl+C or SIGTERM stops after the current step; the staged model folder and the log's
+  // temporary file are then removed (the plan's destructor).
+  bool interrupted = false;
+  auto run = [&] {
+    const InterruptGuard guard;
+    auto trained = train(s, [&](const TrainStep& step) {
+      if ((step.step + 1) % every == 0 || step.step + 1 == s.steps)
+        std::fprintf(stderr, "step %6d/%d  loss %.5f  lr %.2e  %.0f tokens/s\n", step.step + 1, s.steps, step.loss, step.lr,
+                     step.tokens_per_s);
+      return !guard.interrupted();
+    });
+    interrupted = guard.interrupted();
+    return trained;
+  }();
+  if (interrupted) return runtime_error("interrupted; nothing was written");
   if (!run) return runtime_error(run.error());
   const double seconds = run->seconds;
   const std::vector<TrainStep> log = run->log;

@@ -51,21 +51,39 @@ void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int 
 }
 
 // base/gemm.hpp's softmax_row: the exponentials vectorised for the set (a build for any x86-64
-// would otherwise take them in SSE2 alone, a tenth of a 1,024-token forward pass).
+// would otherwise take them in SSE2 alone, a tenth of a 1,024-token forward pass). Every key goes
+// through the same vector exp in chunks of 8, and the sum keeps 8 lanes in a fixed order, so that
+// a row's weights do not depend on where it lies in memory: Eigen's own loops over a row start
+// with scalar steps up to the first aligned address, whose exp and summation order differ from
+// the vector ones, and a matrix from the allocator of a build for any x86-64 is aligned to 16
+// bytes only (one computed twice, on two threads, came out different in its last bits).
 float softmax_row(float* data, int n, float sink) {
+  using Chunk = Eigen::Array<float, 8, 1>;
+  using Loose = Eigen::Map<Chunk, Eigen::Unaligned>;
   const float neg_inf = -std::numeric_limits<float>::infinity();
-  Eigen::Map<Eigen::RowVectorXf> row(data, n);
-  const float m = n > 0 ? std::max(row.maxCoeff(), sink) : sink;
+  float m = sink;
+  for (int i = 0; i < n; ++i) m = std::max(m, data[i]);
   if (m == neg_inf) {
-    row.setZero();
+    std::fill(data, data + n, 0.0f);
     return 0.0f;
   }
-  // Vectorised exp clamps its argument (e^−∞ would come out as 3·10⁻³⁹): masked keys are set to
-  // exactly 0 instead.
-  row = (row.array() == neg_inf).select(0.0f, (row.array() - m).exp()).matrix();
+  Chunk lanes = Chunk::Zero();
+  for (int i = 0; i < n; i += 8) {
+    const int len = std::min(8, n - i);
+    Chunk x = Chunk::Constant(neg_inf);  // the last chunk's missing keys: masked, weight 0
+    if (len == 8) x = Loose(data + i);
+    else std::copy(data + i, data + i + len, x.data());
+    // Vectorised exp clamps its argument (e^−∞ would come out as 3·10⁻³⁹): masked keys get
+    // exactly 0 instead.
+    const Chunk e = (x == neg_inf).select(Chunk::Zero(), (x - m).exp());
+    lanes += e;
+    if (len == 8) Loose(data + i) = e;
+    else std::copy(e.data(), e.data() + len, data + i);
+  }
   const float sink_part = sink == neg_inf ? 0.0f : std::exp(sink - m);
-  const float total = row.sum() + sink_part;
-  row /= total;
+  float total = sink_part;
+  for (int lane = 0; lane < 8; ++lane) total += lanes[lane];
+  for (int i = 0; i < n; ++i) data[i] /= total;
   return sink_part / total;
 }
 

@@ -84,10 +84,33 @@ std::string plane_axis(const State& state, int axis, int d) {
 // under the path wherever the path left that way. The segment the label names (`own`: its index,
 // the segment from path[own] to path[own + 1]) must stay clear above all; a pale backing keeps it
 // legible where the path is dense all around.
+// Whether the segment a–b meets the box (Liang–Barsky: the part of the segment inside each pair
+// of the box's edges, intersected).
+bool segment_meets_box(plot::Point a, plot::Point b, const plot::Box& box) {
+  float t0 = 0.0f, t1 = 1.0f;
+  const float dx = b.x - a.x, dy = b.y - a.y;
+  const float p[4] = {-dx, dx, -dy, dy}, q[4] = {a.x - box.x0, box.x1 - a.x, a.y - box.y0, box.y1 - a.y};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] == 0.0f) {
+      if (q[i] < 0.0f) return false;  // parallel to this edge and outside it
+      continue;
+    }
+    const float t = q[i] / p[i];
+    if (p[i] < 0.0f) t0 = std::max(t0, t);
+    else t1 = std::min(t1, t);
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+// A label beside `start`, in the corner where it crosses the fewest of the path's segments and
+// stays inside the plot area. Segment `own` (the line the label names, drawn `own_width` wide)
+// must stay clear of it by its half width and 2 px: any corner that does not is a last resort.
 void place_label(plot::Figure& figure, const plot::Box& area, const std::vector<plot::Point>& path, plot::Point start,
-                 const std::string& label, plot::Color ink, std::size_t own = static_cast<std::size_t>(-1)) {
+                 const std::string& label, plot::Color ink, std::size_t own = static_cast<std::size_t>(-1), float own_width = 0.0f) {
   constexpr float size = 11.0f, gap = 7.0f;
   const float w = plot::figure_text_measure().width(label, size), h = size * 1.3f;
+  const float clearance = own_width / 2.0f + 2.0f;
   float best_cost = 1e30f;
   plot::Box best;
   for (const bool right : {true, false})
@@ -95,12 +118,17 @@ void place_label(plot::Figure& figure, const plot::Box& area, const std::vector<
       const float x0 = right ? start.x + gap : start.x - gap - w, y0 = below ? start.y + gap : start.y - gap - h;
       const plot::Box box{x0, y0, x0 + w, y0 + h};
       float cost = (box.x0 < area.x0 || box.x1 > area.x1 || box.y0 < area.y0 || box.y1 > area.y1) ? 1e6f : 0.0f;
-      for (std::size_t k = 0; k + 1 < path.size(); ++k)
+      for (std::size_t k = 0; k + 1 < path.size(); ++k) {
+        if (k == own) {
+          const plot::Box clear{box.x0 - clearance, box.y0 - clearance, box.x1 + clearance, box.y1 + clearance};
+          cost += segment_meets_box(path[k], path[k + 1], clear) ? 1000.0f : 0.0f;
+          continue;
+        }
         for (int i = 0; i < 8; ++i) {
           const float f = static_cast<float>(i) / 8.0f;
-          const bool crossed = box.contains({path[k].x + f * (path[k + 1].x - path[k].x), path[k].y + f * (path[k + 1].y - path[k].y)});
-          cost += crossed ? (k == own ? 1000.0f : 1.0f) : 0.0f;
+          cost += box.contains({path[k].x + f * (path[k + 1].x - path[k].x), path[k].y + f * (path[k + 1].y - path[k].y)}) ? 1.0f : 0.0f;
         }
+      }
       if (cost < best_cost) best_cost = cost, best = box;
     }
   figure.rect({best.x0 - 2.0f, best.y0 - 1.0f, best.x1 + 2.0f, best.y1}, {1.0f, 1.0f, 1.0f, 0.85f});
@@ -145,12 +173,13 @@ plot::Figure path_panel(const State& state, const Path& path, int d, const std::
   if (!t.steps.empty() && *hi > *lo * 1.01) {
     const auto jump = static_cast<Eigen::Index>(hi - t.steps.begin()) + 1;
     const plot::Point a = at(jump - 1), b = at(jump);
-    built.figure.line(a, b, plot::Color{0.8f, 0.1f, 0.1f, 1}, 2.5f);
+    constexpr float jump_width = 2.5f;
+    built.figure.line(a, b, plot::Color{0.8f, 0.1f, 0.1f, 1}, jump_width);
     char label[48];
     std::snprintf(label, sizeof label, "%lld → %lld", static_cast<long long>(jump - 1), static_cast<long long>(jump));
     // Beside the jump's middle where the path is not (it was drawn across its own red line).
     place_label(built.figure, built.area, drawn, {(a.x + b.x) / 2, (a.y + b.y) / 2}, label, plot::Color{0.7f, 0.05f, 0.05f, 1},
-                static_cast<std::size_t>(jump - 1));
+                static_cast<std::size_t>(jump - 1), jump_width);
   }
   return built.figure;
 }

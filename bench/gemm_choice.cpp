@@ -18,7 +18,7 @@
 // the winner of each row, every library's largest error against a double-precision reference,
 // and the machine's float peak (an FMA loop, and the square 2048³ product). Not a test.
 //   gemm_choice [--t 1,16,64,256,1024,4096] [--shapes q/o,k/v,gate/up,down,lm] [--libs a,b,…]
-//               [--lm-rows 16384] [--budget 0.3] [--max-call 4] [--min-reps 3] [--max-reps 15]
+//               [--lm-rows 16384] [--budget 0.3] [--max-gflop 70] [--max-call 10] [--min-reps 3] [--max-reps 15]
 #include <dlfcn.h>
 #include <immintrin.h>
 #include <omp.h>
@@ -299,7 +299,11 @@ struct Settings {
   std::vector<std::string> libs;  // empty: all
   int lm_rows = 16384;
   double budget = 0.3;    // seconds of timed calls per measurement, beyond the minimum count
-  double max_call = 4.0;  // a call predicted longer than this is skipped
+  // Products larger than this are not timed, for every library alike: at T = 4096 gate/up and down
+  // are 137 GFLOP a call and the LM head's slice 275, several seconds each on two cores, and their
+  // rate is already that of T = 1024 (a large product's). Keeps the whole run within ~5 minutes.
+  double max_gflop = 70;
+  double max_call = 10.0;  // a call predicted longer than this is skipped (a machine very busy)
   int min_reps = 3, max_reps = 15;
 };
 
@@ -538,6 +542,7 @@ bool parse(int argc, char** argv, Settings& s) {
     else if (key == "--libs") s.libs = split(value);
     else if (key == "--lm-rows") s.lm_rows = std::atoi(value.c_str());
     else if (key == "--budget") s.budget = std::atof(value.c_str());
+    else if (key == "--max-gflop") s.max_gflop = std::atof(value.c_str());
     else if (key == "--max-call") s.max_call = std::atof(value.c_str());
     else if (key == "--min-reps") s.min_reps = std::atoi(value.c_str());
     else if (key == "--max-reps") s.max_reps = std::atoi(value.c_str());
@@ -599,6 +604,51 @@ void print_table(const std::vector<Row>& rows, const std::vector<Library>& libs)
   }
 }
 
+// A whole layer's seven products (q, k, v, o, gate, up, down: 2·q/o + 2·k/v + 2·gate/up + down) in
+// milliseconds per library, for each T at which all four shapes were timed: the sum a forward
+// pass pays per layer, which is what the choice is about.
+void print_layer_table(const std::vector<Row>& rows, const std::vector<Library>& libs, const std::vector<int>& Ts) {
+  const std::vector<std::pair<std::string, int>> layer{{"q/o", 2}, {"k/v", 2}, {"gate/up", 2}, {"down", 1}};
+  bool header = false;
+  for (int T : Ts) {
+    std::vector<std::optional<double>> total(libs.size(), 0.0);
+    bool complete = true;
+    for (const auto& [name, count] : layer) {
+      const auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.shape == name && r.T == T; });
+      if (row == rows.end()) {
+        complete = false;
+        break;
+      }
+      for (std::size_t i = 0; i < libs.size(); ++i) {
+        const Measurement& m = row->results[i];
+        if (total[i] && m.seconds && m.error <= tolerance(libs[i])) *total[i] += count * *m.seconds;
+        else total[i].reset();
+      }
+    }
+    if (!complete) continue;
+    if (!header) {
+      std::printf("\nOne layer's seven products (2·q/o + 2·k/v + 2·gate/up + down), milliseconds:\n\n| T |");
+      for (const auto& lib : libs) std::printf(" %s |", lib.name.c_str());
+      std::printf(" fastest | poslab_bf16 / fastest |\n|---:|");
+      for (std::size_t i = 0; i < libs.size(); ++i) std::printf("---:|");
+      std::printf("---|---:|\n");
+      header = true;
+    }
+    std::printf("| %d |", T);
+    int best = -1;
+    for (std::size_t i = 0; i < libs.size(); ++i) {
+      if (total[i]) std::printf(" %.2f |", *total[i] * 1e3);
+      else std::printf(" — |");
+      if (total[i] && (best < 0 || *total[i] < *total[best])) best = static_cast<int>(i);
+    }
+    const auto today = std::find_if(libs.begin(), libs.end(), [](const Library& l) { return l.name == "poslab_bf16"; });
+    const std::optional<double> base = today == libs.end() ? std::nullopt : total[static_cast<std::size_t>(today - libs.begin())];
+    if (best < 0) std::printf(" — | |\n");
+    else if (base) std::printf(" **%s** | %.2f× |\n", libs[best].name.c_str(), *base / *total[best]);
+    else std::printf(" **%s** | |\n", libs[best].name.c_str());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -645,24 +695,35 @@ int main(int argc, char** argv) {
   CacheFlusher flusher;
 
   std::vector<Row> rows;
+  std::vector<std::string> not_timed;  // the products over max_gflop
   for (std::size_t si = 0; si < shapes.size(); ++si) {
     const Shape& sh = shapes[si];
     const Weight W(sh.N, sh.K, 100 + si);
-    std::vector<std::optional<double>> rate(libs.size());  // seconds per 2·T·N·K FLOP at the previous T
+    // Per library, the fastest seconds per row of X so far (at T ≥ 16), and the last T timed.
+    std::vector<std::optional<double>> rate(libs.size());
+    std::vector<int> last_T(libs.size(), 0);
     std::vector<int> Ts = s.Ts;
     std::sort(Ts.begin(), Ts.end());
     for (int T : Ts) {
+      if (2.0 * T * sh.N * sh.K / 1e9 > s.max_gflop) {
+        not_timed.push_back(sh.name + " at T = " + std::to_string(T));
+        continue;
+      }
       const poslab::Matrix X = X_all.topLeftCorner(T, sh.K);
       const Problem p{T, sh.N, sh.K, &X, &W, Y.data()};
       const Reference ref(p);
       Row row{sh.name, T, sh.N, sh.K, {}};
       for (std::size_t i = 0; i < libs.size(); ++i) {
         std::optional<double> predicted;
-        if (rate[i]) predicted = *rate[i] * T;
+        // Only from a T near this one: a small product's rate says little of a large one's.
+        if (rate[i] && 4 * last_T[i] >= T) predicted = *rate[i] * T;
         Measurement m = measure(libs[i], p, ref, predicted, s, flusher);
         // T = 1 runs as a matrix-vector product: no guide to the rate of larger T.
         // The fastest rate so far: one slow measurement (the machine is shared) skips nothing.
-        if (m.seconds && T >= 16) rate[i] = std::min(rate[i].value_or(INFINITY), *m.seconds / T);
+        if (m.seconds && T >= 16) {
+          rate[i] = std::min(rate[i].value_or(INFINITY), *m.seconds / T);
+          last_T[i] = T;
+        }
         row.results.push_back(m);
         std::fprintf(stderr, "%s T=%d %s: %s\n", sh.name.c_str(), T, libs[i].name.c_str(),
                      m.seconds ? (cell(row, m, libs[i]) + " GFLOP/s, " + std::to_string(m.reps) + " calls").c_str()
@@ -677,6 +738,16 @@ int main(int argc, char** argv) {
               "WRONG: error above tolerance (below).\n",
               threads, s.lm_rows);
   print_table(rows, libs);
+  {
+    std::vector<int> Ts = s.Ts;
+    std::sort(Ts.begin(), Ts.end());
+    print_layer_table(rows, libs, Ts);
+  }
+  if (!not_timed.empty()) {
+    std::string list;
+    for (const auto& n : not_timed) list += (list.empty() ? "" : ", ") + n;
+    std::printf("\nNot timed (over %.0f GFLOP a call, for every library): %s.\n", s.max_gflop, list.c_str());
+  }
 
   // Every library's largest error and why any did not run.
   std::printf("\n| library | largest error: max abs(Y − ref) / max abs(ref), sampled rows of every product | tolerance | "

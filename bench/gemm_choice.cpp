@@ -7,6 +7,8 @@
 //   poslab_blocks   the same blocks over W already in float: what the widening costs
 //   eigen_f32       gemm_abt over the whole float W in one call: Eigen with W converted once
 //   openblas_f32    cblas_sgemm over the float W
+//   openblas_bf16   what PosLab could do with OpenBLAS and its weights left in BF16: W widened 16 MB
+//                   of rows at a time (base/gemm.hpp's widen_bf16), each block by cblas_sgemm
 //   openblas_sbgemm cblas_sbgemm, BF16 X (rounded in the timed call) and W, float Y, where the
 //                   library has it
 //   onednn_f32      a oneDNN matmul whose weights are reordered once, before timing, into the layout
@@ -18,7 +20,7 @@
 // the winner of each row, every library's largest error against a double-precision reference,
 // and the machine's float peak (an FMA loop, and the square 2048³ product). Not a test.
 //   gemm_choice [--t 1,16,64,256,1024,4096] [--shapes q/o,k/v,gate/up,down,lm] [--libs a,b,…]
-//               [--lm-rows 16384] [--budget 0.3] [--max-gflop 70] [--max-call 10] [--min-reps 3] [--max-reps 15]
+//               [--lm-rows 16384] [--budget 0.2] [--max-gflop 70] [--max-call 10] [--min-reps 3] [--max-reps 15]
 #include <dlfcn.h>
 #include <immintrin.h>
 #include <omp.h>
@@ -192,6 +194,34 @@ std::vector<Library> libraries() {
                                 p.W->f32.data(), p.K, 0.0f, p.Y, p.N);
                     return static_cast<const float*>(p.Y);
                   }});
+  // The float libraries' W is a float copy made once; a forward pass keeps BF16 weights mapped and
+  // cannot hold one (twice the model's size). Widening a block of rows at a time, as `linear` does,
+  // on OpenMP's threads, with blocks of 4 Mi floats (16 MB): OpenBLAS's rate falls with N (at
+  // T = 256 it ran blocks of 512 rows at 0.6× the whole matrix's), and these make q/o, k/v one block.
+  {
+    auto buffer = std::make_shared<std::vector<float>>();
+    libs.push_back({"openblas_bf16", false, true,
+                    [buffer](const Problem& p) {
+                      const int rows = std::max(64, (1 << 22) / p.K);
+                      buffer->resize(static_cast<std::size_t>(rows) * p.K);
+                      return std::string();
+                    },
+                    [buffer](const Problem& p) {
+                      const int rows = static_cast<int>(buffer->size() / static_cast<std::size_t>(p.K));
+                      for (int first = 0; first < p.N; first += rows) {
+                        const int n = std::min(rows, p.N - first);
+#pragma omp parallel for schedule(static)
+                        for (int r = 0; r < n; r += 64) {
+                          const std::size_t at = static_cast<std::size_t>(r) * p.K;
+                          poslab::widen_bf16(reinterpret_cast<const char*>(p.W->bf16.data() + static_cast<std::size_t>(first) * p.K + at),
+                                             static_cast<std::int64_t>(std::min(64, n - r)) * p.K, buffer->data() + at);
+                        }
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, p.T, n, p.K, 1.0f, p.X->data(), p.K,
+                                    buffer->data(), p.K, 0.0f, p.Y + first, p.N);
+                      }
+                      return static_cast<const float*>(p.Y);
+                    }});
+  }
 #ifdef POSLAB_HAVE_OPENBLAS_SBGEMM
   {
     auto x16 = std::make_shared<std::vector<std::uint16_t>>();
@@ -298,7 +328,7 @@ struct Settings {
   std::vector<std::string> shapes{"q/o", "k/v", "gate/up", "down", "lm"};
   std::vector<std::string> libs;  // empty: all
   int lm_rows = 16384;
-  double budget = 0.3;    // seconds of timed calls per measurement, beyond the minimum count
+  double budget = 0.2;    // seconds of timed calls per measurement, beyond the minimum count
   // Products larger than this are not timed, for every library alike: at T = 4096 gate/up and down
   // are 137 GFLOP a call and the LM head's slice 275, several seconds each on two cores, and their
   // rate is already that of T = 1024 (a large product's). Keeps the whole run within ~5 minutes.
@@ -408,9 +438,9 @@ Measurement measure(Library& lib, const Problem& p, const Reference& ref, std::o
   }
   m.seconds = median(times);
   m.error = ref.error(Y, p.N);
-  // OpenBLAS's idle threads keep spinning for a while after a call (its THREAD_TIMEOUT); let them
-  // sleep before another library wants both cores.
-  if (lib.threads_outside_openmp) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // OpenBLAS's idle threads keep spinning for a while after a call (2^28 cycles, its default
+  // THREAD_TIMEOUT: ~0.1 s); let them sleep before another library wants both cores.
+  if (lib.threads_outside_openmp) std::this_thread::sleep_for(std::chrono::milliseconds(120));
   return m;
 }
 

@@ -19,20 +19,10 @@
 //
 // Prints one JSON object on stdout.
 import { getLlama, LlamaLogLevel } from "node-llama-cpp";
+import { options } from "./options.mjs";
 
-function options(argv) {
-  const o = { tokens: 64, threads: 2, warmup: 1, repeat: 1, vocab: 0 };
-  const file = argv[0];
-  for (let k = 1; k + 1 < argv.length; k += 2) {
-    const name = argv[k].replace(/^--/, "");
-    if (!(name in o)) throw new Error(`unknown option ${argv[k]}`);
-    o[name] = Number(argv[k + 1]);
-  }
-  if (!file || !o.vocab) throw new Error("usage: llama_forward.mjs FILE.gguf --tokens T --vocab V [--threads N] [--warmup W] [--repeat R]");
-  return { file, ...o };
-}
 
-const o = options(process.argv.slice(2));
+const o = options(process.argv.slice(2), "llama_forward.mjs FILE.gguf --tokens T --vocab V [--threads N] [--warmup W] [--repeat R]");
 const logs = [];
 const llama = await getLlama({
   gpu: false,

@@ -10,20 +10,10 @@
 // most likely token, and log p of tokens 0..15 at the last position (for the llama.cpp check).
 // Prints one JSON object on stdout.
 import ort from "onnxruntime-node";
+import { options } from "./options.mjs";
 
-function options(argv) {
-  const o = { tokens: 64, threads: 2, warmup: 1, repeat: 1, vocab: 0 };
-  const file = argv[0];
-  for (let k = 1; k + 1 < argv.length; k += 2) {
-    const name = argv[k].replace(/^--/, "");
-    if (!(name in o)) throw new Error(`unknown option ${argv[k]}`);
-    o[name] = Number(argv[k + 1]);
-  }
-  if (!file || !o.vocab) throw new Error("usage: ort_forward.mjs MODEL.onnx --tokens T --vocab V [--threads N] [--warmup W] [--repeat R]");
-  return { file, ...o };
-}
 
-const o = options(process.argv.slice(2));
+const o = options(process.argv.slice(2), "ort_forward.mjs MODEL.onnx --tokens T --vocab V [--threads N] [--warmup W] [--repeat R]");
 const t0 = performance.now();
 const session = await ort.InferenceSession.create(o.file, {
   executionProviders: ["cpu"],

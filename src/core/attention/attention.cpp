@@ -83,11 +83,6 @@ void add_bias_and_mask(const AttentionInput& in, int h, Matrix& S) {
     if (in.key_valid[static_cast<std::size_t>(j)] == 0) S.col(j).setConstant(neg_inf);
 }
 
-// One row's softmax in place (base/gemm.hpp's softmax_row, on the CPU's own instruction set).
-float softmax_row(Eigen::Ref<Eigen::RowVectorXf> row, float sink) {
-  return poslab::softmax_row(row.data(), static_cast<int>(row.size()), sink);
-}
-
 float head_sink(const AttentionInput& in, int h) {
   return in.sinks.empty() ? -std::numeric_limits<float>::infinity() : in.sinks[static_cast<std::size_t>(h)];
 }
@@ -97,7 +92,7 @@ float head_sink(const AttentionInput& in, int h) {
 void softmax_rows_in_place(Matrix& S, float sink, Eigen::VectorXf* share) {
   if (share) share->resize(S.rows());
   for (Eigen::Index i = 0; i < S.rows(); ++i) {
-    const float s = softmax_row(S.row(i), sink);
+    const float s = softmax_row(S.row(i).data(), static_cast<int>(S.cols()), sink);  // base/gemm.hpp
     if (share) (*share)(i) = s;
   }
 }
@@ -175,7 +170,7 @@ Matrix attention_context_cpu(const AttentionInput& input) {
         for (int j = 0; j < visible; ++j)
           if (input.key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(q, j, input.chunk) || outside_stream(q, j, input.streaming))
             head(j) = -std::numeric_limits<float>::infinity();
-        softmax_row(head, head_sink(input, h));
+        softmax_row(head.data(), visible, head_sink(input, h));
       }
       gemm_ab(rows, dh, keys, S.data(), keys, input.V.data() + h * dh, static_cast<int>(input.V.cols()),
               context.data() + static_cast<Eigen::Index>(r0) * context.cols() + h * dh, static_cast<int>(context.cols()));

@@ -1,6 +1,7 @@
 // The matrix products of base/gemm.hpp on every instruction set this machine has, against a plain
 // triple loop in double precision: the same numbers on each path, up to float rounding.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <bit>
@@ -130,6 +131,112 @@ TEST(Gemm, EveryInstructionSetGivesTheSoftmaxsDefinition) {
     EXPECT_EQ(softmax_row(masked.data(), 9, neg_inf), 0.0f) << isa_name(isa);
     for (float w : masked) EXPECT_EQ(w, 0.0f) << isa_name(isa);
   }
+}
+
+// A weight matrix as a file stores it: its floats rounded to the type (F16 by the processor's own
+// conversion is not at hand here, so by frexp), the bytes, and the values they mean.
+struct StoredWeights {
+  std::vector<char> bytes;
+  std::vector<float> values;
+};
+
+StoredWeights store_as(const std::vector<float>& v, StoredType type) {
+  StoredWeights w;
+  const std::size_t item = type == StoredType::F32 ? 4 : 2;
+  w.bytes.resize(v.size() * item);
+  w.values.resize(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (type == StoredType::F32) {
+      std::memcpy(w.bytes.data() + 4 * i, &v[i], 4);
+      w.values[i] = v[i];
+      continue;
+    }
+    std::uint16_t bits = 0;
+    if (type == StoredType::BF16) {
+      bits = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v[i]) >> 16);  // truncated: still a BF16
+    } else {
+      // |v| < 4 here: a normal F16 with 10 mantissa bits, or a subnormal past 2⁻¹⁴.
+      const float a = std::fabs(v[i]);
+      int e = 0;
+      const double m = std::frexp(static_cast<double>(a), &e);  // a = m·2ᵉ, m in [0.5, 1)
+      const int biased = e - 1 + 15;
+      if (a == 0.0f) bits = 0;
+      else if (biased <= 0) bits = static_cast<std::uint16_t>(std::lround(std::ldexp(a, 24)));
+      else bits = static_cast<std::uint16_t>((biased << 10) + (std::lround(m * 2048.0) - 1024));
+      if (std::signbit(v[i])) bits |= 0x8000;
+    }
+    std::memcpy(w.bytes.data() + 2 * i, &bits, 2);
+  }
+  std::vector<float> widened(v.size());
+  if (type == StoredType::BF16) widen_bf16(w.bytes.data(), static_cast<std::int64_t>(v.size()), widened.data());
+  if (type == StoredType::F16) widen_f16(w.bytes.data(), static_cast<std::int64_t>(v.size()), widened.data());
+  if (type != StoredType::F32) w.values = widened;
+  return w;
+}
+
+// gemm_weights on every path, for every stored type, in both layouts, at sizes that leave every
+// kind of edge (a partial tile of rows and of columns, a partial block of the sum, one row), with
+// W's rows wider than k: the product of the values the bytes mean, in double.
+TEST(Gemm, EveryInstructionSetMultipliesWeightsAsStored) {
+  KeepIsa keep;
+  struct Shape {
+    int m, n, k;
+  };
+  for (const Shape s : {Shape{1, 37, 300}, Shape{13, 70, 257}, Shape{100, 33, 600}, Shape{7, 1, 5}}) {
+    const int ldx = s.k + 3, ldy = s.n + 2;
+    const std::vector<float> X = random_values(static_cast<std::size_t>(s.m * ldx), 11);
+    for (const StoredType type : {StoredType::F32, StoredType::F16, StoredType::BF16})
+      for (const bool transposed : {false, true}) {
+        // Linear: n rows of k, `stride` apart; Conv1D: k rows of n.
+        const std::int64_t stride = transposed ? s.n + 5 : s.k + 4;
+        const std::int64_t rows = transposed ? s.k : s.n;
+        const StoredWeights W = store_as(random_values(static_cast<std::size_t>(rows * stride), 12), type);
+        for (Isa isa : paths()) {
+          ASSERT_TRUE(use_isa(isa));
+          std::vector<float> Y(static_cast<std::size_t>(s.m * ldy), 7.0f);
+          gemm_weights(s.m, s.n, s.k, X.data(), ldx, W.bytes.data(), type, transposed, stride, Y.data(), ldy);
+          for (int i = 0; i < s.m; ++i) {
+            for (int j = 0; j < s.n; ++j) {
+              double want = 0.0;
+              for (int p = 0; p < s.k; ++p)
+                want += static_cast<double>(X[static_cast<std::size_t>(i * ldx + p)]) *
+                        W.values[static_cast<std::size_t>(transposed ? p * stride + j : j * stride + p)];
+              ASSERT_NEAR(Y[static_cast<std::size_t>(i * ldy + j)], want, 2e-4 * std::sqrt(s.k))
+                  << isa_name(isa) << " type " << static_cast<int>(type) << (transposed ? " Conv1D" : " Linear") << " m " << s.m
+                  << " (" << i << ", " << j << ")";
+            }
+            EXPECT_EQ(Y[static_cast<std::size_t>(i * ldy + s.n)], 7.0f) << "past n: the caller's";
+          }
+        }
+      }
+  }
+}
+
+// Each element of Y is one thread's, summed in one order: one thread, two threads, and a call from
+// inside a parallel region give the same bits.
+TEST(Gemm, WeightProductsDoNotDependOnTheThreads) {
+  const int m = 50, n = 300, k = 700;
+  const std::vector<float> X = random_values(static_cast<std::size_t>(m * k), 13);
+  const StoredWeights W = store_as(random_values(static_cast<std::size_t>(n * k), 14), StoredType::BF16);
+  auto product = [&] {
+    std::vector<float> Y(static_cast<std::size_t>(m * n));
+    gemm_weights(m, n, k, X.data(), k, W.bytes.data(), StoredType::BF16, false, k, Y.data(), n);
+    return Y;
+  };
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(2);
+  const std::vector<float> two = product();
+  omp_set_num_threads(1);
+  const std::vector<float> one = product();
+  omp_set_num_threads(threads);
+  std::vector<float> nested;
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp single
+    nested = product();
+  }
+  EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float)));
+  EXPECT_EQ(0, std::memcmp(one.data(), nested.data(), one.size() * sizeof(float)));
 }
 
 TEST(Gemm, AnInstructionSetTheCpuLacksIsRefusedByName) {

@@ -16,6 +16,8 @@ namespace poslab {
   void widen_bf16(const char* src, std::int64_t n, float* dst);                                                 \
   void widen_f16(const char* src, std::int64_t n, float* dst);                                                  \
   float softmax_row(float* data, int n, float sink);                                                             \
+  void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* W, StoredType type, bool transposed, \
+                    std::int64_t stride, float* Y, int ldy);                                                     \
   }
 POSLAB_DECLARE_GEMM(baseline)
 POSLAB_DECLARE_GEMM(avx2)
@@ -27,15 +29,17 @@ namespace {
 using Product = void (*)(int, int, int, const float*, int, const float*, int, float*, int, bool);
 using Widen = void (*)(const char*, std::int64_t, float*);
 using Softmax = float (*)(float*, int, float);
+using WeightProduct = void (*)(int, int, int, const float*, int, const char*, StoredType, bool, std::int64_t, float*, int);
 struct Products {
   Product abt, ab, atb;
   Widen bf16, f16;
   Softmax softmax;
+  WeightProduct weights;
 };
 
 #define POSLAB_PRODUCTS(ns) \
   {kernels::ns::gemm_abt, kernels::ns::gemm_ab, kernels::ns::gemm_atb, kernels::ns::widen_bf16, kernels::ns::widen_f16, \
-   kernels::ns::softmax_row}
+   kernels::ns::softmax_row, kernels::ns::gemm_weights}
 constexpr Products kProducts[] = {POSLAB_PRODUCTS(baseline), POSLAB_PRODUCTS(avx2), POSLAB_PRODUCTS(avx512)};
 #undef POSLAB_PRODUCTS
 
@@ -129,5 +133,10 @@ void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int 
 void widen_bf16(const char* src, std::int64_t n, float* dst) { products().bf16(src, n, dst); }
 void widen_f16(const char* src, std::int64_t n, float* dst) { products().f16(src, n, dst); }
 float softmax_row(float* row, int n, float sink) { return products().softmax(row, n, sink); }
+
+void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* W, StoredType type, bool transposed,
+                  std::int64_t stride, float* Y, int ldy) {
+  products().weights(m, n, k, X, ldx, W, type, transposed, stride, Y, ldy);
+}
 
 }  // namespace poslab

@@ -38,6 +38,18 @@ void gemm_ab(int m, int n, int k, const float* A, int lda, const float* B, int l
 // C (m × n) = Aᵀ · B, A being k × m and B k × n (a weight's gradient: dYᵀ·X).
 void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int ldb, float* C, int ldc, Into into = Into::Set);
 
+// How a weight matrix's elements are stored in its file (little-endian).
+enum class StoredType { F32, F16, BF16 };
+
+// Y (m × n, leading dimension ldy) = X (m × k) · Wᵀ, with W read in the precision it is stored in:
+// n rows of k elements `stride` apart (a Linear's out × in), or, `transposed`, k rows of n (a
+// Conv1D's in × out). The weights are packed a block at a time as stored (BF16 stays 16 bits) and
+// widened in the product's inner loop: no float copy of them is made. A thread computes each
+// element of Y alone, in one fixed order, so the numbers do not depend on how many threads run.
+// Runs on OpenMP's threads, or on the calling thread inside a parallel region.
+void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* W, StoredType type, bool transposed,
+                  std::int64_t stride, float* Y, int ldy);
+
 // n little-endian BF16 or F16 values at `src` (any alignment) as floats, exactly: a model's weights
 // as the products read them. F16 goes through the processor's F16C where the set has it, so a
 // build for any x86-64 converts as fast as one for AVX2.

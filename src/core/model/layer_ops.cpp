@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstdint>
 #include <cmath>
+#include <optional>
 
 #include "base/gemm.hpp"
 
@@ -15,14 +16,33 @@ namespace {
 // between the conversion and the product.
 constexpr std::int64_t kBlockRows = 64;
 
+// The type gemm_weights reads as stored; none for the formats whose blocks carry scales (MXFP4,
+// FP8), which are widened a block of rows at a time instead.
+std::optional<StoredType> stored_type(WeightType type) {
+  switch (type) {
+    case WeightType::F32: return StoredType::F32;
+    case WeightType::F16: return StoredType::F16;
+    case WeightType::BF16: return StoredType::BF16;
+    case WeightType::MXFP4:
+    case WeightType::F8E4M3: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
-// Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D),
-// the weight converted a block of output columns at a time, the blocks shared by the cores.
+// Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D).
+// F32, F16 and BF16 weights go to gemm_weights, which reads them as stored; the scaled formats are
+// converted a block of output columns at a time, the blocks shared by the cores.
 Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
   const bool out_in = layout == WeightLayout::OutIn;
   const std::int64_t in = out_in ? W.cols : W.rows, out = out_in ? W.rows : W.cols;
   Matrix Y(X.rows(), out);
+  const auto T = static_cast<int>(X.rows()), k = static_cast<int>(in);
+  if (const auto stored = stored_type(W.type)) {
+    gemm_weights(T, static_cast<int>(out), k, X.data(), k, W.data, *stored, !out_in, W.cols, Y.data(), static_cast<int>(out));
+    return Y;
+  }
   const std::int64_t blocks = (out + kBlockRows - 1) / kBlockRows;
 #pragma omp parallel
   {
@@ -30,8 +50,7 @@ Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
 #pragma omp for schedule(dynamic, 4)
     for (std::int64_t b = 0; b < blocks; ++b) {
       const std::int64_t first = b * kBlockRows, n = std::min(kBlockRows, out - first);
-      // The product on the CPU's own instruction set (base/gemm.hpp), into Y's columns in place.
-      const auto T = static_cast<int>(X.rows()), k = static_cast<int>(in), width = static_cast<int>(n);
+      const int width = static_cast<int>(n);
       float* into = Y.data() + first;
       if (out_in) {
         read_rows(W, first, n, buffer.data());

@@ -1,0 +1,349 @@
+// base/gemm.hpp's gemm_weights for one instruction set: Y = X · Wᵀ with W read in the precision
+// its file stores, compiled once per set beside gemm_isa.cpp (CMakeLists.txt defines
+// POSLAB_KERNEL_NS). No Eigen here: the product is blocked by hand, in the way of Goto and van de
+// Geijn's "Anatomy of high-performance matrix multiplication", because Eigen's product packs its
+// right-hand side again on every call and, called once per block of weights as the forward pass
+// did, packed the activations again for every block.
+//
+// Blocks: kKc steps of the sum at a time; the weights' block (kKc × up to kNc columns) packed into
+// panels of kNr columns, each panel step by step (kNr values for one step of the sum, next to each
+// other), kept in the precision of the file: BF16 stays 16 bits wide and the micro-kernel widens it
+// (a shift and a mask), so no float copy of the model is ever made. The activations' block
+// (kMc × kKc) packed into slivers of kMr rows. The micro-kernel keeps a kMr × kNr tile of Y in
+// registers over one block of the sum.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <omp.h>
+#if defined(__AVX2__) || defined(__FMA__)
+#include <immintrin.h>
+#endif
+
+#include "base/gemm.hpp"  // StoredType; no Eigen in it
+
+namespace poslab::kernels::POSLAB_KERNEL_NS {
+
+// gemm_isa.cpp's, for this set.
+void widen_bf16(const char* src, std::int64_t n, float* dst);
+void widen_f16(const char* src, std::int64_t n, float* dst);
+
+namespace {
+
+// One vector of kLanes floats, or of kLanes 32-bit words: a register of the set (in SSE, two).
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+constexpr int kMr = 14;  // 28 accumulators, 2 weight vectors and a broadcast: 31 of 32 registers
+#elif defined(__AVX2__)
+constexpr int kLanes = 8;
+constexpr int kMr = 6;  // 12 accumulators, 2 weight vectors and a broadcast: 15 of 16 registers
+#else
+constexpr int kLanes = 8;
+constexpr int kMr = 2;  // in SSE each vector is two registers: 8 accumulators of 16
+#endif
+typedef float Floats __attribute__((vector_size(4 * kLanes)));
+typedef std::uint32_t Words __attribute__((vector_size(4 * kLanes)));
+
+constexpr int kNr = 2 * kLanes;  // a panel's columns: two vectors
+constexpr int kKc = 256;         // a panel's block of the sum: 256 × 32 × 2 bytes of BF16 stay in L1
+constexpr int kMc = 16 * kMr;    // the activations' block: at most 224 × 256 floats (224 KB), in L2
+
+// a·b + c, fused where the set has FMA (the summation order is the same; the rounding differs).
+inline Floats fma(Floats a, Floats b, Floats c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(a, b, c);
+#elif defined(__FMA__)
+  return _mm256_fmadd_ps(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+inline Floats splat(float x) {
+  Floats v;
+  for (int i = 0; i < kLanes; ++i) v[i] = x;  // one broadcast
+  return v;
+}
+
+inline Floats load(const float* p) {
+  Floats v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void store(float* p, Floats v) { std::memcpy(p, &v, sizeof v); }
+
+// A panel's one step as two vectors (its first kLanes columns and its last). BF16 panels hold, in
+// 32-bit word i, column i's value in the low half and column kLanes + i's in the high half: each
+// is a float's top half, so a shift and a mask give both vectors exactly.
+template <bool Bf16>
+inline void panel_step(const void* panel, int p, Floats& lo, Floats& hi) {
+  if constexpr (Bf16) {
+    Words w;
+    std::memcpy(&w, static_cast<const std::uint32_t*>(panel) + kLanes * p, sizeof w);
+    lo = std::bit_cast<Floats>(Words(w << 16));
+    hi = std::bit_cast<Floats>(Words(w & 0xFFFF0000u));
+  } else {
+    lo = load(static_cast<const float*>(panel) + kNr * p);
+    hi = load(static_cast<const float*>(panel) + kNr * p + kLanes);
+  }
+}
+
+// Y's tile (rows × cols of at most Mr × kNr, at y with leading dimension ldy) = or += the sum over
+// kc steps of a sliver's column times a panel's row. `add`: the blocks of the sum after the first.
+// Mr: the sliver's rows the kernel reads (a sliver holds kMr; a short last one takes a kernel of
+// its own size rather than multiplying rows of zeros).
+template <bool Bf16, int Mr>
+void micro_kernel(int kc, const float* sliver, const void* panel, float* y, int ldy, int rows, int cols, bool add) {
+  // Y's rows fetched while the sum runs: they are read once at its end, from memory as often as not.
+  for (int r = 0; r < rows; ++r) {
+    __builtin_prefetch(y + static_cast<std::int64_t>(r) * ldy, 1);
+    __builtin_prefetch(y + static_cast<std::int64_t>(r) * ldy + kNr - 1, 1);
+  }
+  Floats acc[Mr][2] = {};
+  for (int p = 0; p < kc; ++p) {
+    Floats lo, hi;
+    panel_step<Bf16>(panel, p, lo, hi);
+#pragma GCC unroll 16
+    for (int r = 0; r < Mr; ++r) {
+      const Floats a = splat(sliver[p * kMr + r]);
+      acc[r][0] = fma(a, lo, acc[r][0]);
+      acc[r][1] = fma(a, hi, acc[r][1]);
+    }
+  }
+  if (rows == Mr && cols == kNr) {
+    for (int r = 0; r < Mr; ++r) {
+      float* row = y + static_cast<std::int64_t>(r) * ldy;
+      store(row, add ? load(row) + acc[r][0] : acc[r][0]);
+      store(row + kLanes, add ? load(row + kLanes) + acc[r][1] : acc[r][1]);
+    }
+    return;
+  }
+  float tile[Mr][kNr];
+  for (int r = 0; r < Mr; ++r) {
+    store(tile[r], acc[r][0]);
+    store(tile[r] + kLanes, acc[r][1]);
+  }
+  for (int r = 0; r < rows; ++r) {
+    float* row = y + static_cast<std::int64_t>(r) * ldy;
+    for (int c = 0; c < cols; ++c) row[c] = add ? row[c] + tile[r][c] : tile[r][c];
+  }
+}
+
+// The kernel for a sliver of `rows` rows: the full one, or the smallest that covers a short sliver.
+template <bool Bf16>
+void tile_product(int kc, const float* sliver, const void* panel, float* y, int ldy, int rows, int cols, bool add) {
+  if (rows == kMr) return micro_kernel<Bf16, kMr>(kc, sliver, panel, y, ldy, rows, cols, add);
+  if constexpr (kMr > 2) {
+    if (rows <= 2) return micro_kernel<Bf16, 2>(kc, sliver, panel, y, ldy, rows, cols, add);
+    if (rows <= kMr / 2) return micro_kernel<Bf16, kMr / 2>(kc, sliver, panel, y, ldy, rows, cols, add);
+  }
+  micro_kernel<Bf16, kMr>(kc, sliver, panel, y, ldy, rows, cols, add);
+}
+
+// Where W's elements lie: the element for column j of Y and step p of the sum.
+struct WeightReader {
+  const char* data;
+  StoredType type;
+  bool transposed;
+  std::int64_t stride;
+  std::int64_t offset(std::int64_t j, std::int64_t p) const { return transposed ? p * stride + j : j * stride + p; }
+  // count elements from (j, p) on, along a row of the stored matrix, as floats (gemm_isa.cpp's
+  // widening for this set: exact).
+  void widen(std::int64_t j, std::int64_t p, int count, float* out) const {
+    const char* at = data + offset(j, p) * (type == StoredType::F32 ? 4 : 2);
+    switch (type) {
+      case StoredType::F32: std::memcpy(out, at, sizeof(float) * static_cast<std::size_t>(count)); return;
+      case StoredType::F16: widen_f16(at, count, out); return;
+      case StoredType::BF16: widen_bf16(at, count, out); return;
+    }
+  }
+};
+
+// Eight 16-bit values: SSE2's register, in every set.
+typedef std::uint16_t Halves __attribute__((vector_size(16)));
+typedef std::uint32_t Pairs __attribute__((vector_size(16)));
+typedef std::uint64_t Quads __attribute__((vector_size(16)));
+
+// out[t] (8 values, 8 steps from `step`) ← value t of each of the 8 rows: an 8 × 8 transpose in
+// three rounds of interleaving, 16, 32 and 64 bits wide.
+inline void transpose8(const std::uint16_t* const* rows, int step, std::uint16_t* out, int out_stride) {
+  Halves r[8];
+  for (int t = 0; t < 8; ++t) std::memcpy(&r[t], rows[t] + step, sizeof(Halves));
+  Pairs u[8];
+  for (int t = 0; t < 8; t += 2) {
+    u[t] = std::bit_cast<Pairs>(Halves(__builtin_shufflevector(r[t], r[t + 1], 0, 8, 1, 9, 2, 10, 3, 11)));
+    u[t + 1] = std::bit_cast<Pairs>(Halves(__builtin_shufflevector(r[t], r[t + 1], 4, 12, 5, 13, 6, 14, 7, 15)));
+  }
+  // u[0]: steps 0–3 of rows 0, 1; u[1]: steps 4–7 of rows 0, 1; u[2], u[3]: rows 2, 3; …
+  Quads q[8];
+  for (int half = 0; half < 2; ++half)
+    for (int t = 0; t < 4; t += 2) {
+      const int a = 4 * (t / 2) + half, b = a + 2;  // rows (0,1) with (2,3); rows (4,5) with (6,7)
+      q[4 * half + t] = std::bit_cast<Quads>(Pairs(__builtin_shufflevector(u[a], u[b], 0, 4, 1, 5)));
+      q[4 * half + t + 1] = std::bit_cast<Quads>(Pairs(__builtin_shufflevector(u[a], u[b], 2, 6, 3, 7)));
+    }
+  // q[0]: steps 0, 1 of rows 0–3; q[1]: steps 2, 3 of rows 0–3; q[2], q[3]: the same of rows 4–7;
+  // q[4] … q[7]: steps 4–7.
+  for (int half = 0; half < 2; ++half)
+    for (int t = 0; t < 2; ++t) {
+      const Quads lo = q[4 * half + t], hi = q[4 * half + t + 2];
+      const Quads first = __builtin_shufflevector(lo, hi, 0, 2), second = __builtin_shufflevector(lo, hi, 1, 3);
+      std::memcpy(out + (4 * half + 2 * t) * out_stride, &first, sizeof first);
+      std::memcpy(out + (4 * half + 2 * t + 1) * out_stride, &second, sizeof second);
+    }
+}
+
+// The weights' block (columns [j0, j0 + nb), steps [p0, p0 + kc)) as panels, columns past nb zero.
+// For a Linear (W is n × k, a row per column of Y) a panel is the transpose of kNr rows, taken 8
+// × 8 at a time, the rows in the order the words interleave them (column i, then kLanes + i); for
+// a Conv1D (k × n) each step's kNr values lie next to each other already.
+void pack_bf16(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0, int kc, std::uint32_t* out) {
+  static const std::uint16_t zeros[kKc] = {};
+  for (int j = 0; j < nb; j += kNr) {
+    const int cols = std::min(kNr, nb - j);
+    std::uint32_t* panel = out + static_cast<std::int64_t>(j / kNr) * kc * kLanes;
+    if (w.transposed) {
+      for (int p = 0; p < kc; ++p) {
+        std::uint16_t lane[kNr] = {};
+        std::memcpy(lane, w.data + 2 * w.offset(j0 + j, p0 + p), 2 * static_cast<std::size_t>(cols));
+        for (int i = 0; i < kLanes; ++i) panel[kLanes * p + i] = lane[i] | static_cast<std::uint32_t>(lane[kLanes + i]) << 16;
+      }
+      continue;
+    }
+    // Half-word q of a step holds column i = q / 2, or kLanes + q / 2 for odd q.
+    const std::uint16_t* rows[kNr];
+    for (int q = 0; q < kNr; ++q) {
+      const int c = q / 2 + (q % 2) * kLanes;
+      rows[q] = c < cols ? reinterpret_cast<const std::uint16_t*>(w.data + 2 * w.offset(j0 + j + c, p0)) : zeros;
+    }
+    auto* halves = reinterpret_cast<std::uint16_t*>(panel);
+    int p = 0;
+    for (; p + 8 <= kc; p += 8)
+      for (int q = 0; q < kNr; q += 8) transpose8(rows + q, p, halves + p * kNr + q, kNr);
+    for (; p < kc; ++p)
+      for (int q = 0; q < kNr; ++q) std::memcpy(halves + p * kNr + q, rows[q] + p, 2);
+  }
+}
+
+// out[t] (4 values, 4 steps from `step`) ← value t of each of 4 rows of floats: a 4 × 4 transpose.
+inline void transpose4(const float* const* rows, int step, float* out, int out_stride) {
+  Pairs r[4];
+  for (int t = 0; t < 4; ++t) std::memcpy(&r[t], rows[t] + step, sizeof(Pairs));
+  const Quads a = std::bit_cast<Quads>(Pairs(__builtin_shufflevector(r[0], r[1], 0, 4, 1, 5)));  // steps 0, 1 of rows 0, 1
+  const Quads b = std::bit_cast<Quads>(Pairs(__builtin_shufflevector(r[0], r[1], 2, 6, 3, 7)));  // steps 2, 3
+  const Quads c = std::bit_cast<Quads>(Pairs(__builtin_shufflevector(r[2], r[3], 0, 4, 1, 5)));  // rows 2, 3
+  const Quads d = std::bit_cast<Quads>(Pairs(__builtin_shufflevector(r[2], r[3], 2, 6, 3, 7)));
+  const Quads steps[4] = {__builtin_shufflevector(a, c, 0, 2), __builtin_shufflevector(a, c, 1, 3), __builtin_shufflevector(b, d, 0, 2),
+                          __builtin_shufflevector(b, d, 1, 3)};
+  for (int t = 0; t < 4; ++t) std::memcpy(out + t * out_stride, &steps[t], sizeof steps[t]);
+}
+
+// The same for F32 and F16 weights, widened to floats on the way: F32 rows transposed where they
+// lie, F16 ones widened first (exactly, by gemm_isa.cpp's converter for this set).
+void pack_floats(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0, int kc, float* out) {
+  static const float zeros[kKc] = {};
+  std::vector<float> widened(w.transposed || w.type == StoredType::F32 ? 0 : static_cast<std::size_t>(kNr) * kKc);
+  for (int j = 0; j < nb; j += kNr) {
+    const int cols = std::min(kNr, nb - j);
+    float* panel = out + static_cast<std::int64_t>(j / kNr) * kc * kNr;
+    if (w.transposed) {
+      for (int p = 0; p < kc; ++p) {
+        w.widen(j0 + j, p0 + p, cols, panel + kNr * p);
+        std::fill(panel + kNr * p + cols, panel + kNr * (p + 1), 0.0f);
+      }
+      continue;
+    }
+    const float* rows[kNr];
+    for (int c = 0; c < kNr; ++c) {
+      if (c >= cols) rows[c] = zeros;
+      else if (w.type == StoredType::F32) rows[c] = reinterpret_cast<const float*>(w.data + 4 * w.offset(j0 + j + c, p0));
+      else {
+        w.widen(j0 + j + c, p0, kc, widened.data() + c * kKc);
+        rows[c] = widened.data() + c * kKc;
+      }
+    }
+    int p = 0;
+    for (; p + 4 <= kc; p += 4)
+      for (int c = 0; c < kNr; c += 4) transpose4(rows + c, p, panel + p * kNr + c, kNr);
+    for (; p < kc; ++p)
+      for (int c = 0; c < kNr; ++c) std::memcpy(panel + p * kNr + c, rows[c] + p, 4);
+  }
+}
+
+// X's sliver of rows [i, i + kMr) (those past m zero), steps [p0, p0 + kc), step by step.
+void pack_sliver(const float* X, int ldx, int m, int i, std::int64_t p0, int kc, float* sliver) {
+  const float* rows[kMr];
+  for (int r = 0; r < kMr; ++r) rows[r] = i + r < m ? X + static_cast<std::int64_t>(i + r) * ldx + p0 : nullptr;
+  for (int p = 0; p < kc; ++p)
+    for (int r = 0; r < kMr; ++r) sliver[p * kMr + r] = rows[r] ? rows[r][p] : 0.0f;
+}
+
+// One thread's share of Y's columns (panels [first, last)) over one block of the sum and one block
+// of X's rows, packed already.
+template <bool Bf16>
+void block_product(int kc, const float* slivers, int i0, int mc, const std::uint32_t* weights, int first, int last, int n, float* Y,
+                   int ldy, bool add) {
+  const std::int64_t stride = static_cast<std::int64_t>(kc) * (Bf16 ? kLanes : kNr);
+  for (int j = first; j < last; ++j) {
+    const int cols = std::min(kNr, n - j * kNr);
+    const std::uint32_t* panel = weights + (j - first) * stride;
+    for (int i = 0; i < mc; i += kMr)
+      tile_product<Bf16>(kc, slivers + static_cast<std::int64_t>(i) * kc, panel, Y + static_cast<std::int64_t>(i0 + i) * ldy + j * kNr,
+                         ldy, std::min(kMr, mc - i), cols, add);
+  }
+}
+
+// The whole product on the threads of the parallel region it is called in: each thread packs its
+// own share of W's panels, and they pack each block of X together, into one buffer they share.
+template <bool Bf16>
+void threads_product(int m, int n, int k, const float* X, int ldx, const WeightReader& w, float* Y, int ldy, float* slivers) {
+  const int panels = (n + kNr - 1) / kNr;
+  const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
+  const int first = static_cast<int>(static_cast<std::int64_t>(panels) * thread / threads);
+  const int last = static_cast<int>(static_cast<std::int64_t>(panels) * (thread + 1) / threads);
+  const std::int64_t panel_words = static_cast<std::int64_t>(kKc) * (Bf16 ? kLanes : kNr);
+  std::vector<std::uint32_t> weights(static_cast<std::size_t>((last - first) * panel_words));
+  const std::int64_t j0 = static_cast<std::int64_t>(first) * kNr;
+  const int nb = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(last) * kNr, n) - j0);
+  for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
+    const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
+    if (nb > 0) {
+      if constexpr (Bf16) pack_bf16(w, j0, nb, p0, kc, weights.data());
+      else pack_floats(w, j0, nb, p0, kc, reinterpret_cast<float*>(weights.data()));
+    }
+    for (int i0 = 0; i0 < m; i0 += kMc) {
+      const int mc = std::min(kMc, m - i0);
+#pragma omp for schedule(static)
+      for (int i = 0; i < mc; i += kMr) pack_sliver(X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * kc);
+      // (the loop's implicit barrier: every sliver is packed)
+      block_product<Bf16>(kc, slivers, i0, mc, weights.data(), first, last, n, Y, ldy, p0 > 0);
+#pragma omp barrier
+      // (every thread is done with the slivers before they are packed again)
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data, StoredType type, bool transposed,
+                  std::int64_t stride, float* Y, int ldy) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int i = 0; i < m; ++i) std::fill(Y + static_cast<std::int64_t>(i) * ldy, Y + static_cast<std::int64_t>(i) * ldy + n, 0.0f);
+    return;
+  }
+  const WeightReader w{data, type, transposed, stride};
+  std::vector<float> slivers(static_cast<std::size_t>(kMc) * kKc);
+  const bool nested = omp_in_parallel() != 0;
+  const int panels = (n + kNr - 1) / kNr;
+#pragma omp parallel if (!nested && panels > 1)
+  {
+    if (type == StoredType::BF16) threads_product<true>(m, n, k, X, ldx, w, Y, ldy, slivers.data());
+    else threads_product<false>(m, n, k, X, ldx, w, Y, ldy, slivers.data());
+  }
+}
+
+}  // namespace poslab::kernels::POSLAB_KERNEL_NS

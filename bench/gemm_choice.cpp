@@ -2,9 +2,10 @@
 // T × K float activations and W an N × K weight stored as BF16, for the products of a
 // Llama-3.2-1B-shaped layer (q/o, k/v, gate/up, down) and a slice of its LM head, at T = 1 to 4096,
 // by every library this build found (bench/gemm_choice_run.sh installs them from Debian):
-//   poslab_bf16     today's path: layer_ops' `linear`, BF16 blocks of 64 rows widened and multiplied
-//                   by base/gemm.hpp's gemm_abt (Eigen) on OpenMP's threads
-//   poslab_blocks   the same blocks over W already in float: what the widening costs
+//   poslab_bf16     today's path: layer_ops' `linear`, base/gemm.hpp's gemm_weights, which packs W
+//                   as stored (BF16 panels) and widens it in its micro-kernel
+//   poslab_blocks   the path before it: blocks of 64 rows of W (here already in float) multiplied
+//                   by gemm_abt (Eigen), which packs X again for every block
 //   eigen_f32       gemm_abt over the whole float W in one call: Eigen with W converted once
 //   openblas_f32    cblas_sgemm over the float W
 //   openblas_bf16   what PosLab could do with OpenBLAS and its weights left in BF16: W widened 16 MB

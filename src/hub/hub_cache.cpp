@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_stream.hpp"  // unique_temp_tag
 #include "base/files.hpp"
 #include "base/json.hpp"
 #include "core/formats/hf_cache_layout.hpp"
@@ -114,8 +115,10 @@ Status HubCache::link(const ModelName& m, const std::string& commit, const std::
   if (ec) return Error{pointer.parent_path().string() + ": " + ec.message()};
   // Lexically, as huggingface_hub's os.path.relpath: ../../blobs/<etag> whatever the root's own links.
   const fs::path target = blob(m, etag).lexically_relative(pointer.parent_path());
-  // A new link beside the old one, renamed over it: a reader sees the old file or the new one.
-  const fs::path temporary = pointer.parent_path() / ("." + pointer.filename().string() + ".link");
+  // A new link beside the old one, renamed over it: a reader sees the old file or the new one. The
+  // new link's name is this writer's own (process and call), so that two fetches of one model at
+  // once, in two threads or two processes, never remove or rename each other's.
+  const fs::path temporary = pointer.parent_path() / ("." + pointer.filename().string() + "." + unique_temp_tag() + ".link");
   fs::remove(temporary, ec);
   fs::create_symlink(target, temporary, ec);
   if (ec) return Error{pointer.string() + ": cannot link to its blob: " + ec.message()};

@@ -49,6 +49,9 @@ typedef std::uint32_t Words __attribute__((vector_size(4 * kLanes)));
 constexpr int kNr = 2 * kLanes;  // a panel's columns: two vectors
 constexpr int kKc = 256;         // a panel's block of the sum: 256 × 32 × 2 bytes of BF16 stay in L1
 constexpr int kMc = 16 * kMr;    // the activations' block: at most 224 × 256 floats (224 KB), in L2
+// A thread's panels packed at a time: 4,096 columns × 256 steps, 2 MB of BF16 (4 MB of floats), the
+// most memory a product takes beyond X and Y, whatever the width of W (an LM head's 128,256 rows).
+constexpr int kNcPanels = 4096 / kNr;
 
 // a·b + c, fused where the set has FMA (the summation order is the same; the rounding differs).
 inline Floats fma(Floats a, Floats b, Floats c) {
@@ -296,32 +299,38 @@ void block_product(int kc, const float* slivers, int i0, int mc, const std::uint
   }
 }
 
-// The whole product on the threads of the parallel region it is called in: each thread packs its
-// own share of W's panels, and they pack each block of X together, into one buffer they share.
+// The whole product on the threads of the parallel region it is called in. Each thread takes a
+// contiguous share of W's panels, kNcPanels of them at a time (a round), and packs them; the threads
+// pack each block of X together into one buffer they share. Every thread goes through the same
+// rounds, blocks and barriers, with no panels of its own left in the last rounds if need be.
 template <bool Bf16>
 void threads_product(int m, int n, int k, const float* X, int ldx, const WeightReader& w, float* Y, int ldy, float* slivers) {
   const int panels = (n + kNr - 1) / kNr;
   const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
   const int first = static_cast<int>(static_cast<std::int64_t>(panels) * thread / threads);
   const int last = static_cast<int>(static_cast<std::int64_t>(panels) * (thread + 1) / threads);
+  const int most = (panels + threads - 1) / threads;  // the largest share: every thread's round count
   const std::int64_t panel_words = static_cast<std::int64_t>(kKc) * (Bf16 ? kLanes : kNr);
-  std::vector<std::uint32_t> weights(static_cast<std::size_t>((last - first) * panel_words));
-  const std::int64_t j0 = static_cast<std::int64_t>(first) * kNr;
-  const int nb = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(last) * kNr, n) - j0);
-  for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
-    const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
-    if (nb > 0) {
-      if constexpr (Bf16) pack_bf16(w, j0, nb, p0, kc, weights.data());
-      else pack_floats(w, j0, nb, p0, kc, reinterpret_cast<float*>(weights.data()));
-    }
-    for (int i0 = 0; i0 < m; i0 += kMc) {
-      const int mc = std::min(kMc, m - i0);
+  std::vector<std::uint32_t> weights(static_cast<std::size_t>(std::min(kNcPanels, std::max(1, last - first)) * panel_words));
+  for (int round = 0; round * kNcPanels < most; ++round) {
+    const int from = std::min(last, first + round * kNcPanels), to = std::min(last, from + kNcPanels);
+    const std::int64_t j0 = static_cast<std::int64_t>(from) * kNr;
+    const int nb = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(to) * kNr, n) - j0);
+    for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
+      const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
+      if (nb > 0) {
+        if constexpr (Bf16) pack_bf16(w, j0, nb, p0, kc, weights.data());
+        else pack_floats(w, j0, nb, p0, kc, reinterpret_cast<float*>(weights.data()));
+      }
+      for (int i0 = 0; i0 < m; i0 += kMc) {
+        const int mc = std::min(kMc, m - i0);
 #pragma omp for schedule(static)
-      for (int i = 0; i < mc; i += kMr) pack_sliver(X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * kc);
-      // (the loop's implicit barrier: every sliver is packed)
-      block_product<Bf16>(kc, slivers, i0, mc, weights.data(), first, last, n, Y, ldy, p0 > 0);
+        for (int i = 0; i < mc; i += kMr) pack_sliver(X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * kc);
+        // (the loop's implicit barrier: every sliver is packed)
+        block_product<Bf16>(kc, slivers, i0, mc, weights.data(), from, to, n, Y, ldy, p0 > 0);
 #pragma omp barrier
-      // (every thread is done with the slivers before they are packed again)
+        // (every thread is done with the slivers before they are packed again)
+      }
     }
   }
 }

@@ -156,6 +156,8 @@ struct Stack {
   std::optional<RopeSpec> rope_global, rope_local;
 };
 
+struct PositionReadout;
+
 class ForwardPass {
  public:
   ForwardPass(const Checkpoint& model, const ForwardOptions& options) : model_(model), options_(options) {}
@@ -173,6 +175,7 @@ class ForwardPass {
   Result<Matrix> compute(AttentionInput in, LayerAttention layer, bool keep, const std::vector<int>& summary_ids);
   Status run_decoder(const Matrix& encoded);
   Status read_out(const Matrix& X, const WeightTensor& norm, const WeightTensor& norm_bias, const std::vector<int>& ids);
+  void finish_read_out(const std::vector<PositionReadout>& readouts, const std::vector<int>& ids);
   bool keeps(int l) const {
     return options_.all_layers || std::find(options_.keep_layers.begin(), options_.keep_layers.end(), l) != options_.keep_layers.end();
   }
@@ -447,9 +450,61 @@ Status ForwardPass::run_decoder(const Matrix& encoded) {
   return read_out(Y, model_.decoder_final_norm(), {}, ids);
 }
 
-// Logits in chunks of positions, so that T × V floats are never all held (unless asked): the top
-// k of each position and the mean cross-entropy of each next token. A masked LM's head first
-// transforms the states (dense, activation, norm), and its top k is each position's own token.
+// What one position's logits have said so far, chunk by chunk: the running log-sum-exp (its
+// largest logit and the sum of e^(logit − largest)), the next token's logit, the k largest.
+struct PositionReadout {
+  double max = -std::numeric_limits<double>::infinity(), sum = 0.0;
+  float next = 0.0f;
+  std::vector<std::pair<float, int>> top;  // (logit, id), largest first; equal logits by id
+};
+
+bool higher(const std::pair<float, int>& a, const std::pair<float, int>& b) {
+  return a.first > b.first || (a.first == b.first && a.second < b.second);
+}
+
+// Rows [row0, row0 + L.rows()) of the logits, vocabulary columns [v0, v0 + L.cols()), into the
+// positions' running read-outs, the rows shared by the cores (each row's read-out is its own).
+void accumulate(const Matrix& L, Eigen::Index row0, int v0, int k, const std::vector<int>& ids, std::vector<PositionReadout>& out) {
+#pragma omp parallel for schedule(static) if (L.rows() > 1)
+  for (Eigen::Index i = 0; i < L.rows(); ++i) {
+    thread_local std::vector<int> order;
+    order.resize(static_cast<std::size_t>(L.cols()));
+    const Eigen::Index t = row0 + i;
+    const auto row = L.row(i);
+    PositionReadout& r = out[static_cast<std::size_t>(t)];
+    const double m = std::max(r.max, static_cast<double>(row.maxCoeff()));
+    r.sum = r.sum * std::exp(r.max - m) + (row.cast<double>().array() - m).exp().sum();
+    r.max = m;
+    if (t + 1 < static_cast<Eigen::Index>(ids.size())) {
+      const int next = ids[static_cast<std::size_t>(t + 1)] - v0;
+      if (next >= 0 && next < L.cols()) r.next = row(next);
+    }
+    const int kk = std::min<int>(k, static_cast<int>(L.cols()));
+    for (int j = 0; j < L.cols(); ++j) order[static_cast<std::size_t>(j)] = j;
+    std::partial_sort(order.begin(), order.begin() + kk, order.end(),
+                      [&row](int a, int b) { return row(a) > row(b) || (row(a) == row(b) && a < b); });
+    for (int j = 0; j < kk; ++j) r.top.emplace_back(row(order[static_cast<std::size_t>(j)]), v0 + order[static_cast<std::size_t>(j)]);
+    std::sort(r.top.begin(), r.top.end(), higher);
+    if (static_cast<int>(r.top.size()) > k) r.top.resize(static_cast<std::size_t>(k));
+  }
+}
+
+// A block of the output head's rows (vocabulary entries [first, first + count)) as a tensor of its
+// own, for the types stored a value at a time; none for the scaled formats.
+std::optional<WeightTensor> head_rows(const WeightTensor& w, std::int64_t first, std::int64_t count) {
+  if (w.type != WeightType::F32 && w.type != WeightType::F16 && w.type != WeightType::BF16) return std::nullopt;
+  WeightTensor part = w;
+  part.data = w.data + static_cast<std::size_t>(first * w.cols) * (w.type == WeightType::F32 ? 4 : 2);
+  part.rows = count;
+  return part;
+}
+
+// The logits in chunks, so that T × V floats are never all held (unless asked): the top k of each
+// position and the mean cross-entropy of each next token. Chunks of the vocabulary for every
+// position at once, so that the head's weights are read (and packed for the product) once; of
+// positions with the whole vocabulary where the head's format cannot be cut by rows. A masked LM's
+// head first transforms the states (dense, activation, norm), and its top k is each position's own
+// token.
 Status ForwardPass::read_out(const Matrix& X, const WeightTensor& norm, const WeightTensor& norm_bias, const std::vector<int>& ids) {
   const TransformerConfig& c = model_.config();
   const Eigen::Index T = X.rows();
@@ -465,42 +520,56 @@ Status ForwardPass::read_out(const Matrix& X, const WeightTensor& norm, const We
     H = normalize(H, model_.head_norm(), model_.head_norm_bias(), c.arch->norm, c.norm_eps);
   }
   if (c.output_scale != 1.0) H *= static_cast<float>(c.output_scale);
-  const Eigen::Index chunk = std::max<Eigen::Index>(1, (64 << 20) / (4 * static_cast<Eigen::Index>(c.vocab)));
   if (options_.keep_logits) result_.logits.resize(T, c.vocab);
-  double loss_sum = 0.0;
   const int k = std::clamp(options_.top_k, 0, c.vocab);
-  std::vector<int> order(static_cast<std::size_t>(c.vocab));
-  for (Eigen::Index first = 0; first < T; first += chunk) {
-    const Eigen::Index n = std::min<Eigen::Index>(chunk, T - first);
-    Matrix L = linear(H.middleRows(first, n), model_.lm_head(), WeightLayout::OutIn);
-    add_bias(L, model_.lm_head_bias());
+  const Eigen::Index budget = (64 << 20) / 4;  // floats of logits held at a time: 64 MB
+  const RowVector bias = model_.lm_head_bias().present() ? read_vector(model_.lm_head_bias()) : RowVector();
+  std::vector<PositionReadout> readouts(static_cast<std::size_t>(T));
+  // One chunk: logits of rows [row0, row0 + rows) over vocabulary [v0, v0 + cols).
+  auto chunk = [&](Eigen::Index row0, Eigen::Index rows, int v0, int cols, const WeightTensor& head) -> Status {
+    Matrix L = linear(H.middleRows(row0, rows), head, WeightLayout::OutIn);
+    if (bias.size() > 0) L.rowwise() += bias.segment(v0, cols);
     soft_cap(L, c.final_softcap);
     if (auto s = check_finite(L, "the output head"); !s) return s;
-    if (options_.keep_logits) result_.logits.middleRows(first, n) = L;
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const Eigen::Index t = first + i;
-      const auto row = L.row(i);
-      const double m = row.maxCoeff();
-      const double lse = m + std::log((row.cast<double>().array() - m).exp().sum());
-      const bool counts = !c.masked_lm() && (options_.scored.empty() || options_.scored[static_cast<std::size_t>(t)]);
-      if (t + 1 < T && counts) {
-        loss_sum += lse - row(ids[static_cast<std::size_t>(t + 1)]);
-        ++result_.scored;
-      }
-      for (int j = 0; j < c.vocab; ++j) order[static_cast<std::size_t>(j)] = j;
-      std::partial_sort(order.begin(), order.begin() + k, order.end(), [&row](int a, int b) { return row(a) > row(b); });
-      std::vector<TokenProbability> top;
-      for (int j = 0; j < k; ++j) {
-        const int id = order[static_cast<std::size_t>(j)];
-        top.push_back({id, token_text(model_, id), std::exp(row(id) - lse)});
-      }
-      result_.top.push_back(std::move(top));
+    if (options_.keep_logits) result_.logits.block(row0, v0, rows, cols) = L;
+    accumulate(L, row0, v0, k, ids, readouts);
+    return Ok{};
+  };
+  const int columns = static_cast<int>(std::clamp<Eigen::Index>(budget / std::max<Eigen::Index>(1, T), 1, c.vocab));
+  if (head_rows(model_.lm_head(), 0, 1)) {
+    for (int v0 = 0; v0 < c.vocab; v0 += columns) {
+      const int cols = std::min(columns, c.vocab - v0);
+      if (auto s = chunk(0, T, v0, cols, *head_rows(model_.lm_head(), v0, cols)); !s) return s;
     }
+  } else {
+    const Eigen::Index rows = std::max<Eigen::Index>(1, budget / c.vocab);
+    for (Eigen::Index first = 0; first < T; first += rows)
+      if (auto s = chunk(first, std::min(rows, T - first), 0, c.vocab, model_.lm_head()); !s) return s;
+  }
+  finish_read_out(readouts, ids);
+  return Ok{};
+}
+
+// The read-outs as the result's top k (with their probabilities) and the loss over the scored
+// next tokens.
+void ForwardPass::finish_read_out(const std::vector<PositionReadout>& readouts, const std::vector<int>& ids) {
+  const TransformerConfig& c = model_.config();
+  double loss_sum = 0.0;
+  for (std::size_t t = 0; t < readouts.size(); ++t) {
+    const PositionReadout& r = readouts[t];
+    const double lse = r.max + std::log(r.sum);
+    const bool counts = !c.masked_lm() && (options_.scored.empty() || options_.scored[t]);
+    if (t + 1 < ids.size() && counts) {
+      loss_sum += lse - r.next;
+      ++result_.scored;
+    }
+    std::vector<TokenProbability> top;
+    for (const auto& [logit, id] : r.top) top.push_back({id, token_text(model_, id), std::exp(logit - lse)});
+    result_.top.push_back(std::move(top));
   }
   if (result_.scored > 0) result_.loss = loss_sum / result_.scored;
   result_.scored_description = options_.scored.empty() ? "" : options_.scored_description;
   result_.perplexity = std::exp(result_.loss);
-  return Ok{};
 }
 
 Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {

@@ -222,6 +222,15 @@ void pack_bf16(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0, 
       const int c = q / 2 + (q % 2) * kLanes;
       rows[q] = c < cols ? reinterpret_cast<const std::uint16_t*>(w.data + 2 * w.offset(j0 + j + c, p0)) : zeros;
     }
+    // The next panel's rows asked for now, while this one is transposed: each row is a stream of its
+    // own in memory (a page apart), more than the hardware's prefetchers follow.
+    if (j + kNr < nb) {
+      const int next_cols = std::min(kNr, nb - j - kNr);
+      for (int c = 0; c < next_cols; ++c) {
+        const char* row = w.data + 2 * w.offset(j0 + j + kNr + c, p0);
+        for (int byte = 0; byte < 2 * kc; byte += 64) __builtin_prefetch(row + byte);
+      }
+    }
     auto* halves = reinterpret_cast<std::uint16_t*>(panel);
     int p = 0;
     for (; p + 8 <= kc; p += 8)
@@ -311,7 +320,10 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
   const int last = static_cast<int>(static_cast<std::int64_t>(panels) * (thread + 1) / threads);
   const int most = (panels + threads - 1) / threads;  // the largest share: every thread's round count
   const std::int64_t panel_words = static_cast<std::int64_t>(kKc) * (Bf16 ? kLanes : kNr);
-  std::vector<std::uint32_t> weights(static_cast<std::size_t>(std::min(kNcPanels, std::max(1, last - first)) * panel_words));
+  // Kept from call to call: a fresh 2 MB buffer would be fresh pages for the kernel to zero on every
+  // product (5 % of a forward pass).
+  thread_local std::vector<std::uint32_t> weights;
+  weights.resize(std::max(weights.size(), static_cast<std::size_t>(std::min(kNcPanels, std::max(1, last - first)) * panel_words)));
   for (int round = 0; round * kNcPanels < most; ++round) {
     const int from = std::min(last, first + round * kNcPanels), to = std::min(last, from + kNcPanels);
     const std::int64_t j0 = static_cast<std::int64_t>(from) * kNr;
@@ -345,13 +357,16 @@ void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data
     return;
   }
   const WeightReader w{data, type, transposed, stride};
-  std::vector<float> slivers(static_cast<std::size_t>(kMc) * kKc);
+  // The calling thread's, kept from call to call; its address taken here, since inside the parallel
+  // region each thread's own thread_local would be another (and never constructed).
+  thread_local std::vector<float> kept(static_cast<std::size_t>(kMc) * kKc);
+  float* const slivers = kept.data();
   const bool nested = omp_in_parallel() != 0;
   const int panels = (n + kNr - 1) / kNr;
 #pragma omp parallel if (!nested && panels > 1)
   {
-    if (type == StoredType::BF16) threads_product<true>(m, n, k, X, ldx, w, Y, ldy, slivers.data());
-    else threads_product<false>(m, n, k, X, ldx, w, Y, ldy, slivers.data());
+    if (type == StoredType::BF16) threads_product<true>(m, n, k, X, ldx, w, Y, ldy, slivers);
+    else threads_product<false>(m, n, k, X, ldx, w, Y, ldy, slivers);
   }
 }
 

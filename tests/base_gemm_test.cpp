@@ -176,7 +176,8 @@ StoredWeights store_as(const std::vector<float>& v, StoredType type) {
 
 // gemm_weights on every path, for every stored type, in both layouts, at sizes that leave every
 // kind of edge (a partial tile of rows and of columns, a partial block of the sum, one row), with
-// W's rows wider than k: the product of the values the bytes mean, in double.
+// W's rows wider than k: the product of the values the bytes mean, in double; and W packed whole
+// once (PackedWeights) gives the same bits.
 TEST(Gemm, EveryInstructionSetMultipliesWeightsAsStored) {
   KeepIsa keep;
   struct Shape {
@@ -207,6 +208,13 @@ TEST(Gemm, EveryInstructionSetMultipliesWeightsAsStored) {
             }
             EXPECT_EQ(Y[static_cast<std::size_t>(i * ldy + s.n)], 7.0f) << "past n: the caller's";
           }
+          // Packed once, the same bits.
+          const PackedWeights packed = PackedWeights::pack(s.n, s.k, W.bytes.data(), type, transposed, stride);
+          EXPECT_TRUE(packed.fits(s.n, s.k, type));
+          EXPECT_FALSE(packed.fits(s.n + 1, s.k, type));
+          std::vector<float> Z(Y.size(), 7.0f);
+          packed.multiply(s.m, X.data(), ldx, Z.data(), ldy);
+          EXPECT_EQ(0, std::memcmp(Y.data(), Z.data(), Y.size() * sizeof(float))) << isa_name(isa) << " packed once";
         }
       }
   }

@@ -6,6 +6,8 @@
 // unchanged model and each intervention on its positions.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,7 @@
 
 #include "base/memory.hpp"
 #include "core/model/forward.hpp"
+#include "core/model/layer_ops.hpp"
 #include "core/model/model_run.hpp"
 #include "core/model/model_worker.hpp"
 #include "temp_folder.hpp"
@@ -191,6 +194,49 @@ INSTANTIATE_TEST_SUITE_P(Folders, RealModel,
                                            "qwen3_moe", "qwen3_moe_fused", "mixtral", "mixtral_window", "gpt_oss", "gpt_oss_bf16",
                                            "llama4", "llama4_mm", "deepseek_v3", "deepseek_v3_bf16", "deepseek_v2_lite", "gemma4",
                                            "gemma4_moe", "gemma4_mm"));
+
+// A model's weights are packed once for the products while it is open (layer_ops'
+// keep_packed_weights): the second forward uses the packs and gives the same logits, bit for bit,
+// as products that pack as they go (past a quarter of the memory budget); closing the model drops
+// its packs.
+TEST(RealModelPacking, WeightsPackedOnceGiveTheSameLogitsAndGoWithTheModel) {
+  const std::uint64_t before = packed_weight_bytes();
+  ForwardOptions options;
+  options.keep_logits = true;
+  const std::vector<int> ids = {5, 17, 3, 42, 8, 11, 29};
+  Matrix all_packed, some_packed;
+  std::uint64_t whole = 0;
+  {
+    auto model = open_model("llama");
+    ASSERT_TRUE(model);
+    auto first = run_forward(*model, ids, options);
+    ASSERT_TRUE(first) << first.error();
+    whole = packed_weight_bytes() - before;
+    EXPECT_GT(whole, 0u) << "the first forward packs the weights";
+    auto second = run_forward(*model, ids, options);
+    ASSERT_TRUE(second) << second.error();
+    EXPECT_EQ(packed_weight_bytes() - before, whole) << "and the second uses them";
+    EXPECT_EQ(first->logits, second->logits);
+    all_packed = second->logits;
+  }
+  EXPECT_EQ(packed_weight_bytes(), before) << "closing the model drops its packs";
+  // A budget whose quarter holds half the packs: the rest are packed as the products go.
+  set_memory_limit(2 * whole, "a test's limit");
+  {
+    auto model = open_model("llama");
+    ASSERT_TRUE(model);
+    auto r = run_forward(*model, ids, options);
+    ASSERT_TRUE(r) << r.error();
+    const std::uint64_t kept = packed_weight_bytes() - before;
+    EXPECT_LE(kept, whole / 2) << "no more than a quarter of the budget kept";
+    EXPECT_LT(kept, whole);
+    some_packed = r->logits;
+  }
+  set_memory_limit(0, "");
+  ASSERT_EQ(all_packed.rows(), some_packed.rows());
+  ASSERT_EQ(all_packed.cols(), some_packed.cols());
+  EXPECT_EQ(0, std::memcmp(all_packed.data(), some_packed.data(), sizeof(float) * static_cast<std::size_t>(all_packed.size())));
+}
 
 TEST(RealModelConfig, ReadsTheArchitectureAndItsSizes) {
   auto llama = open_model("llama");

@@ -17,7 +17,9 @@ namespace poslab {
   void widen_f16(const char* src, std::int64_t n, float* dst);                                                  \
   float softmax_row(float* data, int n, float sink);                                                             \
   void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* W, StoredType type, bool transposed, \
-                    std::int64_t stride, float* Y, int ldy);                                                     \
+                    std::int64_t stride, const std::uint32_t* packed, float* Y, int ldy);                        \
+  std::int64_t packed_words(int n, int k, StoredType type);                                                      \
+  void pack_all(int n, int k, const char* W, StoredType type, bool transposed, std::int64_t stride, std::uint32_t* out); \
   }
 POSLAB_DECLARE_GEMM(baseline)
 POSLAB_DECLARE_GEMM(avx2)
@@ -29,17 +31,22 @@ namespace {
 using Product = void (*)(int, int, int, const float*, int, const float*, int, float*, int, bool);
 using Widen = void (*)(const char*, std::int64_t, float*);
 using Softmax = float (*)(float*, int, float);
-using WeightProduct = void (*)(int, int, int, const float*, int, const char*, StoredType, bool, std::int64_t, float*, int);
+using WeightProduct = void (*)(int, int, int, const float*, int, const char*, StoredType, bool, std::int64_t, const std::uint32_t*,
+                               float*, int);
+using PackedWords = std::int64_t (*)(int, int, StoredType);
+using PackAll = void (*)(int, int, const char*, StoredType, bool, std::int64_t, std::uint32_t*);
 struct Products {
   Product abt, ab, atb;
   Widen bf16, f16;
   Softmax softmax;
   WeightProduct weights;
+  PackedWords packed_words;
+  PackAll pack_all;
 };
 
 #define POSLAB_PRODUCTS(ns) \
   {kernels::ns::gemm_abt, kernels::ns::gemm_ab, kernels::ns::gemm_atb, kernels::ns::widen_bf16, kernels::ns::widen_f16, \
-   kernels::ns::softmax_row, kernels::ns::gemm_weights}
+   kernels::ns::softmax_row, kernels::ns::gemm_weights, kernels::ns::packed_words, kernels::ns::pack_all}
 constexpr Products kProducts[] = {POSLAB_PRODUCTS(baseline), POSLAB_PRODUCTS(avx2), POSLAB_PRODUCTS(avx512)};
 #undef POSLAB_PRODUCTS
 
@@ -136,7 +143,26 @@ float softmax_row(float* row, int n, float sink) { return products().softmax(row
 
 void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* W, StoredType type, bool transposed,
                   std::int64_t stride, float* Y, int ldy) {
-  products().weights(m, n, k, X, ldx, W, type, transposed, stride, Y, ldy);
+  products().weights(m, n, k, X, ldx, W, type, transposed, stride, nullptr, Y, ldy);
+}
+
+PackedWeights PackedWeights::pack(int n, int k, const char* W, StoredType type, bool transposed, std::int64_t stride) {
+  PackedWeights p;
+  p.isa_ = active_isa();
+  p.type_ = type;
+  p.n_ = n;
+  p.k_ = k;
+  const Products& on = kProducts[static_cast<int>(p.isa_)];
+  p.count_ = static_cast<std::size_t>(on.packed_words(n, k, type));
+  p.words_.reset(new std::uint32_t[p.count_]);
+  on.pack_all(n, k, W, type, transposed, stride, p.words_.get());
+  return p;
+}
+
+bool PackedWeights::fits(int n, int k, StoredType type) const { return n == n_ && k == k_ && type == type_ && isa_ == active_isa(); }
+
+void PackedWeights::multiply(int m, const float* X, int ldx, float* Y, int ldy) const {
+  kProducts[static_cast<int>(isa_)].weights(m, n_, k_, X, ldx, nullptr, type_, false, 0, words_.get(), Y, ldy);
 }
 
 }  // namespace poslab

@@ -308,12 +308,21 @@ void block_product(int kc, const float* slivers, int i0, int mc, const std::uint
   }
 }
 
+// Where a block of the sum's panels start in W packed whole (pack_all): block after block, each
+// holding every panel of its kc steps one after the other.
+std::int64_t packed_offset(int panels, int k, std::int64_t p0, int panel, bool bf16) {
+  const std::int64_t step_words = bf16 ? kLanes : kNr;
+  const std::int64_t kc = std::min<std::int64_t>(kKc, k - p0);
+  return static_cast<std::int64_t>(panels) * p0 * step_words + panel * kc * step_words;
+}
+
 // The whole product on the threads of the parallel region it is called in. Each thread takes a
 // contiguous share of W's panels, kNcPanels of them at a time (a round), and packs them; the threads
 // pack each block of X together into one buffer they share. Every thread goes through the same
 // rounds, blocks and barriers, with no panels of its own left in the last rounds if need be.
 template <bool Bf16>
-void threads_product(int m, int n, int k, const float* X, int ldx, const WeightReader& w, float* Y, int ldy, float* slivers) {
+void threads_product(int m, int n, int k, const float* X, int ldx, const WeightReader& w, const std::uint32_t* packed, float* Y, int ldy,
+                     float* slivers) {
   const int panels = (n + kNr - 1) / kNr;
   const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
   const int first = static_cast<int>(static_cast<std::int64_t>(panels) * thread / threads);
@@ -323,14 +332,16 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
   // Kept from call to call: a fresh 2 MB buffer would be fresh pages for the kernel to zero on every
   // product (5 % of a forward pass).
   thread_local std::vector<std::uint32_t> weights;
-  weights.resize(std::max(weights.size(), static_cast<std::size_t>(std::min(kNcPanels, std::max(1, last - first)) * panel_words)));
+  if (!packed) weights.resize(std::max(weights.size(), static_cast<std::size_t>(std::min(kNcPanels, std::max(1, last - first)) * panel_words)));
   for (int round = 0; round * kNcPanels < most; ++round) {
     const int from = std::min(last, first + round * kNcPanels), to = std::min(last, from + kNcPanels);
     const std::int64_t j0 = static_cast<std::int64_t>(from) * kNr;
     const int nb = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(to) * kNr, n) - j0);
     for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
       const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
-      if (nb > 0) {
+      const std::uint32_t* panels_now = weights.data();
+      if (packed) panels_now = packed + packed_offset(panels, k, p0, from, Bf16);
+      else if (nb > 0) {
         if constexpr (Bf16) pack_bf16(w, j0, nb, p0, kc, weights.data());
         else pack_floats(w, j0, nb, p0, kc, reinterpret_cast<float*>(weights.data()));
       }
@@ -339,7 +350,7 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
 #pragma omp for schedule(static)
         for (int i = 0; i < mc; i += kMr) pack_sliver(X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * kc);
         // (the loop's implicit barrier: every sliver is packed)
-        block_product<Bf16>(kc, slivers, i0, mc, weights.data(), from, to, n, Y, ldy, p0 > 0);
+        block_product<Bf16>(kc, slivers, i0, mc, panels_now, from, to, n, Y, ldy, p0 > 0);
 #pragma omp barrier
         // (every thread is done with the slivers before they are packed again)
       }
@@ -350,7 +361,7 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
 }  // namespace
 
 void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data, StoredType type, bool transposed,
-                  std::int64_t stride, float* Y, int ldy) {
+                  std::int64_t stride, const std::uint32_t* packed, float* Y, int ldy) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int i = 0; i < m; ++i) std::fill(Y + static_cast<std::int64_t>(i) * ldy, Y + static_cast<std::int64_t>(i) * ldy + n, 0.0f);
@@ -365,8 +376,32 @@ void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data
   const int panels = (n + kNr - 1) / kNr;
 #pragma omp parallel if (!nested && panels > 1)
   {
-    if (type == StoredType::BF16) threads_product<true>(m, n, k, X, ldx, w, Y, ldy, slivers);
-    else threads_product<false>(m, n, k, X, ldx, w, Y, ldy, slivers);
+    if (type == StoredType::BF16) threads_product<true>(m, n, k, X, ldx, w, packed, Y, ldy, slivers);
+    else threads_product<false>(m, n, k, X, ldx, w, packed, Y, ldy, slivers);
+  }
+}
+
+std::int64_t packed_words(int n, int k, StoredType type) {
+  const std::int64_t panels = (n + kNr - 1) / kNr;
+  return panels * k * (type == StoredType::BF16 ? kLanes : kNr);
+}
+
+void pack_all(int n, int k, const char* data, StoredType type, bool transposed, std::int64_t stride, std::uint32_t* out) {
+  const WeightReader w{data, type, transposed, stride};
+  const int panels = (n + kNr - 1) / kNr;
+  const bool bf16 = type == StoredType::BF16;
+  const bool nested = omp_in_parallel() != 0;
+  // A panel's every block of the sum in turn: its rows of W are read from start to end once.
+#pragma omp parallel for schedule(dynamic, 8) if (!nested)
+  for (int j = 0; j < panels; ++j) {
+    const std::int64_t j0 = static_cast<std::int64_t>(j) * kNr;
+    const int cols = static_cast<int>(std::min<std::int64_t>(kNr, n - j0));
+    for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
+      const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
+      std::uint32_t* at = out + packed_offset(panels, k, p0, j, bf16);
+      if (bf16) pack_bf16(w, j0, cols, p0, kc, at);
+      else pack_floats(w, j0, cols, p0, kc, reinterpret_cast<float*>(at));
+    }
   }
 }
 

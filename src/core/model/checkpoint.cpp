@@ -1,5 +1,7 @@
 #include "core/model/checkpoint.hpp"
 
+#include "core/model/layer_ops.hpp"  // keep_packed_weights
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -204,6 +206,18 @@ Result<std::shared_ptr<const Checkpoint>> Checkpoint::open(const fs::path& path)
     c->files_.push_back(std::move(*opened));
   }
   if (auto s = c->resolve_tensors(); !s) return Error{s.error()};
+  // The weights of these files may be kept packed for the products while the model is open.
+  std::vector<std::pair<const char*, const char*>> ranges;
+  for (const SafetensorsFile& file : c->files_) {
+    const char *first = nullptr, *last = nullptr;  // the file's tensor bytes, one range
+    for (const TensorInfo& t : file.tensors()) {
+      const std::string_view b = file.bytes(t);
+      if (!first || b.data() < first) first = b.data();
+      if (!last || b.data() + b.size() > last) last = b.data() + b.size();
+    }
+    if (first) ranges.emplace_back(first, last);
+  }
+  c->packs_ = keep_packed_weights(std::move(ranges));
   return std::shared_ptr<const Checkpoint>(std::move(c));
 }
 

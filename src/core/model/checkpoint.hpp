@@ -130,6 +130,7 @@ class Checkpoint {
   TransformerConfig config_;
   std::shared_ptr<const BpeTokenizer> tokenizer_;
   std::vector<SafetensorsFile> files_;
+  std::shared_ptr<void> packs_;  // layer_ops' packed weights of files_, dropped before them (declared after)
   WeightTensor embed_, positions_, final_norm_, final_norm_bias_, lm_head_, relative_bias_;
   WeightTensor lm_head_bias_, embed_norm_, embed_norm_bias_, token_types_;
   WeightTensor head_dense_, head_dense_bias_, head_norm_, head_norm_bias_, decoder_final_norm_, decoder_relative_bias_;

@@ -4,9 +4,12 @@
 #include <bit>
 #include <cstdint>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include "base/gemm.hpp"
+#include "base/memory.hpp"
 
 namespace poslab {
 
@@ -29,7 +32,79 @@ std::optional<StoredType> stored_type(WeightType type) {
   return std::nullopt;
 }
 
+// The weights kept packed, keyed by where they lie and how they are read; the byte ranges whose
+// weights may be kept (those of models open now).
+struct PackKey {
+  const char* data;
+  std::int64_t n, k, stride;
+  StoredType type;
+  bool transposed;
+  auto operator<=>(const PackKey&) const = default;
+};
+
+struct PackStore {
+  std::mutex mutex;
+  std::vector<std::pair<const char*, const char*>> ranges;
+  std::map<PackKey, std::shared_ptr<const PackedWeights>> packs;
+  std::uint64_t bytes = 0;
+};
+
+PackStore& pack_store() {
+  static PackStore store;
+  return store;
+}
+
+// W packed once, when it lies in an open model's files and fits the budget; else null.
+std::shared_ptr<const PackedWeights> packed(const PackKey& key) {
+  PackStore& s = pack_store();
+  std::lock_guard lock(s.mutex);
+  const bool kept = std::any_of(s.ranges.begin(), s.ranges.end(), [&](const auto& r) { return key.data >= r.first && key.data < r.second; });
+  if (!kept) return nullptr;
+  const int n = static_cast<int>(key.n), k = static_cast<int>(key.k);
+  if (auto found = s.packs.find(key); found != s.packs.end()) {
+    if (found->second->fits(n, k, key.type)) return found->second;
+    s.bytes -= found->second->bytes();  // packed for another instruction set (tests switch)
+    s.packs.erase(found);
+  }
+  const std::uint64_t estimate = static_cast<std::uint64_t>((key.n + 31) / 32 * 32) * static_cast<std::uint64_t>(key.k) *
+                                 (key.type == StoredType::BF16 ? 2u : 4u);
+  if (s.bytes + estimate > memory_budget().bytes / 4) return nullptr;
+  auto made = std::make_shared<const PackedWeights>(PackedWeights::pack(n, k, key.data, key.type, key.transposed, key.stride));
+  s.bytes += made->bytes();
+  s.packs.emplace(key, made);
+  return made;
+}
+
 }  // namespace
+
+std::shared_ptr<void> keep_packed_weights(std::vector<std::pair<const char*, const char*>> ranges) {
+  {
+    PackStore& s = pack_store();
+    std::lock_guard lock(s.mutex);
+    s.ranges.insert(s.ranges.end(), ranges.begin(), ranges.end());
+  }
+  return std::shared_ptr<void>(nullptr, [ranges = std::move(ranges)](void*) {
+    PackStore& s = pack_store();
+    std::lock_guard lock(s.mutex);
+    for (const auto& r : ranges) {
+      if (auto at = std::find(s.ranges.begin(), s.ranges.end(), r); at != s.ranges.end()) s.ranges.erase(at);
+      for (auto it = s.packs.begin(); it != s.packs.end();) {
+        if (it->first.data >= r.first && it->first.data < r.second) {
+          s.bytes -= it->second->bytes();
+          it = s.packs.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    }
+  });
+}
+
+std::uint64_t packed_weight_bytes() {
+  PackStore& s = pack_store();
+  std::lock_guard lock(s.mutex);
+  return s.bytes;
+}
 
 // Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D).
 // F32, F16 and BF16 weights go to gemm_weights, which reads them as stored; the scaled formats are
@@ -40,7 +115,8 @@ Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
   Matrix Y(X.rows(), out);
   const auto T = static_cast<int>(X.rows()), k = static_cast<int>(in);
   if (const auto stored = stored_type(W.type)) {
-    gemm_weights(T, static_cast<int>(out), k, X.data(), k, W.data, *stored, !out_in, W.cols, Y.data(), static_cast<int>(out));
+    if (const auto once = packed({W.data, out, in, W.cols, *stored, !out_in})) once->multiply(T, X.data(), k, Y.data(), static_cast<int>(out));
+    else gemm_weights(T, static_cast<int>(out), k, X.data(), k, W.data, *stored, !out_in, W.cols, Y.data(), static_cast<int>(out));
     return Y;
   }
   const std::int64_t blocks = (out + kBlockRows - 1) / kBlockRows;

@@ -1,6 +1,11 @@
 #pragma once
 // The pieces of a transformer layer a checkpoint's forward pass is made of, on float matrices
 // (rows are positions), with the weights read from the mapped file as they are needed.
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
 #include "base/matrix.hpp"
 #include "core/model/checkpoint.hpp"
 
@@ -8,6 +13,14 @@ namespace poslab {
 
 // Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D).
 Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout);
+
+// While the returned object lives, linear() keeps the weights that lie in these byte ranges (a
+// model's mapped files) packed once (base/gemm.hpp's PackedWeights), the first product with each
+// packing it, up to a quarter of the memory budget in all; past that it packs as it goes. When the
+// object goes (the model is closed), so do the packs. Checkpoint holds one for its files.
+std::shared_ptr<void> keep_packed_weights(std::vector<std::pair<const char*, const char*>> ranges);
+// The bytes of weights kept packed now, every model together.
+std::uint64_t packed_weight_bytes();
 
 // Y += b, when the bias is there.
 void add_bias(Matrix& Y, const WeightTensor& b);

@@ -582,7 +582,8 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   if (!c.encoder_decoder() && options_.stack != ModelStack::Encoder)
     return Error{"this model has one stack of layers; the decoder's and the cross-attention are an encoder–decoder's (T5)"};
   const int T = static_cast<int>(std::max(ids.size(), options_.decoder_ids.size()));
-  if (auto s = check_memory(forward_bytes(c, T, options_), "the forward pass over " + std::to_string(T) + " tokens", "use a shorter sentence"); !s)
+  const double need = forward_bytes(c, T, options_) + packed_weights_bound(model_.weight_bytes(), model_.dtype());
+  if (auto s = check_memory(need, "the forward pass over " + std::to_string(T) + " tokens", "use a shorter sentence"); !s)
     return Error{s.error()};
   result_.ids = ids;
   result_.tokens = token_texts(model_, ids);

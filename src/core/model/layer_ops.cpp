@@ -100,6 +100,12 @@ std::shared_ptr<void> keep_packed_weights(std::vector<std::pair<const char*, con
   });
 }
 
+double packed_weights_bound(std::uint64_t bytes, const std::string& dtype) {
+  bool f16 = false;  // "F16" alone or among others ("F32+F16"); not BF16
+  for (std::size_t at = 0; (at = dtype.find("F16", at)) != std::string::npos; at += 3) f16 |= at == 0 || dtype[at - 1] != 'B';
+  return std::min(static_cast<double>(bytes) * (f16 ? 2.0 : 1.0), static_cast<double>(memory_budget().bytes) / 4.0);
+}
+
 std::uint64_t packed_weight_bytes() {
   PackStore& s = pack_store();
   std::lock_guard lock(s.mutex);

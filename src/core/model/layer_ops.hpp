@@ -3,6 +3,7 @@
 // (rows are positions), with the weights read from the mapped file as they are needed.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,10 @@ Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout);
 std::shared_ptr<void> keep_packed_weights(std::vector<std::pair<const char*, const char*>> ranges);
 // The bytes of weights kept packed now, every model together.
 std::uint64_t packed_weight_bytes();
+// At most what a model's weights take packed (`bytes` stored as `dtype`, Checkpoint's spelling:
+// F16 packs as floats, twice its size), within the quarter of the memory budget packs may take:
+// what a run's memory estimate counts for them, made by the run or held from before.
+double packed_weights_bound(std::uint64_t bytes, const std::string& dtype);
 
 // Y += b, when the bias is there.
 void add_bias(Matrix& Y, const WeightTensor& b);

@@ -299,12 +299,20 @@ template <bool Bf16>
 void block_product(int kc, const float* slivers, int i0, int mc, const std::uint32_t* weights, int first, int last, int n, float* Y,
                    int ldy, bool add) {
   const std::int64_t stride = static_cast<std::int64_t>(kc) * (Bf16 ? kLanes : kNr);
+  // The next panel is fetched into L2 a share at a time while this one's slivers run: packed once,
+  // the panels come from memory, and the first sliver of each would otherwise wait for its panel.
+  const std::int64_t lines = stride * 4 / 64;
+  const std::int64_t share = (lines + (mc + kMr - 1) / kMr - 1) / ((mc + kMr - 1) / kMr);
   for (int j = first; j < last; ++j) {
     const int cols = std::min(kNr, n - j * kNr);
     const std::uint32_t* panel = weights + (j - first) * stride;
-    for (int i = 0; i < mc; i += kMr)
+    const char* next = j + 1 < last ? reinterpret_cast<const char*>(panel + stride) : nullptr;
+    for (int i = 0, s = 0; i < mc; i += kMr, ++s) {
+      if (next)
+        for (std::int64_t line = s * share; line < std::min(lines, (s + 1) * share); ++line) __builtin_prefetch(next + 64 * line, 0, 2);
       tile_product<Bf16>(kc, slivers + static_cast<std::int64_t>(i) * kc, panel, Y + static_cast<std::int64_t>(i0 + i) * ldy + j * kNr,
                          ldy, std::min(kMr, mc - i), cols, add);
+    }
   }
 }
 

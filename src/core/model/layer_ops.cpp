@@ -49,9 +49,11 @@ struct PackStore {
   std::uint64_t bytes = 0;
 };
 
+// Never destroyed: a model held by another static (a cache, the GUI's state) may close after this
+// file's statics are gone, and its packs are dropped here then.
 PackStore& pack_store() {
-  static PackStore store;
-  return store;
+  static PackStore* store = new PackStore;
+  return *store;
 }
 
 // W packed once, when it lies in an open model's files and fits the budget; else null.
@@ -113,8 +115,9 @@ std::uint64_t packed_weight_bytes() {
 }
 
 // Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D).
-// F32, F16 and BF16 weights go to gemm_weights, which reads them as stored; the scaled formats are
-// converted a block of output columns at a time, the blocks shared by the cores.
+// F32, F16 and BF16 weights go to gemm_weights, which reads them as stored, or to their packs where
+// they are kept (keep_packed_weights); the scaled formats are converted a block of output columns
+// at a time, the blocks shared by the cores.
 Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
   const bool out_in = layout == WeightLayout::OutIn;
   const std::int64_t in = out_in ? W.cols : W.rows, out = out_in ? W.rows : W.cols;

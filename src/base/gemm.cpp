@@ -159,6 +159,10 @@ PackedWeights PackedWeights::pack(int n, int k, const char* W, StoredType type, 
   return p;
 }
 
+std::uint64_t PackedWeights::bytes_for(int n, int k, StoredType type) {
+  return static_cast<std::uint64_t>(products().packed_words(n, k, type)) * sizeof(std::uint32_t);
+}
+
 bool PackedWeights::fits(int n, int k, StoredType type) const { return n == n_ && k == k_ && type == type_ && isa_ == active_isa(); }
 
 void PackedWeights::multiply(int m, const float* X, int ldx, float* Y, int ldy) const {

@@ -57,6 +57,8 @@ void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* W, S
 class PackedWeights {
  public:
   static PackedWeights pack(int n, int k, const char* W, StoredType type, bool transposed, std::int64_t stride);
+  // What pack() would take for such a W, on the active set, before taking it.
+  static std::uint64_t bytes_for(int n, int k, StoredType type);
   Isa isa() const { return isa_; }
   std::uint64_t bytes() const { return count_ * sizeof(std::uint32_t); }
   // Whether this is W as gemm_weights would read it now (the same shape and type, on the active set).

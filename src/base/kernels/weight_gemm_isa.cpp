@@ -53,6 +53,11 @@ constexpr int kMc = 16 * kMr;    // the activations' block: at most 224 × 256 f
 // most memory a product takes beyond X and Y, whatever the width of W (an LM head's 128,256 rows).
 constexpr int kNcPanels = 4096 / kNr;
 
+// W's panels: one for each kNr columns of Y, the last padded with zero columns.
+constexpr int panel_count(std::int64_t n) { return static_cast<int>((n + kNr - 1) / kNr); }
+// 32-bit words a panel holds for one step of the sum: BF16 two values to a word, floats one.
+constexpr std::int64_t step_words(bool bf16) { return bf16 ? kLanes : kNr; }
+
 // a·b + c, fused where the set has FMA (the summation order is the same; the rounding differs).
 inline Floats fma(Floats a, Floats b, Floats c) {
 #if defined(__AVX512F__)
@@ -285,6 +290,12 @@ void pack_floats(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0
   }
 }
 
+// The weights' block as panels in the form its type takes in them.
+void pack_panels(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0, int kc, std::uint32_t* out) {
+  if (w.type == StoredType::BF16) pack_bf16(w, j0, nb, p0, kc, out);
+  else pack_floats(w, j0, nb, p0, kc, reinterpret_cast<float*>(out));
+}
+
 // X's sliver of rows [i, i + kMr) (those past m zero), steps [p0, p0 + kc), step by step.
 void pack_sliver(const float* X, int ldx, int m, int i, std::int64_t p0, int kc, float* sliver) {
   const float* rows[kMr];
@@ -298,11 +309,11 @@ void pack_sliver(const float* X, int ldx, int m, int i, std::int64_t p0, int kc,
 template <bool Bf16>
 void block_product(int kc, const float* slivers, int i0, int mc, const std::uint32_t* weights, int first, int last, int n, float* Y,
                    int ldy, bool add) {
-  const std::int64_t stride = static_cast<std::int64_t>(kc) * (Bf16 ? kLanes : kNr);
+  const std::int64_t stride = kc * step_words(Bf16);
   // The next panel is fetched into L2 a share at a time while this one's slivers run: packed once,
   // the panels come from memory, and the first sliver of each would otherwise wait for its panel.
-  const std::int64_t lines = stride * 4 / 64;
-  const std::int64_t share = (lines + (mc + kMr - 1) / kMr - 1) / ((mc + kMr - 1) / kMr);
+  const std::int64_t lines = stride * 4 / 64, slivers_here = (mc + kMr - 1) / kMr;
+  const std::int64_t share = (lines + slivers_here - 1) / slivers_here;
   for (int j = first; j < last; ++j) {
     const int cols = std::min(kNr, n - j * kNr);
     const std::uint32_t* panel = weights + (j - first) * stride;
@@ -319,9 +330,8 @@ void block_product(int kc, const float* slivers, int i0, int mc, const std::uint
 // Where a block of the sum's panels start in W packed whole (pack_all): block after block, each
 // holding every panel of its kc steps one after the other.
 std::int64_t packed_offset(int panels, int k, std::int64_t p0, int panel, bool bf16) {
-  const std::int64_t step_words = bf16 ? kLanes : kNr;
   const std::int64_t kc = std::min<std::int64_t>(kKc, k - p0);
-  return static_cast<std::int64_t>(panels) * p0 * step_words + panel * kc * step_words;
+  return (static_cast<std::int64_t>(panels) * p0 + panel * kc) * step_words(bf16);
 }
 
 // The whole product on the threads of the parallel region it is called in. Each thread takes a
@@ -331,12 +341,12 @@ std::int64_t packed_offset(int panels, int k, std::int64_t p0, int panel, bool b
 template <bool Bf16>
 void threads_product(int m, int n, int k, const float* X, int ldx, const WeightReader& w, const std::uint32_t* packed, float* Y, int ldy,
                      float* slivers) {
-  const int panels = (n + kNr - 1) / kNr;
+  const int panels = panel_count(n);
   const int threads = omp_get_num_threads(), thread = omp_get_thread_num();
   const int first = static_cast<int>(static_cast<std::int64_t>(panels) * thread / threads);
   const int last = static_cast<int>(static_cast<std::int64_t>(panels) * (thread + 1) / threads);
   const int most = (panels + threads - 1) / threads;  // the largest share: every thread's round count
-  const std::int64_t panel_words = static_cast<std::int64_t>(kKc) * (Bf16 ? kLanes : kNr);
+  const std::int64_t panel_words = kKc * step_words(Bf16);
   // Kept from call to call: a fresh 2 MB buffer would be fresh pages for the kernel to zero on every
   // product (5 % of a forward pass).
   thread_local std::vector<std::uint32_t> weights;
@@ -349,10 +359,7 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
       const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
       const std::uint32_t* panels_now = weights.data();
       if (packed) panels_now = packed + packed_offset(panels, k, p0, from, Bf16);
-      else if (nb > 0) {
-        if constexpr (Bf16) pack_bf16(w, j0, nb, p0, kc, weights.data());
-        else pack_floats(w, j0, nb, p0, kc, reinterpret_cast<float*>(weights.data()));
-      }
+      else if (nb > 0) pack_panels(w, j0, nb, p0, kc, weights.data());
       for (int i0 = 0; i0 < m; i0 += kMc) {
         const int mc = std::min(kMc, m - i0);
 #pragma omp for schedule(static)
@@ -381,7 +388,7 @@ void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data
   thread_local std::vector<float> kept(static_cast<std::size_t>(kMc) * kKc);
   float* const slivers = kept.data();
   const bool nested = omp_in_parallel() != 0;
-  const int panels = (n + kNr - 1) / kNr;
+  const int panels = panel_count(n);
 #pragma omp parallel if (!nested && panels > 1)
   {
     if (type == StoredType::BF16) threads_product<true>(m, n, k, X, ldx, w, packed, Y, ldy, slivers);
@@ -390,13 +397,12 @@ void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data
 }
 
 std::int64_t packed_words(int n, int k, StoredType type) {
-  const std::int64_t panels = (n + kNr - 1) / kNr;
-  return panels * k * (type == StoredType::BF16 ? kLanes : kNr);
+  return static_cast<std::int64_t>(panel_count(n)) * k * step_words(type == StoredType::BF16);
 }
 
 void pack_all(int n, int k, const char* data, StoredType type, bool transposed, std::int64_t stride, std::uint32_t* out) {
   const WeightReader w{data, type, transposed, stride};
-  const int panels = (n + kNr - 1) / kNr;
+  const int panels = panel_count(n);
   const bool bf16 = type == StoredType::BF16;
   const bool nested = omp_in_parallel() != 0;
   // A panel's every block of the sum in turn: its rows of W are read from start to end once.
@@ -406,9 +412,7 @@ void pack_all(int n, int k, const char* data, StoredType type, bool transposed, 
     const int cols = static_cast<int>(std::min<std::int64_t>(kNr, n - j0));
     for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
       const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
-      std::uint32_t* at = out + packed_offset(panels, k, p0, j, bf16);
-      if (bf16) pack_bf16(w, j0, cols, p0, kc, at);
-      else pack_floats(w, j0, cols, p0, kc, reinterpret_cast<float*>(at));
+      pack_panels(w, j0, cols, p0, kc, out + packed_offset(panels, k, p0, j, bf16));
     }
   }
 }

@@ -68,9 +68,7 @@ std::shared_ptr<const PackedWeights> packed(const PackKey& key) {
     s.bytes -= found->second->bytes();  // packed for another instruction set (tests switch)
     s.packs.erase(found);
   }
-  const std::uint64_t estimate = static_cast<std::uint64_t>((key.n + 31) / 32 * 32) * static_cast<std::uint64_t>(key.k) *
-                                 (key.type == StoredType::BF16 ? 2u : 4u);
-  if (s.bytes + estimate > memory_budget().bytes / 4) return nullptr;
+  if (s.bytes + PackedWeights::bytes_for(n, k, key.type) > memory_budget().bytes / 4) return nullptr;
   auto made = std::make_shared<const PackedWeights>(PackedWeights::pack(n, k, key.data, key.type, key.transposed, key.stride));
   s.bytes += made->bytes();
   s.packs.emplace(key, made);

@@ -58,11 +58,12 @@ class PeakSampler {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: model_bench DIR [--tokens T | --sentence S [--top K]] [--repeat N] [--warmup W]\n");
+    std::fprintf(stderr, "usage: model_bench DIR [--tokens T | --sentence S [--top K]] [--repeat N] [--warmup W] [--precision f32|bf16]\n");
     return 2;
   }
   int tokens = 64, repeat = 3, warmup = 1, top = 1;
   std::string sentence;
+  poslab::Precision precision = poslab::Precision::F32;
   for (int k = 2; k + 1 < argc; k += 2) {
     const std::string opt = argv[k];
     if (opt == "--tokens") tokens = std::stoi(argv[k + 1]);
@@ -70,6 +71,14 @@ int main(int argc, char** argv) {
     else if (opt == "--warmup") warmup = std::stoi(argv[k + 1]);
     else if (opt == "--sentence") sentence = argv[k + 1];
     else if (opt == "--top") top = std::stoi(argv[k + 1]);
+    else if (opt == "--precision") {
+      const std::string v = argv[k + 1];
+      if (v != "f32" && v != "bf16") {
+        std::fprintf(stderr, "model_bench: --precision must be f32 or bf16\n");
+        return 2;
+      }
+      precision = v == "bf16" ? poslab::Precision::BF16 : poslab::Precision::F32;
+    }
   }
   if (repeat < 1 || warmup < 0) {
     std::fprintf(stderr, "model_bench: --repeat must be at least 1 and --warmup at least 0\n");
@@ -88,6 +97,7 @@ int main(int argc, char** argv) {
     request.sentence = sentence;
     request.layer = 0;
     request.top_k = top;
+    request.precision = precision;
     std::vector<double> times;
     poslab::ForwardResult last;
     for (int r = 0; r < repeat + warmup; ++r) {
@@ -122,6 +132,7 @@ int main(int argc, char** argv) {
   for (int t = 0; t < tokens; ++t) ids.push_back(static_cast<int>((static_cast<long long>(t) * 7919) % vocab));
   poslab::ForwardOptions o;
   o.keep_logits = true;  // T × V floats, 33 MB at T = 64: for the checksum
+  o.precision = precision;
   std::vector<double> times;
   double checksum = 0.0;
   for (int r = 0; r < repeat + warmup; ++r) {  // the first run warms the page cache

@@ -1,6 +1,8 @@
 #include "base/gemm.hpp"
 
 #include <atomic>
+#include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -167,6 +169,14 @@ bool PackedWeights::fits(int n, int k, StoredType type) const { return n == n_ &
 
 void PackedWeights::multiply(int m, const float* X, int ldx, float* Y, int ldy) const {
   kProducts[static_cast<int>(isa_)].weights(m, n_, k_, X, ldx, nullptr, type_, false, 0, words_.get(), Y, ldy);
+}
+
+void round_to_bf16(float* x, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x[i]);
+    const std::uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) & 0xFFFF0000u;
+    x[i] = std::bit_cast<float>((bits & 0x7FFFFFFFu) > 0x7F800000u ? bits : rounded);
+  }
 }
 
 }  // namespace poslab

@@ -80,6 +80,10 @@ class PackedWeights {
 void widen_bf16(const char* src, std::int64_t n, float* dst);
 void widen_f16(const char* src, std::int64_t n, float* dst);
 
+// n floats rounded in place to the nearest BF16 value, ties to even, as PyTorch's float → bfloat16
+// does; a NaN stays a NaN (the rounding's carry could otherwise make it an infinity or a zero).
+void round_to_bf16(float* x, std::int64_t n);
+
 // One row of n attention scores in place as its softmax weights, beside a learned sink that takes
 // its share without a value (GPT-OSS; −∞ for none). A key at −∞ (masked) gets exactly 0; a row with
 // every key masked and no sink gets no weights at all rather than NaN. Returns the sink's share.

@@ -83,6 +83,7 @@ constexpr RopeStyle kRopeStyles[] = {RopeStyle::Interleaved, RopeStyle::Half};
 constexpr LongRopeSet kRopeFactorSets[] = {LongRopeSet::ByLength, LongRopeSet::Short, LongRopeSet::Long};
 constexpr ProjectionKind kProjections[] = {ProjectionKind::Random, ProjectionKind::Identity};
 constexpr Backend kBackends[] = {Backend::Auto, Backend::Gpu, Backend::Cpu};
+constexpr Precision kPrecisions[] = {Precision::F32, Precision::BF16};
 constexpr HeatmapValue kValues[] = {HeatmapValue::Weights, HeatmapValue::Scores};
 constexpr TrajectoryPlane kPlanes[] = {TrajectoryPlane::Pca, TrajectoryPlane::Dims};
 
@@ -352,6 +353,8 @@ std::vector<StateOption> backend_options() {
      [](State& s, std::string_view v) { return parse_enum(v, "--backend", kBackends, s.backend); }},
     {"--no-check", "", "do not compare the GPU result with the CPU reference",
      [](State& s, std::string_view) -> Status { s.check_against_cpu = false; return Ok{}; }},
+    {"--precision", "f32|bf16", "a model's activations: f32, exact, or bf16, rounded as Hugging Face rounds a model loaded in BF16 (f32)",
+     [](State& s, std::string_view v) { return parse_enum(v, "--precision", kPrecisions, s.precision); }},
   };
 }
 
@@ -381,14 +384,15 @@ bool has_model_folder(const State& state) {
 
 Status check_given_state_options(const std::function<bool(std::string_view)>& given, const State& state) {
   // A model folder's own design, changed: nothing else has windows, LongRoPE factors, ALiBi
-  // slopes to scale, a learned table to shift, or a second stack.
+  // slopes to scale, a learned table to shift, or a second stack; nor a forward pass whose
+  // activations could be BF16 (the explorer's attention is float, from embeddings).
   static constexpr std::string_view model_only[] = {"--window", "--chunk", "--streaming", "--sinks", "--local-base", "--rope-factors", "--alibi-scale",
-                                                    "--drop-pairs", "--position-shift", "--stack", "--target"};
+                                                    "--drop-pairs", "--position-shift", "--stack", "--target", "--precision"};
   if (!has_model_folder(state))
     for (std::string_view name : model_only)
       if (given(name))
-        return Error{std::string(name) + " changes a model folder's own positions and needs one: give --model DIR (or ORG/NAME)" +
-                     (name == "--stack" || name == "--target" ? " of an encoder–decoder (T5)" : "")};
+        return Error{std::string(name) + (name == "--precision" ? " sets a model folder's forward pass" : " changes a model folder's own positions") +
+                     " and needs one: give --model DIR (or ORG/NAME)" + (name == "--stack" || name == "--target" ? " of an encoder–decoder (T5)" : "")};
   // What --no-positions turns off cannot also be tuned: one of the two would be ignored.
   static constexpr std::string_view tuning[] = {
       "--base", "--rope-style", "--rotary-dim", "--rope-fraction", "--rope-scaling", "--factor", "--original-max-position",

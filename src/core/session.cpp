@@ -152,6 +152,7 @@ std::vector<std::pair<std::string, std::string>> state_to_options(const State& s
       {"--dims", std::to_string(s.view.trajectory_dim_x) + "," + std::to_string(s.view.trajectory_dim_y)},
       {"--backend", std::string(to_string(s.backend))},
       {"--no-check", flag(!s.check_against_cpu)},
+      {"--precision", std::string(to_string(s.precision))},
   };
   if (m.grid_width > 0) out.emplace_back("--grid", std::to_string(m.grid_width) + "x" + std::to_string(m.grid_height));
   return out;

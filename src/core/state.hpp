@@ -15,6 +15,7 @@
 #include "core/encodings/rope_scaling.hpp"
 #include "core/encodings/trajectory.hpp"
 #include "core/model_stack.hpp"
+#include "core/precision.hpp"
 
 namespace poslab {
 
@@ -110,6 +111,7 @@ struct State {
   ModelSettings model;
   ViewSettings view;
   Backend backend = Backend::Auto;
+  Precision precision = Precision::F32;  // a real model's activations (core/precision.hpp)
   bool check_against_cpu = true;
 
   bool operator==(const State&) const = default;

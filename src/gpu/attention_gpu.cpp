@@ -282,7 +282,7 @@ Status GpuBackend::begin(int queries, int keys, int width, int heads, bool causa
 }
 
 Result<AttentionOutput> GpuBackend::attend(const AttentionInput& in, bool with_weights) {
-  if (in.cpu_only()) return Error{"soft-capped scores, chunked attention, learned sinks and Shaw's vectors are computed on the CPU path only"};
+  if (in.cpu_only()) return Error{"soft-capped scores, chunked attention, learned sinks, Shaw's vectors and BF16 activations are computed on the CPU path only"};
   if (auto s = begin(in.queries(), in.keys(), static_cast<int>(in.Q.cols()), in.heads, in.causal, in.key_valid,
                      in.relative_bias, in.shaw.has_value(), with_weights || !flash_);
       !s)

@@ -129,6 +129,7 @@ AttentionOutput attention_cpu(const AttentionInput& input) {
     Matrix A = weights_in_place ? std::move(S) : S;
     Eigen::VectorXf share;
     softmax_rows_in_place(A, head_sink(input, h), input.sinks.empty() ? nullptr : &share);
+    if (input.bf16) round_to_bf16(A.data(), A.size());
     if (!input.sinks.empty()) out.sink_share.push_back(std::move(share));
     if (!blocked_context) {
       gemm_ab(input.queries(), dh, input.keys(), A.data(), input.keys(), Vh.data(), static_cast<int>(input.V.cols()),
@@ -171,6 +172,7 @@ Matrix attention_context_cpu(const AttentionInput& input) {
           if (input.key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(q, j, input.chunk) || outside_stream(q, j, input.streaming))
             head(j) = -std::numeric_limits<float>::infinity();
         softmax_row(head.data(), visible, head_sink(input, h));
+        if (input.bf16) round_to_bf16(head.data(), visible);
       }
       gemm_ab(rows, dh, keys, S.data(), keys, input.V.data() + h * dh, static_cast<int>(input.V.cols()),
               context.data() + static_cast<Eigen::Index>(r0) * context.cols() + h * dh, static_cast<int>(context.cols()));

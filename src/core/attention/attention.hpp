@@ -112,6 +112,9 @@ struct AttentionInput {
   // with no value; its share is left out of the weights, so a row sums to less than one. Empty:
   // none (CPU only).
   std::vector<float> sinks;
+  // BF16 activations (a real model's, ForwardOptions::precision): each row's weights rounded to
+  // BF16 before they weigh the values, as PyTorch's attention on BF16 tensors does (CPU only).
+  bool bf16 = false;
 
   int queries() const { return static_cast<int>(Q.rows()); }
   int keys() const { return static_cast<int>(K.rows()); }
@@ -120,7 +123,7 @@ struct AttentionInput {
     return (causal && j > i) || key_valid[static_cast<std::size_t>(j)] == 0 || outside_chunk(i, j, chunk) || outside_stream(i, j, streaming);
   }
   // What only the CPU path computes (the shaders know neither soft-capping, chunks, streaming nor sinks).
-  bool cpu_only() const { return softcap > 0.0f || chunk > 0 || streaming.on() || !sinks.empty() || shaw.has_value(); }
+  bool cpu_only() const { return softcap > 0.0f || chunk > 0 || streaming.on() || !sinks.empty() || shaw.has_value() || bf16; }
   float bias(int h, int i, int j) const {
     return relative_bias.size() == 0 ? 0.0f : relative_bias(h, j - i + queries() - 1);
   }

@@ -229,6 +229,7 @@ Result<Matrix> ForwardPass::compute(AttentionInput in, LayerAttention layer, boo
     attended = cpu_.attend(in, needs_weights);
   }
   if (!attended) return Error{attended.error()};
+  round_activations(attended->context);  // BF16: the heads' output as PyTorch's attention returns it
   if (!needs_weights) return std::move(attended->context);
   if (keep && options_.check_against_cpu && backend_ != &cpu_)
     result_.max_diff_vs_cpu = std::max(result_.max_diff_vs_cpu.value_or(0.0), max_abs_difference(*attended, attention_cpu(in)));
@@ -284,6 +285,7 @@ Result<Matrix> ForwardPass::attend(const Stack& s, int l, QkvProjections p, bool
   in.causal = s.causal;
   in.softcap = static_cast<float>(c.attn_softcap);
   in.key_valid.assign(static_cast<std::size_t>(in.K.rows()), 1);
+  in.bf16 = bf16_activations();
   in.relative_bias = local ? s.bias_local : s.bias_global;
   if (first && keep && c.latent()) split_latent_scores(in, layer);
   return compute(std::move(in), std::move(layer), keep, first ? result_.ids : result_.decoder_ids);
@@ -365,6 +367,7 @@ Result<Matrix> ForwardPass::attend_encoder(int l, const LayerWeights& w, const M
   in.V = repeat_kv(linear(encoded, w.cross_v, c.arch->layout), c.kv_heads, c.heads, c.head_dim);
   in.heads = c.heads;
   in.key_valid.assign(static_cast<std::size_t>(encoded.rows()), 1);
+  in.bf16 = bf16_activations();
   AttentionBackend* backend = backend_;
   backend_ = &cpu_;
   auto context = compute(std::move(in), std::move(layer), keep, {});
@@ -395,25 +398,30 @@ Status ForwardPass::run_layer(const Stack& s, int l, Matrix& X, const Matrix* en
   add_bias(out, w.o_bias);
   if (w.post_attn_norm.present()) out = norm(out, w.post_attn_norm, {});
   if (auto st = check_finite(out, where + "'s attention"); !st) return st;
+  // A sum of two BF16 tensors is BF16 again (rounded; nothing in float32).
+  const auto sum = [](Matrix M) {
+    round_activations(M);
+    return M;
+  };
   if (post) {
-    X = norm(X + out, w.attn_norm, w.attn_norm_bias);
-    X = norm(X + feed_forward(X, w, c, routes, l), w.mlp_norm, w.mlp_norm_bias);
+    X = norm(sum(X + out), w.attn_norm, w.attn_norm_bias);
+    X = norm(sum(X + feed_forward(X, w, c, routes, l)), w.mlp_norm, w.mlp_norm_bias);
   } else if (c.parallel_residual) {
     const Matrix H2 = w.mlp_norm.present() ? norm(X, w.mlp_norm, w.mlp_norm_bias) : H;
-    X += out + feed_forward(H2, w, c, routes, l);
+    X = sum(X + sum(out + feed_forward(H2, w, c, routes, l)));
   } else {
-    X += out;
+    X = sum(X + out);
     if (encoded) {
       auto cross = attend_encoder(l, w, norm(X, w.cross_norm, {}), *encoded, s.keep_cross && keeps(l));
       if (!cross) return Error{cross.error()};
-      X += linear(*cross, w.cross_o, c.arch->layout);
+      X = sum(X + linear(*cross, w.cross_o, c.arch->layout));
     }
-    X += feed_forward(norm(X, w.mlp_norm, w.mlp_norm_bias), w, c, routes, encoded ? -1 : l, &X);
+    X = sum(X + feed_forward(norm(X, w.mlp_norm, w.mlp_norm_bias), w, c, routes, encoded ? -1 : l, &X));
   }
   // Gemma 4: the layer's per-layer input through its gate, then the layer's scalar.
   if (!encoded && per_layer_inputs_.size() > 0)
     add_per_layer_input(X, w, c, per_layer_inputs_.middleCols(static_cast<Eigen::Index>(l) * c.per_layer_input, c.per_layer_input));
-  if (w.layer_scalar.present()) X *= read_vector(w.layer_scalar)(0);
+  if (w.layer_scalar.present()) X = sum(X * read_vector(w.layer_scalar)(0));
   return check_finite(X, where + "'s MLP");
 }
 
@@ -446,6 +454,7 @@ Status ForwardPass::run_decoder(const Matrix& encoded) {
   s.keep_cross = options_.stack == ModelStack::Cross || options_.all_stacks;
   s.bias_global = relative_bias(model_, model_.decoder_relative_bias(), v, T, false);
   Matrix Y = embed_tokens(model_, ids, v, false);
+  round_activations(Y);
   if (auto st = run_stack(s, Y, &encoded, c.layers); !st) return st;
   return read_out(Y, model_.decoder_final_norm(), {}, ids);
 }
@@ -520,6 +529,7 @@ Status ForwardPass::read_out(const Matrix& X, const WeightTensor& norm, const We
     H = normalize(H, model_.head_norm(), model_.head_norm_bias(), c.arch->norm, c.norm_eps);
   }
   if (c.output_scale != 1.0) H *= static_cast<float>(c.output_scale);
+  round_activations(H);
   if (options_.keep_logits) result_.logits.resize(T, c.vocab);
   const int k = std::clamp(options_.top_k, 0, c.vocab);
   const Eigen::Index budget = (64 << 20) / 4;  // floats of logits held at a time: 64 MB
@@ -529,6 +539,7 @@ Status ForwardPass::read_out(const Matrix& X, const WeightTensor& norm, const We
   auto chunk = [&](Eigen::Index row0, Eigen::Index rows, int v0, int cols, const WeightTensor& head) -> Status {
     Matrix L = linear(H.middleRows(row0, rows), head, WeightLayout::OutIn);
     if (bias.size() > 0) L.rowwise() += bias.segment(v0, cols);
+    round_activations(L);
     soft_cap(L, c.final_softcap);
     if (auto s = check_finite(L, "the output head"); !s) return s;
     if (options_.keep_logits) result_.logits.block(row0, v0, rows, cols) = L;
@@ -597,14 +608,17 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
     }
   backend_ = options_.backend ? options_.backend : &cpu_;
   result_.backend = backend_->name();
+  const Bf16Activations bf16(options_.precision == Precision::BF16);
   Matrix X = embed_tokens(model_, ids, v, !c.encoder_decoder());
+  round_activations(X);  // BF16: the embeddings' sums and Gemma's scale
   if (auto s = check_finite(X, "the embeddings"); !s) return Error{s.error()};
   per_layer_inputs_ = per_layer_inputs(model_, ids, X);
   // Soft-capped scores (Gemma 2), learned sinks (GPT-OSS), chunks (Llama 4) and streaming attention are the CPU path's alone.
   if (backend_ != &cpu_) {
     const bool chunks = v.chunk.value_or(c.chunk_size) > 0 && !c.chunked.empty();
     const char* why = c.attn_softcap > 0.0 ? "Gemma 2's soft-capped scores" : c.learned_sinks && !v.sinks_off ? "GPT-OSS's learned sinks"
-                    : chunks ? "Llama 4's chunked attention" : v.streaming.on() ? "streaming attention" : nullptr;
+                    : chunks ? "Llama 4's chunked attention" : v.streaming.on() ? "streaming attention"
+                    : options_.precision == Precision::BF16 ? "BF16 activations" : nullptr;
     if (why) {
       backend_ = &cpu_;
       result_.backend = cpu_.name() + " (" + why + " run on the CPU)";

@@ -16,6 +16,7 @@
 #include "core/attention/attention.hpp"
 #include "core/model/checkpoint.hpp"
 #include "core/model_stack.hpp"
+#include "core/precision.hpp"
 
 namespace poslab {
 
@@ -63,6 +64,7 @@ struct ForwardOptions {
   // heads figure draws weights).
   bool keep_scores = true;
   int top_k = 5;
+  Precision precision = Precision::F32;  // BF16: activations rounded as Hugging Face's BF16 forward rounds them
   // Per position t, whether the prediction of ids[t + 1] counts in the loss (empty: every one);
   // a trained task model scores only what its task scores.
   std::vector<std::uint8_t> scored;

@@ -137,10 +137,40 @@ void add_per_layer_input(Matrix& X, const LayerWeights& w, const TransformerConf
   Matrix gate = linear(X, w.per_layer_gate, c.arch->layout);
   activate(gate, c.activation);
   gate.array() *= input.array();
+  round_activations(gate);
   X += normalize(linear(gate, w.per_layer_up, c.arch->layout), w.post_per_layer_norm, {}, c.arch->norm, c.norm_eps, c.arch->norm_offset);
+  round_activations(X);
 }
 
+namespace {
+
+// RoPE in BF16 as Hugging Face's apply_rotary_pos_emb runs on BF16 tensors: cos and sin (× the
+// attention scale) rounded to BF16, then q·cos + rotate_half(q)·sin with each product and the sum
+// rounded. Every head shares the spec's angles (rope_1d with one head).
+void rotate_bf16(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
+  const auto r = [](float v) { return round_to_bf16(v); };
+  for (Eigen::Index t = 0; t < X.rows(); ++t) {
+    const RopePosition pos = spec.query_positions[static_cast<std::size_t>(t)];
+    for (int i = 0; i < spec.pairs; ++i) {
+      const double angle = pos.x * spec.theta_x[static_cast<std::size_t>(i)] + pos.y * spec.theta_y[static_cast<std::size_t>(i)];
+      const float c = r(static_cast<float>(std::cos(angle) * spec.scale)), s = r(static_cast<float>(std::sin(angle) * spec.scale));
+      const int a = spec.style == RopeStyle::Interleaved ? 2 * i : i;
+      const int b = spec.style == RopeStyle::Interleaved ? 2 * i + 1 : i + spec.pairs;
+      for (int h = 0; h < heads; ++h) {
+        float& x = X(t, h * head_dim + a);
+        float& y = X(t, h * head_dim + b);
+        const float nx = r(r(x * c) + r(-y * s)), ny = r(r(y * c) + r(x * s));
+        x = nx;
+        y = ny;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void rotate(Matrix& X, int heads, int head_dim, const RopeSpec& spec) {
+  if (bf16_activations()) return rotate_bf16(X, heads, head_dim, spec);
   for (int h = 0; h < heads; ++h) rotate_head(X.middleCols(h * head_dim, 2 * spec.pairs), spec, 0, spec.query_positions);
 }
 
@@ -265,6 +295,7 @@ Matrix mlp_body(const Matrix& H, const LayerWeights& w, const TransformerConfig&
   if (c.gated_mlp) {
     activate(gate, c.activation);
     up.array() *= gate.array();
+    round_activations(up);
   } else {
     activate(up, c.activation);
   }
@@ -297,6 +328,7 @@ Matrix gpt_oss_expert(const Matrix& X, const ExpertWeights& e, const Transformer
       const float up = std::clamp(both(t, 2 * i + 1), -limit, limit);
       h(t, i) = (up + 1.0f) * gate / (1.0f + std::exp(-1.702f * gate));
     }
+  round_activations(h);
   Matrix out = linear(h, e.down, e.down_layout);
   add_bias(out, e.down_bias);
   return out;
@@ -309,6 +341,7 @@ Matrix gated_mlp(const Matrix& X, const WeightTensor& gate_w, const WeightTensor
   activate(gate, c.activation);
   Matrix up = linear(X, up_w, c.arch->layout);
   up.array() *= gate.array();
+  round_activations(up);
   return linear(up, down_w, c.arch->layout);
 }
 
@@ -427,6 +460,7 @@ Matrix mixture(const Matrix& H, const Matrix& routed, const LayerWeights& w, con
     for (std::size_t i = 0; i < mine.size(); ++i) out.row(mine[i].first) += (scale_input ? 1.0f : mine[i].second) * Y.row(static_cast<Eigen::Index>(i));
   }
   if (w.shared_gate.present()) out += gated_mlp(H, w.shared_gate, w.shared_up, w.shared_down, c);
+  round_activations(out);
   if (routes) *routes = std::move(chosen);
   return out;
 }

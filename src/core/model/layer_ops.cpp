@@ -75,7 +75,19 @@ std::shared_ptr<const PackedWeights> packed(const PackKey& key) {
   return made;
 }
 
+thread_local bool bf16_on = false;
+
+void round_span(float* x, Eigen::Index n) { round_to_bf16(x, static_cast<std::int64_t>(n)); }  // base/gemm.hpp
+
 }  // namespace
+
+Bf16Activations::Bf16Activations(bool on) : previous_(bf16_on) { bf16_on = on; }
+Bf16Activations::~Bf16Activations() { bf16_on = previous_; }
+bool bf16_activations() { return bf16_on; }
+
+void round_activations(Matrix& X) {
+  if (bf16_on) round_span(X.data(), X.size());
+}
 
 std::shared_ptr<void> keep_packed_weights(std::vector<std::pair<const char*, const char*>> ranges) {
   {
@@ -124,6 +136,7 @@ Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
   if (const auto stored = stored_type(W.type)) {
     if (const auto once = packed({W.data, out, in, W.cols, *stored, !out_in})) once->multiply(T, X.data(), k, Y.data(), static_cast<int>(out));
     else gemm_weights(T, static_cast<int>(out), k, X.data(), k, W.data, *stored, !out_in, W.cols, Y.data(), static_cast<int>(out));
+    round_activations(Y);
     return Y;
   }
   const std::int64_t blocks = (out + kBlockRows - 1) / kBlockRows;
@@ -144,12 +157,14 @@ Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
       }
     }
   }
+  round_activations(Y);
   return Y;
 }
 
 void add_bias(Matrix& Y, const WeightTensor& b) {
   if (!b.present()) return;
   Y.rowwise() += read_vector(b);
+  round_activations(Y);
 }
 
 Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps, double offset) {
@@ -157,11 +172,14 @@ Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, 
   RowVector weight = read_vector(w);
   weight.array() += static_cast<float>(offset);
   Matrix Y(X.rows(), X.cols());
+  const bool twice = bf16_on && kind == NormKind::Rms && offset == 0.0;
   for (Eigen::Index t = 0; t < X.rows(); ++t) {
     const auto x = X.row(t);
     if (kind == NormKind::Rms) {
       const double ms = x.cast<double>().squaredNorm() / static_cast<double>(x.size());
-      Y.row(t) = (x * static_cast<float>(1.0 / std::sqrt(ms + eps))).cwiseProduct(weight);
+      Y.row(t) = x * static_cast<float>(1.0 / std::sqrt(ms + eps));
+      if (twice) round_span(Y.row(t).data(), Y.cols());
+      Y.row(t) = Y.row(t).cwiseProduct(weight);
     } else {
       const double mean = x.cast<double>().mean();
       const double var = (x.cast<double>().array() - mean).square().mean();
@@ -169,6 +187,7 @@ Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, 
     }
   }
   if (b.present()) Y.rowwise() += read_vector(b);
+  round_activations(Y);
   return Y;
 }
 
@@ -184,23 +203,29 @@ void activate(Matrix& X, Activation a) {
       for (Eigen::Index i = 0; i < X.size(); ++i) X.data()[i] = 0.5f * X.data()[i] * (1.0f + std::erf(X.data()[i] * 0.70710678f));
       break;
   }
+  round_activations(X);
 }
 
 void normalize_heads(Matrix& X, const WeightTensor& w, int head_dim, double eps, double offset) {
   RowVector weight = w.present() ? read_vector(w) : RowVector::Zero(head_dim);
   weight.array() += static_cast<float>(w.present() ? offset : 1.0);
+  const bool twice = bf16_on && w.present() && offset == 0.0;  // as normalize's
   for (Eigen::Index t = 0; t < X.rows(); ++t)
     for (Eigen::Index h = 0; h + head_dim <= X.cols(); h += head_dim) {
       auto x = X.row(t).segment(h, head_dim);
       const double ms = x.cast<double>().squaredNorm() / head_dim;
-      x = (x * static_cast<float>(1.0 / std::sqrt(ms + eps))).cwiseProduct(weight);
+      x *= static_cast<float>(1.0 / std::sqrt(ms + eps));
+      if (twice) round_span(x.data(), head_dim);
+      x = x.cwiseProduct(weight);
     }
+  round_activations(X);
 }
 
 void soft_cap(Matrix& X, double c) {
   if (c <= 0.0) return;
   const float cap = static_cast<float>(c);
   X.array() = cap * (X.array() / cap).tanh();
+  round_activations(X);
 }
 
 float round_to_bf16(float x) {

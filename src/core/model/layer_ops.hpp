@@ -12,6 +12,24 @@
 
 namespace poslab {
 
+// While one lives (a forward pass with Precision::BF16), the layer ops on this thread round what
+// they return to BF16, ties to even, where Hugging Face's forward of a model loaded in BF16 holds
+// BF16 tensors: a product (summed in float32), a norm, an activation, a bias added. The forward
+// pass rounds its own sums (the residual stream). Scopes nest; other threads are not affected.
+class Bf16Activations {
+ public:
+  explicit Bf16Activations(bool on);
+  ~Bf16Activations();
+  Bf16Activations(const Bf16Activations&) = delete;
+  Bf16Activations& operator=(const Bf16Activations&) = delete;
+
+ private:
+  bool previous_;
+};
+bool bf16_activations();
+// Each entry of X rounded to BF16 while Bf16Activations is on (a NaN stays a NaN); nothing otherwise.
+void round_activations(Matrix& X);
+
 // Y (T × out) = X (T × in) · W for W stored out × in (Linear: Y = X·Wᵀ) or in × out (Conv1D).
 Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout);
 
@@ -31,7 +49,9 @@ double packed_weights_bound(std::uint64_t bytes, const std::string& dtype);
 void add_bias(Matrix& Y, const WeightTensor& b);
 
 // RMSNorm (× (offset + w): Gemma's offset is 1) or LayerNorm (× w + b) of each row; X itself when
-// there is no norm (w absent).
+// there is no norm (w absent). In BF16 (Bf16Activations), Llama's RMSNorm (offset 0) rounds twice,
+// the normed x and then its product with w, as Hugging Face's LlamaRMSNorm casts before the
+// weight; Gemma's and LayerNorm round once, at the end.
 Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, NormKind kind, double eps, double offset = 0.0);
 
 // The same RMSNorm on each head_dim-wide block of each row (Qwen3's and Gemma 3's q and k norms);

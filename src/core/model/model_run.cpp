@@ -78,6 +78,7 @@ ModelRequest model_request(const State& state, const TransformerConfig& config) 
   const int layers = r.stack == ModelStack::Encoder ? config.layers : config.decoder_layers;
   r.layer = std::clamp(state.view.layer, 0, layers - 1);
   r.shuffle_seed = static_cast<std::uint64_t>(std::max(0, state.view.permutation));
+  r.precision = state.precision;
   PositionIntervention& v = r.intervention;
   v.positions_off = positions_off(m, config.positions);
   if (config.positions == PositionKind::Rope) {
@@ -173,6 +174,7 @@ Result<ModelRun> run_model(const Checkpoint& model, const ModelRequest& request,
     o.keep_qk = request.keep_qk;
     o.keep_scores = request.keep_scores;
     o.top_k = request.top_k;
+    o.precision = request.precision;
     o.backend = control.backend;
     o.check_against_cpu = control.check_against_cpu;
     o.cancel = control.cancel;

@@ -31,6 +31,7 @@ struct ModelRequest {
   // T = 8,192 one layer's matrices of a 32-head model are 17 GB).
   bool keep_layer = true;
   bool keep_scores = true;  // its scores as well as its weights (false: weights alone, the heads figure's)
+  Precision precision = Precision::F32;  // the activations' (both passes)
   bool changes() const { return intervention.any() || shuffle_seed != 0; }
   bool operator==(const ModelRequest&) const = default;
 };

@@ -532,6 +532,12 @@ void ModelView::draw_tab(State& state, const plot::FontSet& fonts, const std::ve
   state.view.layer = std::clamp(state.view.layer, 0, layers - 1);
   ImGui::SetNextItemWidth(16.0f * ImGui::GetFontSize());
   ImGui::SliderInt("layer", &state.view.layer, 0, layers - 1);
+  // --precision: the same forward with BF16 activations, as Hugging Face runs a model loaded in BF16.
+  int precision = static_cast<int>(state.precision);
+  ImGui::SetNextItemWidth(16.0f * ImGui::GetFontSize());
+  if (ImGui::Combo("activations", &precision, "float32 (exact)\0BF16 (as Hugging Face runs a BF16 model)\0"))
+    state.precision = static_cast<Precision>(precision);
+  probe::item("model: precision");
   if (!decoder)
     flow::text_disabled_wrapped(("layer " + std::to_string(state.view.layer) + ": " + describe_layer_positions(c, state.view.layer)).c_str());
 

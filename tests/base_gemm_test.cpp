@@ -175,27 +175,33 @@ StoredWeights store_as(const std::vector<float>& v, StoredType type) {
 }
 
 // gemm_weights on every path, for every stored type, in both layouts, at sizes that leave every
-// kind of edge (a partial tile of rows and of columns, a partial block of the sum, one row), with
-// W's rows wider than k: the product of the values the bytes mean, in double; and W packed whole
-// once (PackedWeights) gives the same bits.
+// kind of edge (a partial tile of rows and of columns, a partial block of the sum, an odd one, one
+// row), with W's rows wider than k, and with float or BF16 activations (BF16 times BF16 weights
+// goes on AMX's tiles where the CPU has them): the product of the values the bytes mean, in
+// double; and W packed whole once (PackedWeights) gives the same bits.
 TEST(Gemm, EveryInstructionSetMultipliesWeightsAsStored) {
   KeepIsa keep;
   struct Shape {
     int m, n, k;
   };
-  for (const Shape s : {Shape{1, 37, 300}, Shape{13, 70, 257}, Shape{100, 33, 600}, Shape{7, 1, 5}}) {
+  for (const Shape s : {Shape{1, 37, 300}, Shape{13, 70, 257}, Shape{100, 33, 600}, Shape{7, 1, 5}, Shape{20, 40, 515}}) {
     const int ldx = s.k + 3, ldy = s.n + 2;
-    const std::vector<float> X = random_values(static_cast<std::size_t>(s.m * ldx), 11);
+    const std::vector<float> floats = random_values(static_cast<std::size_t>(s.m * ldx), 11);
+    std::vector<float> bf16 = floats;
+    round_to_bf16(bf16.data(), static_cast<std::int64_t>(bf16.size()));
     for (const StoredType type : {StoredType::F32, StoredType::F16, StoredType::BF16})
       for (const bool transposed : {false, true}) {
         // Linear: n rows of k, `stride` apart; Conv1D: k rows of n.
         const std::int64_t stride = transposed ? s.n + 5 : s.k + 4;
         const std::int64_t rows = transposed ? s.k : s.n;
         const StoredWeights W = store_as(random_values(static_cast<std::size_t>(rows * stride), 12), type);
-        for (Isa isa : paths()) {
+        for (Isa isa : paths())
+          for (const Inputs x : {Inputs::F32, Inputs::BF16}) {
           ASSERT_TRUE(use_isa(isa));
+          const std::vector<float>& X = x == Inputs::BF16 ? bf16 : floats;
+          const bool tiles = x == Inputs::BF16 && type == StoredType::BF16 && bf16_tile_products();
           std::vector<float> Y(static_cast<std::size_t>(s.m * ldy), 7.0f);
-          gemm_weights(s.m, s.n, s.k, X.data(), ldx, W.bytes.data(), type, transposed, stride, Y.data(), ldy);
+          gemm_weights(s.m, s.n, s.k, X.data(), ldx, W.bytes.data(), type, transposed, stride, Y.data(), ldy, x);
           for (int i = 0; i < s.m; ++i) {
             for (int j = 0; j < s.n; ++j) {
               double want = 0.0;
@@ -203,18 +209,21 @@ TEST(Gemm, EveryInstructionSetMultipliesWeightsAsStored) {
                 want += static_cast<double>(X[static_cast<std::size_t>(i * ldx + p)]) *
                         W.values[static_cast<std::size_t>(transposed ? p * stride + j : j * stride + p)];
               ASSERT_NEAR(Y[static_cast<std::size_t>(i * ldy + j)], want, 2e-4 * std::sqrt(s.k))
-                  << isa_name(isa) << " type " << static_cast<int>(type) << (transposed ? " Conv1D" : " Linear") << " m " << s.m
-                  << " (" << i << ", " << j << ")";
+                  << isa_name(isa) << (tiles ? " on AMX tiles" : "") << " type " << static_cast<int>(type)
+                  << (transposed ? " Conv1D" : " Linear") << " m " << s.m << " k " << s.k << " (" << i << ", " << j << ")";
             }
             EXPECT_EQ(Y[static_cast<std::size_t>(i * ldy + s.n)], 7.0f) << "past n: the caller's";
           }
           // Packed once, the same bits.
-          const PackedWeights packed = PackedWeights::pack(s.n, s.k, W.bytes.data(), type, transposed, stride);
-          EXPECT_TRUE(packed.fits(s.n, s.k, type));
-          EXPECT_FALSE(packed.fits(s.n + 1, s.k, type));
+          const PackedWeights packed = PackedWeights::pack(s.n, s.k, W.bytes.data(), type, transposed, stride, x);
+          EXPECT_TRUE(packed.fits(s.n, s.k, type, x));
+          EXPECT_FALSE(packed.fits(s.n + 1, s.k, type, x));
+          // A pack for the tiles is not the floats' pack (nor the other way round).
+          const Inputs other = x == Inputs::BF16 ? Inputs::F32 : Inputs::BF16;
+          EXPECT_EQ(packed.fits(s.n, s.k, type, other), type != StoredType::BF16 || !bf16_tile_products());
           std::vector<float> Z(Y.size(), 7.0f);
           packed.multiply(s.m, X.data(), ldx, Z.data(), ldy);
-          EXPECT_EQ(0, std::memcmp(Y.data(), Z.data(), Y.size() * sizeof(float))) << isa_name(isa) << " packed once";
+          EXPECT_EQ(0, std::memcmp(Y.data(), Z.data(), Y.size() * sizeof(float))) << isa_name(isa) << (tiles ? " on tiles" : "") << " packed once";
         }
       }
   }

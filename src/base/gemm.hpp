@@ -42,6 +42,18 @@ void gemm_atb(int m, int n, int k, const float* A, int lda, const float* B, int 
 // How a weight matrix's elements are stored in its file (little-endian).
 enum class StoredType { F32, F16, BF16 };
 
+// What X holds in a product with weights. BF16: values that are BF16 already (a forward pass with
+// BF16 activations). With BF16 weights, on a CPU with AMX (Intel's tile unit, Sapphire Rapids and
+// later) while the AVX-512 set is active, those are multiplied there (TDPBF16PS: BF16 pairs, exact
+// products summed in float32, subnormals flushed to zero), an order of magnitude more products a
+// cycle than float FMAs. Elsewhere, and for F32 and F16 weights, as floats; the sums differ only by
+// their order. (AVX-512 BF16's vdpbf16ps, tried first, ran no faster than the float FMAs here:
+// bench/RESULTS.md.)
+enum class Inputs { F32, BF16 };
+// Whether BF16 activations times BF16 weights go on the tile unit now (this CPU, Linux's permission
+// and the active set).
+bool bf16_tile_products();
+
 // Y (m × n, leading dimension ldy) = X (m × k) · Wᵀ, with W read in the precision it is stored in:
 // n rows of k elements `stride` apart (a Linear's out × in), or, `transposed`, k rows of n (a
 // Conv1D's in × out). The weights are packed a block at a time as stored (BF16 stays 16 bits) and
@@ -49,26 +61,30 @@ enum class StoredType { F32, F16, BF16 };
 // element of Y alone, in one fixed order, so the numbers do not depend on how many threads run.
 // Runs on OpenMP's threads, or on the calling thread inside a parallel region.
 void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* W, StoredType type, bool transposed,
-                  std::int64_t stride, float* Y, int ldy);
+                  std::int64_t stride, float* Y, int ldy, Inputs x = Inputs::F32);
 
 // W packed whole, once, as gemm_weights packs it block by block (BF16 stays 16 bits; F16 becomes
 // floats), for the instruction set active when it was packed: a product from it skips the packing,
 // which is a third of a 64-token forward pass. As large as W in BF16 or F32 (twice it for F16).
 class PackedWeights {
  public:
-  static PackedWeights pack(int n, int k, const char* W, StoredType type, bool transposed, std::int64_t stride);
+  // x: the activations it will multiply (for the tile unit W is packed in BF16 pairs).
+  static PackedWeights pack(int n, int k, const char* W, StoredType type, bool transposed, std::int64_t stride,
+                            Inputs x = Inputs::F32);
   // What pack() would take for such a W, on the active set, before taking it.
-  static std::uint64_t bytes_for(int n, int k, StoredType type);
+  static std::uint64_t bytes_for(int n, int k, StoredType type, Inputs x = Inputs::F32);
   Isa isa() const { return isa_; }
   std::uint64_t bytes() const { return count_ * sizeof(std::uint32_t); }
-  // Whether this is W as gemm_weights would read it now (the same shape and type, on the active set).
-  bool fits(int n, int k, StoredType type) const;
+  // Whether this is W as gemm_weights would read it now (the same shape and type, on the active set,
+  // for the tile unit or not as these activations would go).
+  bool fits(int n, int k, StoredType type, Inputs x = Inputs::F32) const;
   // Y (m × n) = X (m × k) · Wᵀ: the same numbers as gemm_weights on the W it was packed from.
   void multiply(int m, const float* X, int ldx, float* Y, int ldy) const;
 
  private:
   Isa isa_ = Isa::Baseline;
   StoredType type_ = StoredType::F32;
+  bool tiles_ = false;
   int n_ = 0, k_ = 0;
   std::unique_ptr<std::uint32_t[]> words_;  // not zeroed first: the packing writes every word
   std::size_t count_ = 0;

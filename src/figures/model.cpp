@@ -483,6 +483,7 @@ std::string predictions_json(const ForwardResult& f) {
   }
   out["loss"] = std::isfinite(f.loss) ? Json(f.loss) : Json(nullptr);
   out["perplexity"] = std::isfinite(f.perplexity) ? Json(f.perplexity) : Json(nullptr);
+  if (f.precision == Precision::BF16) out["precision"] = "bf16";  // the numbers are BF16's, not the exact ones
   // A task model's loss counts what its task scores; say which predictions were averaged.
   if (!f.scored_description.empty()) out["loss_over"] = f.scored_description;
   out["top"] = top;
@@ -658,7 +659,8 @@ std::string loss_text(const ForwardResult& f) {
   const std::string over = f.scored_description.empty() ? "" : " on " + f.scored_description;
   if (!std::isfinite(f.loss))
     return f.scored_description.empty() ? "one token: no loss" : "the task scores no prediction of this text: no loss";
-  return "loss " + fmt("%.4f", f.loss) + " nats, perplexity " + fmt("%.4g", f.perplexity) + over;
+  const std::string bf16 = f.precision == Precision::BF16 ? " · BF16 activations" : "";
+  return "loss " + fmt("%.4f", f.loss) + " nats, perplexity " + fmt("%.4g", f.perplexity) + over + bf16;
 }
 
 }  // namespace poslab

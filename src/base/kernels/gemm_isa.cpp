@@ -96,6 +96,17 @@ void widen_bf16(const char* src, std::int64_t n, float* dst) {
   }
 }
 
+// base/gemm.hpp's round_to_bf16, written without a branch so that each copy vectorizes it on its
+// own set (a BF16 forward rounds every activation: 10 % of its time in a loop of SSE2 alone).
+void round_to_bf16(float* x, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x[i]);
+    const std::uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) & 0xFFFF0000u;
+    const std::uint32_t nan = (bits & 0x7FFFFFFFu) > 0x7F800000u ? ~0u : 0u;
+    x[i] = std::bit_cast<float>((bits & nan) | (rounded & ~nan));
+  }
+}
+
 // F16 through the processor's converter (F16C, in the AVX2 and AVX-512 copies), eight at a time.
 void widen_f16(const char* src, std::int64_t n, float* dst) {
   std::int64_t i = 0;

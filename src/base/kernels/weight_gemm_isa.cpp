@@ -53,10 +53,38 @@ constexpr int kMc = 16 * kMr;    // the activations' block: at most 224 × 256 f
 // most memory a product takes beyond X and Y, whatever the width of W (an LM head's 128,256 rows).
 constexpr int kNcPanels = 4096 / kNr;
 
+// The form a panel holds W in, and the sliver X.
+enum class Form {
+  Float,  // W as floats (F32; F16 widened), kNr a step of the sum; X as floats
+  Bf16,    // W in BF16, columns i and kLanes + i in one word, widened in the kernel; X as floats
+  // W and X in BF16, two steps of the sum to a word (steps p, p + 1 of one column of W, or of one
+  // row of X), multiplied on AMX's tile unit (TDPBF16PS: a 16-row tile of X's pairs times a 16-pair
+  // tile of a panel's, summed in float32): a forward pass in BF16, on a CPU with AMX (the caller
+  // checks, and has the kernel's permission for the tiles). AVX-512's copy alone has the kernel.
+  // A block's pairs are padded with zeros to whole tiles of 16.
+  Tiles,
+};
+#if defined(__AVX512F__)
+constexpr bool kHasTiles = true;
+#else
+constexpr bool kHasTiles = false;
+#endif
+constexpr int kTilePairs = 16;  // pairs of the sum in one tile: 64 bytes a row
+
 // W's panels: one for each kNr columns of Y, the last padded with zero columns.
 constexpr int panel_count(std::int64_t n) { return static_cast<int>((n + kNr - 1) / kNr); }
-// 32-bit words a panel holds for one step of the sum: BF16 two values to a word, floats one.
-constexpr std::int64_t step_words(bool bf16) { return bf16 ? kLanes : kNr; }
+// Pairs of kc steps of the sum in tiles: ⌈kc / 2⌉ rounded up to whole tiles.
+constexpr int tile_pairs(int kc) { return ((kc + 1) / 2 + kTilePairs - 1) / kTilePairs * kTilePairs; }
+// 32-bit words a panel holds for kc steps of the sum: floats one value to a word, BF16 two; in
+// tiles kNr words for each pair of steps.
+constexpr std::int64_t block_words(Form f, int kc) {
+  return f == Form::Float ? std::int64_t{kc} * kNr : f == Form::Bf16 ? std::int64_t{kc} * kLanes : std::int64_t{tile_pairs(kc)} * kNr;
+}
+// Words (floats, or pairs) of a row of X's sliver for kc steps.
+constexpr int sliver_row(Form f, int kc) { return f == Form::Tiles ? tile_pairs(kc) : kc; }
+constexpr Form form_of(StoredType type, bool tiles) {
+  return type != StoredType::BF16 ? Form::Float : tiles && kHasTiles ? Form::Tiles : Form::Bf16;
+}
 
 // a·b + c, fused where the set has FMA (the summation order is the same; the rounding differs).
 inline Floats fma(Floats a, Floats b, Floats c) {
@@ -99,6 +127,28 @@ inline void panel_step(const void* panel, int p, Floats& lo, Floats& hi) {
   }
 }
 
+// A kernel's Mr × kNr sums into Y's tile (rows × cols of it), = or +=.
+template <int Mr>
+inline void store_tile(const Floats (&acc)[Mr][2], float* y, int ldy, int rows, int cols, bool add) {
+  if (rows == Mr && cols == kNr) {
+    for (int r = 0; r < Mr; ++r) {
+      float* row = y + static_cast<std::int64_t>(r) * ldy;
+      store(row, add ? load(row) + acc[r][0] : acc[r][0]);
+      store(row + kLanes, add ? load(row + kLanes) + acc[r][1] : acc[r][1]);
+    }
+    return;
+  }
+  float tile[Mr][kNr];
+  for (int r = 0; r < Mr; ++r) {
+    store(tile[r], acc[r][0]);
+    store(tile[r] + kLanes, acc[r][1]);
+  }
+  for (int r = 0; r < rows; ++r) {
+    float* row = y + static_cast<std::int64_t>(r) * ldy;
+    for (int c = 0; c < cols; ++c) row[c] = add ? row[c] + tile[r][c] : tile[r][c];
+  }
+}
+
 // Y's tile (rows × cols of at most Mr × kNr, at y with leading dimension ldy) = or += the sum over
 // kc steps of a sliver's column times a panel's row. `add`: the blocks of the sum after the first.
 // Mr: the sliver's rows the kernel reads (a sliver holds kMr; a short last one takes a kernel of
@@ -121,34 +171,93 @@ void micro_kernel(int kc, const float* sliver, const void* panel, float* y, int 
       acc[r][1] = fma(a, hi, acc[r][1]);
     }
   }
-  if (rows == Mr && cols == kNr) {
-    for (int r = 0; r < Mr; ++r) {
-      float* row = y + static_cast<std::int64_t>(r) * ldy;
-      store(row, add ? load(row) + acc[r][0] : acc[r][0]);
-      store(row + kLanes, add ? load(row + kLanes) + acc[r][1] : acc[r][1]);
-    }
+  store_tile<Mr>(acc, y, ldy, rows, cols, add);
+}
+
+#if defined(__AVX512F__)
+// AMX's tile configuration (palette 1): tiles 0 and 1 hold Y's kMr × kNr tile in floats (16 columns
+// each), tile 2 kMr rows of X's pairs, tiles 3 and 4 a panel's 16 pairs of 16 columns each.
+struct TileConfig {
+  std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+  std::uint16_t bytes[16] = {};
+  std::uint8_t rows[16] = {};
+};
+
+// GCC 12's tile intrinsics are asm statements that do not tell the compiler which memory they read
+// or write (the configuration's 64 bytes, a tile's rows): without this fence it drops the stores
+// to the configuration as dead, and may keep a stored tile's floats in registers it thinks current.
+inline void memory_fence() { asm volatile("" ::: "memory"); }
+
+__attribute__((target("amx-tile"))) void configure_tiles() {
+  alignas(64) TileConfig c;
+  for (int t = 0; t < 5; ++t) {
+    c.rows[t] = t < 3 ? kMr : kTilePairs;
+    c.bytes[t] = 64;
+  }
+  memory_fence();
+  _tile_loadconfig(&c);
+}
+
+__attribute__((target("amx-tile"))) void release_tiles() { _tile_release(); }
+
+// Y's tile from a sliver and a panel in tiles (Form::Tiles): per 16 pairs of the sum, X's rows
+// (each row's pairs side by side, sliver_row apart) times the panel's two halves. A whole tile of
+// Y is loaded into the tile unit (add), summed there and stored back where it lies; a partial one
+// goes through a buffer, of which only `rows` × `cols` is Y's (the sliver's other rows are zero).
+__attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std::uint32_t* sliver, const void* panel, float* y, int ldy,
+                                                               int rows, int cols, bool add) {
+  const int pairs = tile_pairs(kc);
+  const auto* words = static_cast<const std::uint32_t*>(panel);
+  const bool whole = rows == kMr && cols == kNr;
+  memory_fence();  // the sliver, the panel and Y written
+  if (whole && add) {
+    _tile_loadd(0, y, ldy * 4);
+    _tile_loadd(1, y + kLanes, ldy * 4);
+  } else {
+    _tile_zero(0);
+    _tile_zero(1);
+  }
+  for (int q = 0; q < pairs; q += kTilePairs) {
+    _tile_loadd(2, sliver + q, pairs * 4);
+    _tile_loadd(3, words + static_cast<std::int64_t>(q) * kNr, kNr * 4);
+    _tile_loadd(4, words + static_cast<std::int64_t>(q) * kNr + kLanes, kNr * 4);
+    _tile_dpbf16ps(0, 2, 3);
+    _tile_dpbf16ps(1, 2, 4);
+  }
+  if (whole) {
+    _tile_stored(0, y, ldy * 4);
+    _tile_stored(1, y + kLanes, ldy * 4);
+    memory_fence();  // Y written
     return;
   }
-  float tile[Mr][kNr];
-  for (int r = 0; r < Mr; ++r) {
-    store(tile[r], acc[r][0]);
-    store(tile[r] + kLanes, acc[r][1]);
-  }
+  float tile[kMr][kNr];
+  _tile_stored(0, &tile[0][0], kNr * 4);
+  _tile_stored(1, &tile[0][kLanes], kNr * 4);
+  memory_fence();  // `tile` written
   for (int r = 0; r < rows; ++r) {
     float* row = y + static_cast<std::int64_t>(r) * ldy;
     for (int c = 0; c < cols; ++c) row[c] = add ? row[c] + tile[r][c] : tile[r][c];
   }
 }
+#endif
 
-// The kernel for a sliver of `rows` rows: the full one, or the smallest that covers a short sliver.
-template <bool Bf16>
+
+// The kernel for a sliver of `rows` rows: the full one, or the smallest that covers a short sliver
+// (the tile unit's always takes kMr rows: the padding rows are zero).
+template <Form F>
 void tile_product(int kc, const float* sliver, const void* panel, float* y, int ldy, int rows, int cols, bool add) {
-  if (rows == kMr) return micro_kernel<Bf16, kMr>(kc, sliver, panel, y, ldy, rows, cols, add);
-  if constexpr (kMr > 2) {
-    if (rows <= 2) return micro_kernel<Bf16, 2>(kc, sliver, panel, y, ldy, rows, cols, add);
-    if (rows <= kMr / 2) return micro_kernel<Bf16, kMr / 2>(kc, sliver, panel, y, ldy, rows, cols, add);
+#if defined(__AVX512F__)
+  if constexpr (F == Form::Tiles) return tile_kernel(kc, reinterpret_cast<const std::uint32_t*>(sliver), panel, y, ldy, rows, cols, add);
+#endif
+  if constexpr (F != Form::Tiles) {
+    constexpr bool bf16 = F == Form::Bf16;
+    if (rows == kMr) return micro_kernel<bf16, kMr>(kc, sliver, panel, y, ldy, rows, cols, add);
+    if constexpr (kMr > 2) {
+      if (rows <= 2) return micro_kernel<bf16, 2>(kc, sliver, panel, y, ldy, rows, cols, add);
+      if (rows <= kMr / 2) return micro_kernel<bf16, kMr / 2>(kc, sliver, panel, y, ldy, rows, cols, add);
+    }
+    micro_kernel<bf16, kMr>(kc, sliver, panel, y, ldy, rows, cols, add);
   }
-  micro_kernel<Bf16, kMr>(kc, sliver, panel, y, ldy, rows, cols, add);
 }
 
 // Where W's elements lie: the element for column j of Y and step p of the sum.
@@ -245,8 +354,11 @@ void pack_bf16(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0, 
   }
 }
 
-// out[t] (4 values, 4 steps from `step`) ← value t of each of 4 rows of floats: a 4 × 4 transpose.
-inline void transpose4(const float* const* rows, int step, float* out, int out_stride) {
+// out[t] (4 values, 4 steps from `step`) ← value t of each of 4 rows of 32-bit values (floats, or
+// BF16 pairs): a 4 × 4 transpose.
+template <typename Word>
+inline void transpose4(const Word* const* rows, int step, Word* out, int out_stride) {
+  static_assert(sizeof(Word) == 4);
   Pairs r[4];
   for (int t = 0; t < 4; ++t) std::memcpy(&r[t], rows[t] + step, sizeof(Pairs));
   const Quads a = std::bit_cast<Quads>(Pairs(__builtin_shufflevector(r[0], r[1], 0, 4, 1, 5)));  // steps 0, 1 of rows 0, 1
@@ -290,26 +402,88 @@ void pack_floats(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0
   }
 }
 
-// The weights' block as panels in the form its type takes in them.
-void pack_panels(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0, int kc, std::uint32_t* out) {
-  if (w.type == StoredType::BF16) pack_bf16(w, j0, nb, p0, kc, out);
+// BF16 weights as pairs (Form::Tiles): word (pair q, column c) holds column c's steps 2q (low half)
+// and 2q + 1 (high), the last of an odd kc alone, then zero pairs up to whole tiles. For a Linear
+// the two lie next to each other in W's row, one 32-bit word, and a panel is the transpose of kNr
+// rows of words, 4 × 4 at a time.
+void pack_pairs(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0, int kc, std::uint32_t* out) {
+  static const std::uint16_t zeros[kKc] = {};
+  const int whole = kc / 2, pairs = (kc + 1) / 2;
+  const auto value = [&w](std::int64_t j, std::int64_t p) {
+    std::uint16_t v;
+    std::memcpy(&v, w.data + 2 * w.offset(j, p), 2);
+    return static_cast<std::uint32_t>(v);
+  };
+  for (int j = 0; j < nb; j += kNr) {
+    const int cols = std::min(kNr, nb - j);
+    std::uint32_t* panel = out + static_cast<std::int64_t>(j / kNr) * block_words(Form::Tiles, kc);
+    std::fill(panel + static_cast<std::int64_t>(pairs) * kNr, panel + block_words(Form::Tiles, kc), 0u);
+    if (w.transposed) {
+      for (int q = 0; q < pairs; ++q)
+        for (int c = 0; c < kNr; ++c) {
+          const bool second = 2 * q + 1 < kc;
+          panel[kNr * q + c] = c >= cols ? 0u : value(j0 + j + c, p0 + 2 * q) | (second ? value(j0 + j + c, p0 + 2 * q + 1) << 16 : 0u);
+        }
+      continue;
+    }
+    const std::uint32_t* rows[kNr];  // each row's words, steps (0, 1), (2, 3), … (read with memcpy: any alignment)
+    for (int c = 0; c < kNr; ++c)
+      rows[c] = reinterpret_cast<const std::uint32_t*>(c < cols ? w.data + 2 * w.offset(j0 + j + c, p0) : reinterpret_cast<const char*>(zeros));
+    if (j + kNr < nb)  // the next panel's rows asked for now, as pack_bf16 does
+      for (int c = 0; c < std::min(kNr, nb - j - kNr); ++c)
+        for (int byte = 0; byte < 2 * kc; byte += 64) __builtin_prefetch(w.data + 2 * w.offset(j0 + j + kNr + c, p0) + byte);
+    int q = 0;
+    for (; q + 4 <= whole; q += 4)
+      for (int c = 0; c < kNr; c += 4) transpose4(rows + c, q, panel + q * kNr + c, kNr);
+    for (; q < whole; ++q)
+      for (int c = 0; c < kNr; ++c) std::memcpy(panel + q * kNr + c, rows[c] + q, 4);
+    if (whole < pairs)  // an odd kc: the last step alone, in the low half
+      for (int c = 0; c < kNr; ++c) panel[whole * kNr + c] = c < cols ? value(j0 + j + c, p0 + kc - 1) : 0u;
+  }
+}
+
+// The weights' block as panels in the form it takes in them.
+void pack_panels(const WeightReader& w, Form form, std::int64_t j0, int nb, std::int64_t p0, int kc, std::uint32_t* out) {
+  if (form == Form::Tiles) pack_pairs(w, j0, nb, p0, kc, out);
+  else if (form == Form::Bf16) pack_bf16(w, j0, nb, p0, kc, out);
   else pack_floats(w, j0, nb, p0, kc, reinterpret_cast<float*>(out));
 }
 
-// X's sliver of rows [i, i + kMr) (those past m zero), steps [p0, p0 + kc), step by step.
-void pack_sliver(const float* X, int ldx, int m, int i, std::int64_t p0, int kc, float* sliver) {
+// X's sliver of rows [i, i + kMr) (those past m zero), steps [p0, p0 + kc), step by step; in tiles
+// (Form::Tiles) row by row as BF16, steps 2q and 2q + 1 of a row in one word (each float rounded to
+// the nearest BF16, which a BF16 forward's activations already are), zero pairs up to whole tiles.
+void pack_sliver(Form form, const float* X, int ldx, int m, int i, std::int64_t p0, int kc, float* sliver) {
   const float* rows[kMr];
   for (int r = 0; r < kMr; ++r) rows[r] = i + r < m ? X + static_cast<std::int64_t>(i + r) * ldx + p0 : nullptr;
-  for (int p = 0; p < kc; ++p)
-    for (int r = 0; r < kMr; ++r) sliver[p * kMr + r] = rows[r] ? rows[r][p] : 0.0f;
+  if (form != Form::Tiles) {
+    for (int p = 0; p < kc; ++p)
+      for (int r = 0; r < kMr; ++r) sliver[p * kMr + r] = rows[r] ? rows[r][p] : 0.0f;
+    return;
+  }
+  const auto bf16 = [](float x) {
+    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+    return (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+  };
+  auto* words = reinterpret_cast<std::uint32_t*>(sliver);
+  const int pairs = tile_pairs(kc), whole = kc / 2;
+  for (int r = 0; r < kMr; ++r) {
+    std::uint32_t* out = words + r * pairs;
+    int q = 0;
+    if (rows[r]) {
+      const float* x = rows[r];
+      for (; q < whole; ++q) out[q] = bf16(x[2 * q]) | bf16(x[2 * q + 1]) << 16;
+      if (kc % 2) out[q++] = bf16(x[kc - 1]);
+    }
+    std::fill(out + q, out + pairs, 0u);
+  }
 }
 
 // One thread's share of Y's columns (panels [first, last)) over one block of the sum and one block
 // of X's rows, packed already.
-template <bool Bf16>
+template <Form F>
 void block_product(int kc, const float* slivers, int i0, int mc, const std::uint32_t* weights, int first, int last, int n, float* Y,
                    int ldy, bool add) {
-  const std::int64_t stride = kc * step_words(Bf16);
+  const std::int64_t stride = block_words(F, kc);
   // The next panel is fetched into L2 a share at a time while this one's slivers run: packed once,
   // the panels come from memory, and the first sliver of each would otherwise wait for its panel.
   const std::int64_t lines = stride * 4 / 64, slivers_here = (mc + kMr - 1) / kMr;
@@ -321,24 +495,24 @@ void block_product(int kc, const float* slivers, int i0, int mc, const std::uint
     for (int i = 0, s = 0; i < mc; i += kMr, ++s) {
       if (next)
         for (std::int64_t line = s * share; line < std::min(lines, (s + 1) * share); ++line) __builtin_prefetch(next + 64 * line, 0, 2);
-      tile_product<Bf16>(kc, slivers + static_cast<std::int64_t>(i) * kc, panel, Y + static_cast<std::int64_t>(i0 + i) * ldy + j * kNr,
+      tile_product<F>(kc, slivers + static_cast<std::int64_t>(i) * sliver_row(F, kc), panel, Y + static_cast<std::int64_t>(i0 + i) * ldy + j * kNr,
                          ldy, std::min(kMr, mc - i), cols, add);
     }
   }
 }
 
 // Where a block of the sum's panels start in W packed whole (pack_all): block after block, each
-// holding every panel of its kc steps one after the other.
-std::int64_t packed_offset(int panels, int k, std::int64_t p0, int panel, bool bf16) {
-  const std::int64_t kc = std::min<std::int64_t>(kKc, k - p0);
-  return (static_cast<std::int64_t>(panels) * p0 + panel * kc) * step_words(bf16);
+// holding every panel of its kc steps one after the other (every block before the last kKc steps).
+std::int64_t packed_offset(int panels, int k, std::int64_t p0, int panel, Form form) {
+  const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
+  return panels * block_words(form, kKc) * (p0 / kKc) + panel * block_words(form, kc);
 }
 
 // The whole product on the threads of the parallel region it is called in. Each thread takes a
 // contiguous share of W's panels, kNcPanels of them at a time (a round), and packs them; the threads
 // pack each block of X together into one buffer they share. Every thread goes through the same
 // rounds, blocks and barriers, with no panels of its own left in the last rounds if need be.
-template <bool Bf16>
+template <Form F>
 void threads_product(int m, int n, int k, const float* X, int ldx, const WeightReader& w, const std::uint32_t* packed, float* Y, int ldy,
                      float* slivers) {
   const int panels = panel_count(n);
@@ -346,7 +520,7 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
   const int first = static_cast<int>(static_cast<std::int64_t>(panels) * thread / threads);
   const int last = static_cast<int>(static_cast<std::int64_t>(panels) * (thread + 1) / threads);
   const int most = (panels + threads - 1) / threads;  // the largest share: every thread's round count
-  const std::int64_t panel_words = kKc * step_words(Bf16);
+  const std::int64_t panel_words = block_words(F, kKc);
   // Kept from call to call: a fresh 2 MB buffer would be fresh pages for the kernel to zero on every
   // product (5 % of a forward pass).
   thread_local std::vector<std::uint32_t> weights;
@@ -358,14 +532,14 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
     for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
       const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
       const std::uint32_t* panels_now = weights.data();
-      if (packed) panels_now = packed + packed_offset(panels, k, p0, from, Bf16);
-      else if (nb > 0) pack_panels(w, j0, nb, p0, kc, weights.data());
+      if (packed) panels_now = packed + packed_offset(panels, k, p0, from, F);
+      else if (nb > 0) pack_panels(w, F, j0, nb, p0, kc, weights.data());
       for (int i0 = 0; i0 < m; i0 += kMc) {
         const int mc = std::min(kMc, m - i0);
 #pragma omp for schedule(static)
-        for (int i = 0; i < mc; i += kMr) pack_sliver(X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * kc);
+        for (int i = 0; i < mc; i += kMr) pack_sliver(F, X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * sliver_row(F, kc));
         // (the loop's implicit barrier: every sliver is packed)
-        block_product<Bf16>(kc, slivers, i0, mc, panels_now, from, to, n, Y, ldy, p0 > 0);
+        block_product<F>(kc, slivers, i0, mc, panels_now, from, to, n, Y, ldy, p0 > 0);
 #pragma omp barrier
         // (every thread is done with the slivers before they are packed again)
       }
@@ -376,7 +550,7 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
 }  // namespace
 
 void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data, StoredType type, bool transposed,
-                  std::int64_t stride, const std::uint32_t* packed, float* Y, int ldy) {
+                  std::int64_t stride, const std::uint32_t* packed, float* Y, int ldy, bool tiles) {
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
     for (int i = 0; i < m; ++i) std::fill(Y + static_cast<std::int64_t>(i) * ldy, Y + static_cast<std::int64_t>(i) * ldy + n, 0.0f);
@@ -391,19 +565,30 @@ void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data
   const int panels = panel_count(n);
 #pragma omp parallel if (!nested && panels > 1)
   {
-    if (type == StoredType::BF16) threads_product<true>(m, n, k, X, ldx, w, packed, Y, ldy, slivers);
-    else threads_product<false>(m, n, k, X, ldx, w, packed, Y, ldy, slivers);
+    switch (form_of(type, tiles)) {
+      case Form::Float: threads_product<Form::Float>(m, n, k, X, ldx, w, packed, Y, ldy, slivers); break;
+      case Form::Bf16: threads_product<Form::Bf16>(m, n, k, X, ldx, w, packed, Y, ldy, slivers); break;
+      case Form::Tiles:
+#if defined(__AVX512F__)
+        configure_tiles();  // each thread's own tiles
+        threads_product<Form::Tiles>(m, n, k, X, ldx, w, packed, Y, ldy, slivers);
+        release_tiles();
+#endif
+        break;
+    }
   }
 }
 
-std::int64_t packed_words(int n, int k, StoredType type) {
-  return static_cast<std::int64_t>(panel_count(n)) * k * step_words(type == StoredType::BF16);
+std::int64_t packed_words(int n, int k, StoredType type, bool tiles) {
+  const Form form = form_of(type, tiles);
+  const std::int64_t last = (k - 1) / kKc * kKc;  // where the last block of the sum starts
+  return panel_count(n) * (block_words(form, kKc) * (last / kKc) + block_words(form, static_cast<int>(k - last)));
 }
 
-void pack_all(int n, int k, const char* data, StoredType type, bool transposed, std::int64_t stride, std::uint32_t* out) {
+void pack_all(int n, int k, const char* data, StoredType type, bool transposed, std::int64_t stride, std::uint32_t* out, bool tiles) {
   const WeightReader w{data, type, transposed, stride};
   const int panels = panel_count(n);
-  const bool bf16 = type == StoredType::BF16;
+  const Form form = form_of(type, tiles);
   const bool nested = omp_in_parallel() != 0;
   // A panel's every block of the sum in turn: its rows of W are read from start to end once.
 #pragma omp parallel for schedule(dynamic, 8) if (!nested)
@@ -412,7 +597,7 @@ void pack_all(int n, int k, const char* data, StoredType type, bool transposed, 
     const int cols = static_cast<int>(std::min<std::int64_t>(kNr, n - j0));
     for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
       const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
-      pack_panels(w, j0, cols, p0, kc, out + packed_offset(panels, k, p0, j, bf16));
+      pack_panels(w, form, j0, cols, p0, kc, out + packed_offset(panels, k, p0, j, form));
     }
   }
 }

@@ -538,8 +538,10 @@ Status ForwardPass::read_out(const Matrix& X, const WeightTensor& norm, const We
   // One chunk: logits of rows [row0, row0 + rows) over vocabulary [v0, v0 + cols).
   auto chunk = [&](Eigen::Index row0, Eigen::Index rows, int v0, int cols, const WeightTensor& head) -> Status {
     Matrix L = linear(H.middleRows(row0, rows), head, WeightLayout::OutIn);
-    if (bias.size() > 0) L.rowwise() += bias.segment(v0, cols);
-    round_activations(L);
+    if (bias.size() > 0) {
+      L.rowwise() += bias.segment(v0, cols);
+      round_activations(L);  // (linear rounded the product already)
+    }
     soft_cap(L, c.final_softcap);
     if (auto s = check_finite(L, "the output head"); !s) return s;
     if (options_.keep_logits) result_.logits.block(row0, v0, rows, cols) = L;
@@ -597,6 +599,7 @@ Result<ForwardResult> ForwardPass::run(const std::vector<int>& ids) {
   if (auto s = check_memory(need, "the forward pass over " + std::to_string(T) + " tokens", "use a shorter sentence"); !s)
     return Error{s.error()};
   result_.ids = ids;
+  result_.precision = options_.precision;
   result_.tokens = token_texts(model_, ids);
   result_.stack = options_.stack;
   result_.bidirectional = options_.stack == ModelStack::Encoder && c.bidirectional();

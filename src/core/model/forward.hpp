@@ -170,6 +170,7 @@ struct ForwardResult {
   double perplexity = 0.0;              // exp(loss)
   int scored = 0;                       // the predictions the loss averages
   std::string scored_description;       // empty: every next token
+  Precision precision = Precision::F32;  // the activations' (ForwardOptions::precision)
   std::string backend;                  // which path computed the attention
   double milliseconds = 0.0;
   std::optional<double> max_diff_vs_cpu;

@@ -39,6 +39,7 @@ struct PackKey {
   std::int64_t n, k, stride;
   StoredType type;
   bool transposed;
+  Inputs x;  // BF16 only where the product goes on the tile unit (a layout of its own)
   auto operator<=>(const PackKey&) const = default;
 };
 
@@ -64,12 +65,12 @@ std::shared_ptr<const PackedWeights> packed(const PackKey& key) {
   if (!kept) return nullptr;
   const int n = static_cast<int>(key.n), k = static_cast<int>(key.k);
   if (auto found = s.packs.find(key); found != s.packs.end()) {
-    if (found->second->fits(n, k, key.type)) return found->second;
+    if (found->second->fits(n, k, key.type, key.x)) return found->second;
     s.bytes -= found->second->bytes();  // packed for another instruction set (tests switch)
     s.packs.erase(found);
   }
-  if (s.bytes + PackedWeights::bytes_for(n, k, key.type) > memory_budget().bytes / 4) return nullptr;
-  auto made = std::make_shared<const PackedWeights>(PackedWeights::pack(n, k, key.data, key.type, key.transposed, key.stride));
+  if (s.bytes + PackedWeights::bytes_for(n, k, key.type, key.x) > memory_budget().bytes / 4) return nullptr;
+  auto made = std::make_shared<const PackedWeights>(PackedWeights::pack(n, k, key.data, key.type, key.transposed, key.stride, key.x));
   s.bytes += made->bytes();
   s.packs.emplace(key, made);
   return made;
@@ -134,8 +135,10 @@ Matrix linear(const Matrix& X, const WeightTensor& W, WeightLayout layout) {
   Matrix Y(X.rows(), out);
   const auto T = static_cast<int>(X.rows()), k = static_cast<int>(in);
   if (const auto stored = stored_type(W.type)) {
-    if (const auto once = packed({W.data, out, in, W.cols, *stored, !out_in})) once->multiply(T, X.data(), k, Y.data(), static_cast<int>(out));
-    else gemm_weights(T, static_cast<int>(out), k, X.data(), k, W.data, *stored, !out_in, W.cols, Y.data(), static_cast<int>(out));
+    // BF16 activations with BF16 weights: on the tile unit where the CPU has one (base/gemm.hpp).
+    const Inputs x = bf16_on && *stored == StoredType::BF16 && bf16_tile_products() ? Inputs::BF16 : Inputs::F32;
+    if (const auto once = packed({W.data, out, in, W.cols, *stored, !out_in, x})) once->multiply(T, X.data(), k, Y.data(), static_cast<int>(out));
+    else gemm_weights(T, static_cast<int>(out), k, X.data(), k, W.data, *stored, !out_in, W.cols, Y.data(), static_cast<int>(out), x);
     round_activations(Y);
     return Y;
   }

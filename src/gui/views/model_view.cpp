@@ -533,8 +533,10 @@ void ModelView::draw_tab(State& state, const plot::FontSet& fonts, const std::ve
   ImGui::SetNextItemWidth(16.0f * ImGui::GetFontSize());
   ImGui::SliderInt("layer", &state.view.layer, 0, layers - 1);
   // --precision: the same forward with BF16 activations, as Hugging Face runs a model loaded in BF16.
+  // Beside the layer slider: the Model tab's figures keep their place.
   int precision = static_cast<int>(state.precision);
-  ImGui::SetNextItemWidth(16.0f * ImGui::GetFontSize());
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(12.0f * ImGui::GetFontSize());
   if (ImGui::Combo("activations", &precision, "float32 (exact)\0BF16 (as Hugging Face runs a BF16 model)\0"))
     state.precision = static_cast<Precision>(precision);
   probe::item("model: precision");

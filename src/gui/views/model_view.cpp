@@ -537,7 +537,7 @@ void ModelView::draw_tab(State& state, const plot::FontSet& fonts, const std::ve
   int precision = static_cast<int>(state.precision);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(12.0f * ImGui::GetFontSize());
-  if (ImGui::Combo("activations", &precision, "float32 (exact)\0BF16 (as Hugging Face runs a BF16 model)\0"))
+  if (ImGui::Combo("activations", &precision, "float32 (exact)\0BF16 (Hugging Face's)\0"))
     state.precision = static_cast<Precision>(precision);
   probe::item("model: precision");
   if (!decoder)

@@ -270,6 +270,7 @@ TEST(CliModel, EveryInstructionSetPredictsTheSameUpToRounding) {
   }
   const auto info = run("info", "POSLAB_ISA=baseline");
   EXPECT_NE(info.output.find("cpu         products on x86-64 (SSE2)"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("bf16        BF16 activations multiplied as floats"), std::string::npos) << info.output;
   const auto wrong = run("info", "POSLAB_ISA=avx9");
   EXPECT_NE(wrong.output.find("POSLAB_ISA: unknown instruction set \"avx9\""), std::string::npos) << wrong.output;
 }

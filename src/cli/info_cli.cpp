@@ -150,6 +150,9 @@ int run_info(ArgParser& p) {
   // The matrix products' instruction set (base/gemm.hpp): the CPU's best unless POSLAB_ISA chose lower.
   std::printf("cpu         products on %s (this CPU's best: %s; POSLAB_ISA=baseline|avx2|avx512 chooses lower)\n",
               std::string(isa_words(active_isa())).c_str(), std::string(isa_words(cpu_isa())).c_str());
+  // Where a model's BF16 activations (--precision bf16) are multiplied by its BF16 weights.
+  std::printf("bf16        %s\n", bf16_tile_products() ? "BF16 activations times BF16 weights on AMX's tile unit"
+                                                       : "BF16 activations multiplied as floats (no AMX tile unit in use)");
   return 0;
 }
 

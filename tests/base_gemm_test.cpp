@@ -105,6 +105,27 @@ TEST(Gemm, EveryInstructionSetWidensEveryHalfAndBfloatExactly) {
 // Attention's softmax on every path, against its definition in double: masked keys (−∞) get
 // exactly 0, a sink takes its share without a value, and a row with every key masked and no sink
 // gets no weights rather than NaN. 37 keys: the vector loops and their tails both run.
+// round_to_bf16 on every path: the nearest BF16 with ties to even (the carry into the exponent
+// included), infinities kept, a NaN still a NaN (its payload's carry would make it an infinity or
+// a zero), at lengths that leave a short last block.
+TEST(Gemm, EveryInstructionSetRoundsToBf16TiesToEven) {
+  KeepIsa keep;
+  const std::vector<std::uint32_t> bits = {0x3F808000u, 0x3F818000u, 0x3F80FFFFu, 0x3F807FFFu, 0x7F7FFFFFu, 0xBF808001u, 0x7F800000u,
+                                           0xFF800000u, 0x7FFFFFFFu, 0x7FC00001u, 0x00008000u, 0x00018000u, 0x80000000u};
+  const std::vector<std::uint32_t> want = {0x3F800000u, 0x3F820000u, 0x3F810000u, 0x3F800000u, 0x7F800000u, 0xBF810000u, 0x7F800000u,
+                                           0xFF800000u, 0x7FFFFFFFu, 0x7FC00001u, 0x00000000u, 0x00020000u, 0x80000000u};
+  for (Isa isa : paths()) {
+    ASSERT_TRUE(use_isa(isa));
+    for (std::size_t n : {bits.size(), std::size_t{16} + bits.size(), std::size_t{1}}) {
+      std::vector<float> x(n);
+      for (std::size_t i = 0; i < n; ++i) x[i] = std::bit_cast<float>(bits[i % bits.size()]);
+      round_to_bf16(x.data(), static_cast<std::int64_t>(n));
+      for (std::size_t i = 0; i < n; ++i)
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(x[i]), want[i % bits.size()]) << isa_name(isa) << " n " << n << " #" << i;
+    }
+  }
+}
+
 TEST(Gemm, EveryInstructionSetGivesTheSoftmaxsDefinition) {
   KeepIsa keep;
   const float neg_inf = -INFINITY;
@@ -184,7 +205,7 @@ TEST(Gemm, EveryInstructionSetMultipliesWeightsAsStored) {
   struct Shape {
     int m, n, k;
   };
-  for (const Shape s : {Shape{1, 37, 300}, Shape{13, 70, 257}, Shape{100, 33, 600}, Shape{7, 1, 5}, Shape{20, 40, 515}}) {
+  for (const Shape s : {Shape{1, 37, 300}, Shape{13, 70, 257}, Shape{100, 33, 600}, Shape{7, 1, 5}, Shape{20, 40, 515}, Shape{30, 35, 1100}}) {
     const int ldx = s.k + 3, ldy = s.n + 2;
     const std::vector<float> floats = random_values(static_cast<std::size_t>(s.m * ldx), 11);
     std::vector<float> bf16 = floats;

@@ -96,15 +96,29 @@ void widen_bf16(const char* src, std::int64_t n, float* dst) {
   }
 }
 
-// base/gemm.hpp's round_to_bf16, written without a branch so that each copy vectorizes it on its
-// own set (a BF16 forward rounds every activation: 10 % of its time in a loop of SSE2 alone).
+// base/gemm.hpp's round_to_bf16, sixteen at a time in GCC's vector extensions (-O2 leaves the
+// scalar loop as it is: a BF16 forward rounds every activation and every logit, 9 % of its time
+// one at a time). A NaN is kept: the rounding's carry could make it an infinity or a zero.
 void round_to_bf16(float* x, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) {
-    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x[i]);
-    const std::uint32_t rounded = (bits + 0x7FFFu + ((bits >> 16) & 1u)) & 0xFFFF0000u;
-    const std::uint32_t nan = (bits & 0x7FFFFFFFu) > 0x7F800000u ? ~0u : 0u;
-    x[i] = std::bit_cast<float>((bits & nan) | (rounded & ~nan));
+  typedef std::uint32_t Bits __attribute__((vector_size(64)));
+  const auto round = [](Bits& b) {  // in place: a vector returned by value would change the ABI without AVX-512
+    const Bits rounded = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
+    const Bits nan = (b & 0x7FFFFFFFu) > 0x7F800000u;  // all ones where a NaN
+    b = (b & nan) | (rounded & ~nan);
+  };
+  std::int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    Bits b;
+    std::memcpy(&b, x + i, sizeof b);
+    round(b);
+    std::memcpy(x + i, &b, sizeof b);
   }
+  if (i == n) return;
+  Bits b = {};
+  const std::size_t rest = static_cast<std::size_t>(n - i) * sizeof(float);
+  std::memcpy(&b, x + i, rest);
+  round(b);
+  std::memcpy(x + i, &b, rest);
 }
 
 // F16 through the processor's converter (F16C, in the AVX2 and AVX-512 copies), eight at a time.

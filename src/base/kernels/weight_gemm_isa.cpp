@@ -80,6 +80,13 @@ constexpr int tile_pairs(int kc) { return ((kc + 1) / 2 + kTilePairs - 1) / kTil
 constexpr std::int64_t block_words(Form f, int kc) {
   return f == Form::Float ? std::int64_t{kc} * kNr : f == Form::Bf16 ? std::int64_t{kc} * kLanes : std::int64_t{tile_pairs(kc)} * kNr;
 }
+// Steps of the sum in a block: kKc, or in tiles four times as many. Y's tile is loaded into the
+// tile unit and stored back once a block, and at kKc those loads and stores of Y, which no cache
+// holds between the blocks, took longer than the tile unit's products.
+constexpr int block_steps(Form f) { return f == Form::Tiles ? 4 * kKc : kKc; }
+// X's rows packed at a time: kMc, or in tiles twice as many, which halves the passes over W's
+// panels (2 × kMc rows of 512 pairs: 917 KB, in L2).
+constexpr int rows_per_block(Form f) { return f == Form::Tiles ? 2 * kMc : kMc; }
 // Words (floats, or pairs) of a row of X's sliver for kc steps.
 constexpr int sliver_row(Form f, int kc) { return f == Form::Tiles ? tile_pairs(kc) : kc; }
 constexpr Form form_of(StoredType type, bool tiles) {
@@ -175,8 +182,10 @@ void micro_kernel(int kc, const float* sliver, const void* panel, float* y, int 
 }
 
 #if defined(__AVX512F__)
-// AMX's tile configuration (palette 1): tiles 0 and 1 hold Y's kMr × kNr tile in floats (16 columns
-// each), tile 2 kMr rows of X's pairs, tiles 3 and 4 a panel's 16 pairs of 16 columns each.
+// AMX's tile configuration (palette 1): tiles 0 to 3 hold two slivers' kMr × kNr tiles of Y in
+// floats (16 columns each), tiles 4 and 5 the two slivers' rows of X's pairs, tiles 6 and 7 a
+// panel's 16 pairs of 16 columns each: every panel tile loaded serves two slivers, every sliver
+// tile two halves of the panel.
 struct TileConfig {
   std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
   std::uint16_t bytes[16] = {};
@@ -190,8 +199,8 @@ inline void memory_fence() { asm volatile("" ::: "memory"); }
 
 __attribute__((target("amx-tile"))) void configure_tiles() {
   alignas(64) TileConfig c;
-  for (int t = 0; t < 5; ++t) {
-    c.rows[t] = t < 3 ? kMr : kTilePairs;
+  for (int t = 0; t < 8; ++t) {
+    c.rows[t] = t < 6 ? kMr : kTilePairs;
     c.bytes[t] = 64;
   }
   memory_fence();
@@ -200,16 +209,28 @@ __attribute__((target("amx-tile"))) void configure_tiles() {
 
 __attribute__((target("amx-tile"))) void release_tiles() { _tile_release(); }
 
-// Y's tile from a sliver and a panel in tiles (Form::Tiles): per 16 pairs of the sum, X's rows
-// (each row's pairs side by side, sliver_row apart) times the panel's two halves. A whole tile of
-// Y is loaded into the tile unit (add), summed there and stored back where it lies; a partial one
-// goes through a buffer, of which only `rows` × `cols` is Y's (the sliver's other rows are zero).
+// A partial tile of Y (rows × cols of a kMr × kNr buffer), = or +=.
+void put_rows(const float (&tile)[kMr][kNr], float* y, int ldy, int rows, int cols, bool add) {
+  for (int r = 0; r < rows; ++r) {
+    float* row = y + static_cast<std::int64_t>(r) * ldy;
+    for (int c = 0; c < cols; ++c) row[c] = add ? row[c] + tile[r][c] : tile[r][c];
+  }
+}
+
+// Y's tile for two slivers (rows ≤ 2·kMr: the first sliver's, then the next's, which lies right
+// after it) and a panel in tiles (Form::Tiles): per 16 pairs of the sum, each sliver's rows (each
+// row's pairs side by side) times the panel's two halves. A whole kMr × kNr tile of Y is loaded
+// into the tile unit (add), summed there and stored back where it lies; a partial one goes through
+// a buffer, of which only its rows × cols are Y's (the sliver's other rows are zero).
 __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std::uint32_t* sliver, const void* panel, float* y, int ldy,
                                                                int rows, int cols, bool add) {
   const int pairs = tile_pairs(kc);
   const auto* words = static_cast<const std::uint32_t*>(panel);
-  const bool whole = rows == kMr && cols == kNr;
-  memory_fence();  // the sliver, the panel and Y written
+  const std::uint32_t* next = sliver + static_cast<std::int64_t>(kMr) * pairs;
+  float* y_next = y + static_cast<std::int64_t>(kMr) * ldy;
+  const bool two = rows > kMr;
+  const bool whole = rows >= kMr && cols == kNr, whole_next = rows == 2 * kMr && cols == kNr;
+  memory_fence();  // the slivers, the panel and Y written
   if (whole && add) {
     _tile_loadd(0, y, ldy * 4);
     _tile_loadd(1, y + kLanes, ldy * 4);
@@ -217,33 +238,51 @@ __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std:
     _tile_zero(0);
     _tile_zero(1);
   }
-  for (int q = 0; q < pairs; q += kTilePairs) {
-    _tile_loadd(2, sliver + q, pairs * 4);
-    _tile_loadd(3, words + static_cast<std::int64_t>(q) * kNr, kNr * 4);
-    _tile_loadd(4, words + static_cast<std::int64_t>(q) * kNr + kLanes, kNr * 4);
-    _tile_dpbf16ps(0, 2, 3);
-    _tile_dpbf16ps(1, 2, 4);
+  if (two && whole_next && add) {
+    _tile_loadd(2, y_next, ldy * 4);
+    _tile_loadd(3, y_next + kLanes, ldy * 4);
+  } else {
+    _tile_zero(2);
+    _tile_zero(3);
   }
+  for (int q = 0; q < pairs; q += kTilePairs) {
+    _tile_loadd(6, words + static_cast<std::int64_t>(q) * kNr, kNr * 4);
+    _tile_loadd(7, words + static_cast<std::int64_t>(q) * kNr + kLanes, kNr * 4);
+    _tile_loadd(4, sliver + q, pairs * 4);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    if (two) {
+      _tile_loadd(5, next + q, pairs * 4);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  float tile[kMr][kNr];
   if (whole) {
     _tile_stored(0, y, ldy * 4);
     _tile_stored(1, y + kLanes, ldy * 4);
-    memory_fence();  // Y written
-    return;
+  } else {
+    _tile_stored(0, &tile[0][0], kNr * 4);
+    _tile_stored(1, &tile[0][kLanes], kNr * 4);
+    memory_fence();  // `tile` written
+    put_rows(tile, y, ldy, std::min(rows, kMr), cols, add);
   }
-  float tile[kMr][kNr];
-  _tile_stored(0, &tile[0][0], kNr * 4);
-  _tile_stored(1, &tile[0][kLanes], kNr * 4);
-  memory_fence();  // `tile` written
-  for (int r = 0; r < rows; ++r) {
-    float* row = y + static_cast<std::int64_t>(r) * ldy;
-    for (int c = 0; c < cols; ++c) row[c] = add ? row[c] + tile[r][c] : tile[r][c];
+  if (two && whole_next) {
+    _tile_stored(2, y_next, ldy * 4);
+    _tile_stored(3, y_next + kLanes, ldy * 4);
+  } else if (two) {
+    _tile_stored(2, &tile[0][0], kNr * 4);
+    _tile_stored(3, &tile[0][kLanes], kNr * 4);
+    memory_fence();
+    put_rows(tile, y_next, ldy, rows - kMr, cols, add);
   }
+  memory_fence();  // Y written
 }
 #endif
 
 
 // The kernel for a sliver of `rows` rows: the full one, or the smallest that covers a short sliver
-// (the tile unit's always takes kMr rows: the padding rows are zero).
+// (the tile unit's takes two slivers of kMr rows at a time: the padding rows are zero).
 template <Form F>
 void tile_product(int kc, const float* sliver, const void* panel, float* y, int ldy, int rows, int cols, bool add) {
 #if defined(__AVX512F__)
@@ -407,7 +446,7 @@ void pack_floats(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0
 // the two lie next to each other in W's row, one 32-bit word, and a panel is the transpose of kNr
 // rows of words, 4 × 4 at a time.
 void pack_pairs(const WeightReader& w, std::int64_t j0, int nb, std::int64_t p0, int kc, std::uint32_t* out) {
-  static const std::uint16_t zeros[kKc] = {};
+  static const std::uint16_t zeros[block_steps(Form::Tiles)] = {};
   const int whole = kc / 2, pairs = (kc + 1) / 2;
   const auto value = [&w](std::int64_t j, std::int64_t p) {
     std::uint16_t v;
@@ -484,28 +523,29 @@ template <Form F>
 void block_product(int kc, const float* slivers, int i0, int mc, const std::uint32_t* weights, int first, int last, int n, float* Y,
                    int ldy, bool add) {
   const std::int64_t stride = block_words(F, kc);
+  constexpr int step = F == Form::Tiles ? 2 * kMr : kMr;  // rows a kernel call takes
   // The next panel is fetched into L2 a share at a time while this one's slivers run: packed once,
   // the panels come from memory, and the first sliver of each would otherwise wait for its panel.
-  const std::int64_t lines = stride * 4 / 64, slivers_here = (mc + kMr - 1) / kMr;
+  const std::int64_t lines = stride * 4 / 64, slivers_here = (mc + step - 1) / step;
   const std::int64_t share = (lines + slivers_here - 1) / slivers_here;
   for (int j = first; j < last; ++j) {
     const int cols = std::min(kNr, n - j * kNr);
     const std::uint32_t* panel = weights + (j - first) * stride;
     const char* next = j + 1 < last ? reinterpret_cast<const char*>(panel + stride) : nullptr;
-    for (int i = 0, s = 0; i < mc; i += kMr, ++s) {
+    for (int i = 0, s = 0; i < mc; i += step, ++s) {
       if (next)
         for (std::int64_t line = s * share; line < std::min(lines, (s + 1) * share); ++line) __builtin_prefetch(next + 64 * line, 0, 2);
       tile_product<F>(kc, slivers + static_cast<std::int64_t>(i) * sliver_row(F, kc), panel, Y + static_cast<std::int64_t>(i0 + i) * ldy + j * kNr,
-                         ldy, std::min(kMr, mc - i), cols, add);
+                         ldy, std::min(step, mc - i), cols, add);
     }
   }
 }
 
 // Where a block of the sum's panels start in W packed whole (pack_all): block after block, each
-// holding every panel of its kc steps one after the other (every block before the last kKc steps).
+// holding every panel of its kc steps one after the other (every block before the last: block_steps).
 std::int64_t packed_offset(int panels, int k, std::int64_t p0, int panel, Form form) {
-  const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
-  return panels * block_words(form, kKc) * (p0 / kKc) + panel * block_words(form, kc);
+  const int full = block_steps(form), kc = static_cast<int>(std::min<std::int64_t>(full, k - p0));
+  return panels * block_words(form, full) * (p0 / full) + panel * block_words(form, kc);
 }
 
 // The whole product on the threads of the parallel region it is called in. Each thread takes a
@@ -520,7 +560,8 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
   const int first = static_cast<int>(static_cast<std::int64_t>(panels) * thread / threads);
   const int last = static_cast<int>(static_cast<std::int64_t>(panels) * (thread + 1) / threads);
   const int most = (panels + threads - 1) / threads;  // the largest share: every thread's round count
-  const std::int64_t panel_words = block_words(F, kKc);
+  constexpr int full = block_steps(F);
+  const std::int64_t panel_words = block_words(F, full);
   // Kept from call to call: a fresh 2 MB buffer would be fresh pages for the kernel to zero on every
   // product (5 % of a forward pass).
   thread_local std::vector<std::uint32_t> weights;
@@ -529,13 +570,13 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
     const int from = std::min(last, first + round * kNcPanels), to = std::min(last, from + kNcPanels);
     const std::int64_t j0 = static_cast<std::int64_t>(from) * kNr;
     const int nb = static_cast<int>(std::min<std::int64_t>(static_cast<std::int64_t>(to) * kNr, n) - j0);
-    for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
-      const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
+    for (std::int64_t p0 = 0; p0 < k; p0 += full) {
+      const int kc = static_cast<int>(std::min<std::int64_t>(full, k - p0));
       const std::uint32_t* panels_now = weights.data();
       if (packed) panels_now = packed + packed_offset(panels, k, p0, from, F);
       else if (nb > 0) pack_panels(w, F, j0, nb, p0, kc, weights.data());
-      for (int i0 = 0; i0 < m; i0 += kMc) {
-        const int mc = std::min(kMc, m - i0);
+      for (int i0 = 0; i0 < m; i0 += rows_per_block(F)) {
+        const int mc = std::min(rows_per_block(F), m - i0);
 #pragma omp for schedule(static)
         for (int i = 0; i < mc; i += kMr) pack_sliver(F, X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * sliver_row(F, kc));
         // (the loop's implicit barrier: every sliver is packed)
@@ -559,7 +600,9 @@ void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data
   const WeightReader w{data, type, transposed, stride};
   // The calling thread's, kept from call to call; its address taken here, since inside the parallel
   // region each thread's own thread_local would be another (and never constructed).
-  thread_local std::vector<float> kept(static_cast<std::size_t>(kMc) * kKc);
+  constexpr std::size_t kSliverWords = std::max<std::size_t>(std::size_t{kMc} * kKc, std::size_t{rows_per_block(Form::Tiles)} *
+                                                                                       sliver_row(Form::Tiles, block_steps(Form::Tiles)));
+  thread_local std::vector<float> kept(kSliverWords);
   float* const slivers = kept.data();
   const bool nested = omp_in_parallel() != 0;
   const int panels = panel_count(n);
@@ -581,8 +624,9 @@ void gemm_weights(int m, int n, int k, const float* X, int ldx, const char* data
 
 std::int64_t packed_words(int n, int k, StoredType type, bool tiles) {
   const Form form = form_of(type, tiles);
-  const std::int64_t last = (k - 1) / kKc * kKc;  // where the last block of the sum starts
-  return panel_count(n) * (block_words(form, kKc) * (last / kKc) + block_words(form, static_cast<int>(k - last)));
+  const int full = block_steps(form);
+  const std::int64_t last = (k - 1) / full * full;  // where the last block of the sum starts
+  return panel_count(n) * (block_words(form, full) * (last / full) + block_words(form, static_cast<int>(k - last)));
 }
 
 void pack_all(int n, int k, const char* data, StoredType type, bool transposed, std::int64_t stride, std::uint32_t* out, bool tiles) {
@@ -595,8 +639,8 @@ void pack_all(int n, int k, const char* data, StoredType type, bool transposed, 
   for (int j = 0; j < panels; ++j) {
     const std::int64_t j0 = static_cast<std::int64_t>(j) * kNr;
     const int cols = static_cast<int>(std::min<std::int64_t>(kNr, n - j0));
-    for (std::int64_t p0 = 0; p0 < k; p0 += kKc) {
-      const int kc = static_cast<int>(std::min<std::int64_t>(kKc, k - p0));
+    for (std::int64_t p0 = 0; p0 < k; p0 += block_steps(form)) {
+      const int kc = static_cast<int>(std::min<std::int64_t>(block_steps(form), k - p0));
       pack_panels(w, form, j0, cols, p0, kc, out + packed_offset(panels, k, p0, j, form));
     }
   }

@@ -32,10 +32,12 @@ OUTDIR/llama_bf16.reference.json: {"ids", "logits_bf16", "logits_f32", "loss_bf1
 import json
 import math
 import os
-import struct
 import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_safetensors import write_safetensors  # noqa: E402
 
 T = 64
 CONFIG = {
@@ -88,22 +90,6 @@ def make_weights(gen):
     w["model.norm.weight"] = norm_weight()
     w["lm_head.weight"] = normal((V, H), 0.1)
     return w
-
-
-def write_safetensors(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, t in tensors.items():
-        data = t.contiguous().view(torch.int16).numpy().tobytes()
-        header[name] = {"dtype": "BF16", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for data in blobs:
-            f.write(data)
 
 
 def forward(w, ids, dt, sums=torch.float32):

@@ -22,6 +22,9 @@ import sys
 import numpy as np
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_safetensors import write_safetensors  # noqa: E402
+
 
 def read_safetensors(path):
     with open(path, "rb") as f:
@@ -38,19 +41,6 @@ def read_safetensors(path):
         array = np.frombuffer(body[begin:end], dtype="<f4").reshape(info["shape"])
         tensors[name] = torch.tensor(array.copy())
     return tensors
-
-
-def write_safetensors(path, tensors):
-    header, chunks, offset = {}, [], 0
-    for name, t in tensors.items():
-        raw = t.detach().contiguous().numpy().astype("<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
-        chunks.append(raw)
-        offset += len(raw)
-    text = json.dumps(header).encode()
-    text += b" " * ((8 - len(text) % 8) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(chunks))
 
 
 # --- Positions, from the papers' definitions -------------------------------------------------

@@ -70,6 +70,7 @@ constexpr bool kHasTiles = true;
 constexpr bool kHasTiles = false;
 #endif
 constexpr int kTilePairs = 16;  // pairs of the sum in one tile: 64 bytes a row
+constexpr int kTileRows = 16;   // rows of a tile: a sliver of X in tiles (the registers' kMr in the others)
 
 // W's panels: one for each kNr columns of Y, the last padded with zero columns.
 constexpr int panel_count(std::int64_t n) { return static_cast<int>((n + kNr - 1) / kNr); }
@@ -87,6 +88,8 @@ constexpr int block_steps(Form f) { return f == Form::Tiles ? 4 * kKc : kKc; }
 // X's rows packed at a time: kMc, or in tiles twice as many, which halves the passes over W's
 // panels (2 × kMc rows of 512 pairs: 917 KB, in L2).
 constexpr int rows_per_block(Form f) { return f == Form::Tiles ? 2 * kMc : kMc; }
+// Rows of X's sliver: a register tile's, or a tile's.
+constexpr int sliver_rows(Form f) { return f == Form::Tiles ? kTileRows : kMr; }
 // Words (floats, or pairs) of a row of X's sliver for kc steps.
 constexpr int sliver_row(Form f, int kc) { return f == Form::Tiles ? tile_pairs(kc) : kc; }
 constexpr Form form_of(StoredType type, bool tiles) {
@@ -182,7 +185,7 @@ void micro_kernel(int kc, const float* sliver, const void* panel, float* y, int 
 }
 
 #if defined(__AVX512F__)
-// AMX's tile configuration (palette 1): tiles 0 to 3 hold two slivers' kMr × kNr tiles of Y in
+// AMX's tile configuration (palette 1): tiles 0 to 3 hold two slivers' kTileRows × kNr tiles of Y in
 // floats (16 columns each), tiles 4 and 5 the two slivers' rows of X's pairs, tiles 6 and 7 a
 // panel's 16 pairs of 16 columns each: every panel tile loaded serves two slivers, every sliver
 // tile two halves of the panel.
@@ -200,7 +203,7 @@ inline void memory_fence() { asm volatile("" ::: "memory"); }
 __attribute__((target("amx-tile"))) void configure_tiles() {
   alignas(64) TileConfig c;
   for (int t = 0; t < 8; ++t) {
-    c.rows[t] = t < 6 ? kMr : kTilePairs;
+    c.rows[t] = t < 6 ? kTileRows : kTilePairs;
     c.bytes[t] = 64;
   }
   memory_fence();
@@ -209,27 +212,27 @@ __attribute__((target("amx-tile"))) void configure_tiles() {
 
 __attribute__((target("amx-tile"))) void release_tiles() { _tile_release(); }
 
-// A partial tile of Y (rows × cols of a kMr × kNr buffer), = or +=.
-void put_rows(const float (&tile)[kMr][kNr], float* y, int ldy, int rows, int cols, bool add) {
+// A partial tile of Y (rows × cols of a kTileRows × kNr buffer), = or +=.
+void put_rows(const float (&tile)[kTileRows][kNr], float* y, int ldy, int rows, int cols, bool add) {
   for (int r = 0; r < rows; ++r) {
     float* row = y + static_cast<std::int64_t>(r) * ldy;
     for (int c = 0; c < cols; ++c) row[c] = add ? row[c] + tile[r][c] : tile[r][c];
   }
 }
 
-// Y's tile for two slivers (rows ≤ 2·kMr: the first sliver's, then the next's, which lies right
+// Y's tile for two slivers (rows ≤ 2·kTileRows: the first sliver's, then the next's, which lies right
 // after it) and a panel in tiles (Form::Tiles): per 16 pairs of the sum, each sliver's rows (each
-// row's pairs side by side) times the panel's two halves. A whole kMr × kNr tile of Y is loaded
+// row's pairs side by side) times the panel's two halves. A whole kTileRows × kNr tile of Y is loaded
 // into the tile unit (add), summed there and stored back where it lies; a partial one goes through
 // a buffer, of which only its rows × cols are Y's (the sliver's other rows are zero).
 __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std::uint32_t* sliver, const void* panel, float* y, int ldy,
                                                                int rows, int cols, bool add) {
   const int pairs = tile_pairs(kc);
   const auto* words = static_cast<const std::uint32_t*>(panel);
-  const std::uint32_t* next = sliver + static_cast<std::int64_t>(kMr) * pairs;
-  float* y_next = y + static_cast<std::int64_t>(kMr) * ldy;
-  const bool two = rows > kMr;
-  const bool whole = rows >= kMr && cols == kNr, whole_next = rows == 2 * kMr && cols == kNr;
+  const std::uint32_t* next = sliver + static_cast<std::int64_t>(kTileRows) * pairs;
+  float* y_next = y + static_cast<std::int64_t>(kTileRows) * ldy;
+  const bool two = rows > kTileRows;
+  const bool whole = rows >= kTileRows && cols == kNr, whole_next = rows == 2 * kTileRows && cols == kNr;
   memory_fence();  // the slivers, the panel and Y written
   if (whole && add) {
     _tile_loadd(0, y, ldy * 4);
@@ -257,7 +260,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std:
       _tile_dpbf16ps(3, 5, 7);
     }
   }
-  float tile[kMr][kNr];
+  float tile[kTileRows][kNr];
   if (whole) {
     _tile_stored(0, y, ldy * 4);
     _tile_stored(1, y + kLanes, ldy * 4);
@@ -265,7 +268,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std:
     _tile_stored(0, &tile[0][0], kNr * 4);
     _tile_stored(1, &tile[0][kLanes], kNr * 4);
     memory_fence();  // `tile` written
-    put_rows(tile, y, ldy, std::min(rows, kMr), cols, add);
+    put_rows(tile, y, ldy, std::min(rows, kTileRows), cols, add);
   }
   if (two && whole_next) {
     _tile_stored(2, y_next, ldy * 4);
@@ -274,7 +277,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std:
     _tile_stored(2, &tile[0][0], kNr * 4);
     _tile_stored(3, &tile[0][kLanes], kNr * 4);
     memory_fence();
-    put_rows(tile, y_next, ldy, rows - kMr, cols, add);
+    put_rows(tile, y_next, ldy, rows - kTileRows, cols, add);
   }
   memory_fence();  // Y written
 }
@@ -282,7 +285,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std:
 
 
 // The kernel for a sliver of `rows` rows: the full one, or the smallest that covers a short sliver
-// (the tile unit's takes two slivers of kMr rows at a time: the padding rows are zero).
+// (the tile unit's takes two slivers of kTileRows rows at a time: the padding rows are zero).
 template <Form F>
 void tile_product(int kc, const float* sliver, const void* panel, float* y, int ldy, int rows, int cols, bool add) {
 #if defined(__AVX512F__)
@@ -492,8 +495,8 @@ void pack_panels(const WeightReader& w, Form form, std::int64_t j0, int nb, std:
 // (Form::Tiles) row by row as BF16, steps 2q and 2q + 1 of a row in one word (each float rounded to
 // the nearest BF16, which a BF16 forward's activations already are), zero pairs up to whole tiles.
 void pack_sliver(Form form, const float* X, int ldx, int m, int i, std::int64_t p0, int kc, float* sliver) {
-  const float* rows[kMr];
-  for (int r = 0; r < kMr; ++r) rows[r] = i + r < m ? X + static_cast<std::int64_t>(i + r) * ldx + p0 : nullptr;
+  const float* rows[std::max(kMr, kTileRows)];
+  for (int r = 0; r < sliver_rows(form); ++r) rows[r] = i + r < m ? X + static_cast<std::int64_t>(i + r) * ldx + p0 : nullptr;
   if (form != Form::Tiles) {
     for (int p = 0; p < kc; ++p)
       for (int r = 0; r < kMr; ++r) sliver[p * kMr + r] = rows[r] ? rows[r][p] : 0.0f;
@@ -505,7 +508,7 @@ void pack_sliver(Form form, const float* X, int ldx, int m, int i, std::int64_t 
   };
   auto* words = reinterpret_cast<std::uint32_t*>(sliver);
   const int pairs = tile_pairs(kc), whole = kc / 2;
-  for (int r = 0; r < kMr; ++r) {
+  for (int r = 0; r < kTileRows; ++r) {
     std::uint32_t* out = words + r * pairs;
     int q = 0;
     if (rows[r]) {
@@ -523,7 +526,7 @@ template <Form F>
 void block_product(int kc, const float* slivers, int i0, int mc, const std::uint32_t* weights, int first, int last, int n, float* Y,
                    int ldy, bool add) {
   const std::int64_t stride = block_words(F, kc);
-  constexpr int step = F == Form::Tiles ? 2 * kMr : kMr;  // rows a kernel call takes
+  constexpr int step = F == Form::Tiles ? 2 * kTileRows : kMr;  // rows a kernel call takes
   // The next panel is fetched into L2 a share at a time while this one's slivers run: packed once,
   // the panels come from memory, and the first sliver of each would otherwise wait for its panel.
   const std::int64_t lines = stride * 4 / 64, slivers_here = (mc + step - 1) / step;
@@ -578,7 +581,7 @@ void threads_product(int m, int n, int k, const float* X, int ldx, const WeightR
       for (int i0 = 0; i0 < m; i0 += rows_per_block(F)) {
         const int mc = std::min(rows_per_block(F), m - i0);
 #pragma omp for schedule(static)
-        for (int i = 0; i < mc; i += kMr) pack_sliver(F, X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * sliver_row(F, kc));
+        for (int i = 0; i < mc; i += sliver_rows(F)) pack_sliver(F, X, ldx, m, i0 + i, p0, kc, slivers + static_cast<std::int64_t>(i) * sliver_row(F, kc));
         // (the loop's implicit barrier: every sliver is packed)
         block_product<F>(kc, slivers, i0, mc, panels_now, from, to, n, Y, ldy, p0 > 0);
 #pragma omp barrier

@@ -250,6 +250,30 @@ TEST(Gemm, EveryInstructionSetMultipliesWeightsAsStored) {
   }
 }
 
+// A row of Y is summed in the same order whatever rows come with it: the first rows of a product
+// of 70 rows are, bit for bit, those of the product of those rows alone (a forward pass's position
+// t does not depend on the sentence's length), on every path, with float and BF16 activations
+// (the latter on AMX's tiles where the CPU has them, whole tiles and partial ones).
+TEST(Gemm, ARowsProductDoesNotDependOnTheOtherRows) {
+  KeepIsa keep;
+  const int m = 70, n = 67, k = 1500;
+  std::vector<float> X = random_values(static_cast<std::size_t>(m * k), 21);
+  round_to_bf16(X.data(), static_cast<std::int64_t>(X.size()));
+  const StoredWeights W = store_as(random_values(static_cast<std::size_t>(n * k), 22), StoredType::BF16);
+  for (Isa isa : paths())
+    for (const Inputs x : {Inputs::F32, Inputs::BF16}) {
+      ASSERT_TRUE(use_isa(isa));
+      std::vector<float> all(static_cast<std::size_t>(m * n));
+      gemm_weights(m, n, k, X.data(), k, W.bytes.data(), StoredType::BF16, false, k, all.data(), n, x);
+      for (const int few : {1, 5, 16, 33}) {
+        std::vector<float> alone(static_cast<std::size_t>(few * n));
+        gemm_weights(few, n, k, X.data(), k, W.bytes.data(), StoredType::BF16, false, k, alone.data(), n, x);
+        EXPECT_EQ(0, std::memcmp(all.data(), alone.data(), alone.size() * sizeof(float)))
+            << isa_name(isa) << (x == Inputs::BF16 && bf16_tile_products() ? " on tiles" : "") << ": the first " << few << " rows";
+      }
+    }
+}
+
 // Each element of Y is one thread's, summed in one order: one thread, two threads, and a call from
 // inside a parallel region give the same bits.
 TEST(Gemm, WeightProductsDoNotDependOnTheThreads) {

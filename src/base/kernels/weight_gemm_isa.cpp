@@ -212,41 +212,58 @@ __attribute__((target("amx-tile"))) void configure_tiles() {
 
 __attribute__((target("amx-tile"))) void release_tiles() { _tile_release(); }
 
-// A partial tile of Y (rows × cols of a kTileRows × kNr buffer), = or +=.
-void put_rows(const float (&tile)[kTileRows][kNr], float* y, int ldy, int rows, int cols, bool add) {
-  for (int r = 0; r < rows; ++r) {
-    float* row = y + static_cast<std::int64_t>(r) * ldy;
-    for (int c = 0; c < cols; ++c) row[c] = add ? row[c] + tile[r][c] : tile[r][c];
-  }
+// A partial tile of Y: its rows × cols into a kTileRows × kNr buffer padded with zeros (get), or
+// back from it (put).
+void get_rows(float (&tile)[kTileRows][kNr], const float* y, int ldy, int rows, int cols) {
+  for (int r = 0; r < kTileRows; ++r)
+    for (int c = 0; c < kNr; ++c) tile[r][c] = r < rows && c < cols ? y[static_cast<std::int64_t>(r) * ldy + c] : 0.0f;
 }
 
-// Y's tile for two slivers (rows ≤ 2·kTileRows: the first sliver's, then the next's, which lies right
-// after it) and a panel in tiles (Form::Tiles): per 16 pairs of the sum, each sliver's rows (each
-// row's pairs side by side) times the panel's two halves. A whole kTileRows × kNr tile of Y is loaded
-// into the tile unit (add), summed there and stored back where it lies; a partial one goes through
-// a buffer, of which only its rows × cols are Y's (the sliver's other rows are zero).
+void put_rows(const float (&tile)[kTileRows][kNr], float* y, int ldy, int rows, int cols) {
+  for (int r = 0; r < rows; ++r) std::memcpy(y + static_cast<std::int64_t>(r) * ldy, tile[r], sizeof(float) * static_cast<std::size_t>(cols));
+}
+
+// Y's tile for two slivers (rows ≤ 2·kTileRows: the first sliver's, then the next's, which lies
+// right after it) and a panel in tiles (Form::Tiles): per 16 pairs of the sum, each sliver's rows
+// (each row's pairs side by side) times the panel's two halves. The accumulators start from Y's
+// sum so far (add), so that every element of Y is summed in one order whichever tile it falls in
+// (a row's numbers do not depend on the other rows of X): a whole kTileRows × kNr tile of Y is
+// loaded where it lies and stored back there, a partial one goes through a zero-padded buffer.
 __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std::uint32_t* sliver, const void* panel, float* y, int ldy,
                                                                int rows, int cols, bool add) {
   const int pairs = tile_pairs(kc);
   const auto* words = static_cast<const std::uint32_t*>(panel);
   const std::uint32_t* next = sliver + static_cast<std::int64_t>(kTileRows) * pairs;
   float* y_next = y + static_cast<std::int64_t>(kTileRows) * ldy;
-  const bool two = rows > kTileRows;
-  const bool whole = rows >= kTileRows && cols == kNr, whole_next = rows == 2 * kTileRows && cols == kNr;
+  const int rows_first = std::min(rows, kTileRows), rows_next = rows - kTileRows;
+  const bool two = rows_next > 0;
+  const bool whole = rows_first == kTileRows && cols == kNr, whole_next = rows_next == kTileRows && cols == kNr;
+  float tile[kTileRows][kNr];
   memory_fence();  // the slivers, the panel and Y written
-  if (whole && add) {
+  if (!add) {
+    _tile_zero(0);
+    _tile_zero(1);
+  } else if (whole) {
     _tile_loadd(0, y, ldy * 4);
     _tile_loadd(1, y + kLanes, ldy * 4);
   } else {
-    _tile_zero(0);
-    _tile_zero(1);
+    get_rows(tile, y, ldy, rows_first, cols);
+    memory_fence();
+    _tile_loadd(0, &tile[0][0], kNr * 4);
+    _tile_loadd(1, &tile[0][kLanes], kNr * 4);
   }
-  if (two && whole_next && add) {
-    _tile_loadd(2, y_next, ldy * 4);
-    _tile_loadd(3, y_next + kLanes, ldy * 4);
-  } else {
+  memory_fence();  // (the buffer is read before it is filled again)
+  if (two && !add) {
     _tile_zero(2);
     _tile_zero(3);
+  } else if (two && whole_next) {
+    _tile_loadd(2, y_next, ldy * 4);
+    _tile_loadd(3, y_next + kLanes, ldy * 4);
+  } else if (two) {
+    get_rows(tile, y_next, ldy, rows_next, cols);
+    memory_fence();
+    _tile_loadd(2, &tile[0][0], kNr * 4);
+    _tile_loadd(3, &tile[0][kLanes], kNr * 4);
   }
   for (int q = 0; q < pairs; q += kTilePairs) {
     _tile_loadd(6, words + static_cast<std::int64_t>(q) * kNr, kNr * 4);
@@ -260,7 +277,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std:
       _tile_dpbf16ps(3, 5, 7);
     }
   }
-  float tile[kTileRows][kNr];
+  memory_fence();
   if (whole) {
     _tile_stored(0, y, ldy * 4);
     _tile_stored(1, y + kLanes, ldy * 4);
@@ -268,8 +285,9 @@ __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std:
     _tile_stored(0, &tile[0][0], kNr * 4);
     _tile_stored(1, &tile[0][kLanes], kNr * 4);
     memory_fence();  // `tile` written
-    put_rows(tile, y, ldy, std::min(rows, kTileRows), cols, add);
+    put_rows(tile, y, ldy, rows_first, cols);
   }
+  memory_fence();
   if (two && whole_next) {
     _tile_stored(2, y_next, ldy * 4);
     _tile_stored(3, y_next + kLanes, ldy * 4);
@@ -277,7 +295,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void tile_kernel(int kc, const std:
     _tile_stored(2, &tile[0][0], kNr * 4);
     _tile_stored(3, &tile[0][kLanes], kNr * 4);
     memory_fence();
-    put_rows(tile, y_next, ldy, rows - kTileRows, cols, add);
+    put_rows(tile, y_next, ldy, rows_next, cols);
   }
   memory_fence();  // Y written
 }

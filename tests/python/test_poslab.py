@@ -295,6 +295,21 @@ class RealModel(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "--layer 99 is out of range"):
             self.model.attention(SENTENCE, 99)
 
+    def test_bf16_precision_equals_the_command_line_and_is_bf16(self):
+        theirs = json.loads(cli("predict", "--model", self.folder, "--sentence", SENTENCE, "--precision", "bf16"))
+        ours = self.model.predict(SENTENCE, precision="bf16")
+        self.assertEqual(ours, theirs)
+        self.assertEqual(ours["precision"], "bf16")
+        self.assertNotIn("precision", self.model.predict(SENTENCE))
+        a = self.model.attention(SENTENCE, 1, precision="bf16")
+        table = rows(cli_file("csv", "export", "attention", "--model", self.folder, "--layer", "1", "--sentence", SENTENCE,
+                              "--precision", "bf16"))
+        np.testing.assert_array_equal(a.weights, heads_from_csv(table, "weight"))
+        bits = np.asarray(a.weights, dtype=np.float32).view(np.uint32)
+        self.assertTrue(((bits & 0xFFFF) == 0).all(), "BF16 weights have no low half")
+        with self.assertRaisesRegex(ValueError, "--precision expects one of f32|bf16"):
+            self.model.predict(SENTENCE, precision="fp8")
+
     def test_design_heads_and_frequency_usage(self):
         info = cli("info", "--model", self.folder)
         design = next(line.split(None, 1)[1] for line in info.splitlines() if line.startswith("design"))

@@ -96,28 +96,23 @@ void widen_bf16(const char* src, std::int64_t n, float* dst) {
   }
 }
 
-// base/gemm.hpp's round_to_bf16, sixteen at a time in GCC's vector extensions (-O2 leaves the
-// scalar loop as it is: a BF16 forward rounds every activation and every logit, 9 % of its time
-// one at a time). A NaN is kept: the rounding's carry could make it an infinity or a zero.
+// base/gemm.hpp's round_to_bf16 (base/half.hpp's rule), sixteen at a time in GCC's vector
+// extensions (-O2 leaves a scalar loop as it is: a BF16 forward rounds every activation and every
+// logit, 9 % of its time one at a time).
 void round_to_bf16(float* x, std::int64_t n) {
   typedef std::uint32_t Bits __attribute__((vector_size(64)));
-  const auto round = [](Bits& b) {  // in place: a vector returned by value would change the ABI without AVX-512
-    const Bits rounded = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
-    const Bits nan = (b & 0x7FFFFFFFu) > 0x7F800000u;  // all ones where a NaN
-    b = (b & nan) | (rounded & ~nan);
-  };
   std::int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     Bits b;
     std::memcpy(&b, x + i, sizeof b);
-    round(b);
+    round_bits_to_bf16(b);
     std::memcpy(x + i, &b, sizeof b);
   }
   if (i == n) return;
-  Bits b = {};
+  Bits b = {};  // the last few, in a vector of their own
   const std::size_t rest = static_cast<std::size_t>(n - i) * sizeof(float);
   std::memcpy(&b, x + i, rest);
-  round(b);
+  round_bits_to_bf16(b);
   std::memcpy(x + i, &b, rest);
 }
 

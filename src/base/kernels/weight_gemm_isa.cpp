@@ -10,7 +10,8 @@
 // other), kept in the precision of the file: BF16 stays 16 bits wide and the micro-kernel widens it
 // (a shift and a mask), so no float copy of the model is ever made. The activations' block
 // (kMc × kKc) packed into slivers of kMr rows. The micro-kernel keeps a kMr × kNr tile of Y in
-// registers over one block of the sum.
+// registers over one block of the sum. BF16 activations times BF16 weights, on a CPU with AMX,
+// take a form of their own (Form::Tiles): both in BF16 pairs, multiplied on the tile unit.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #endif
 
 #include "base/gemm.hpp"  // StoredType; no Eigen in it
+#include "base/half.hpp"  // round_bits_to_bf16; no Eigen either
 
 namespace poslab::kernels::POSLAB_KERNEL_NS {
 
@@ -520,9 +522,10 @@ void pack_sliver(Form form, const float* X, int ldx, int m, int i, std::int64_t 
       for (int r = 0; r < kMr; ++r) sliver[p * kMr + r] = rows[r] ? rows[r][p] : 0.0f;
     return;
   }
-  const auto bf16 = [](float x) {
-    const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-    return (bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16;
+  const auto bf16 = [](float x) {  // the value's 16 bits
+    std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+    round_bits_to_bf16(bits);
+    return bits >> 16;
   };
   auto* words = reinterpret_cast<std::uint32_t*>(sliver);
   const int pairs = tile_pairs(kc), whole = kc / 2;

@@ -528,8 +528,10 @@ Status ForwardPass::read_out(const Matrix& X, const WeightTensor& norm, const We
     activate(H, c.head_activation);
     H = normalize(H, model_.head_norm(), model_.head_norm_bias(), c.arch->norm, c.norm_eps);
   }
-  if (c.output_scale != 1.0) H *= static_cast<float>(c.output_scale);
-  round_activations(H);
+  if (c.output_scale != 1.0) {
+    H *= static_cast<float>(c.output_scale);
+    round_activations(H);
+  }
   if (options_.keep_logits) result_.logits.resize(T, c.vocab);
   const int k = std::clamp(options_.top_k, 0, c.vocab);
   const Eigen::Index budget = (64 << 20) / 4;  // floats of logits held at a time: 64 MB

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "base/gemm.hpp"
+#include "base/half.hpp"
 #include "base/memory.hpp"
 
 namespace poslab {
@@ -78,8 +79,6 @@ std::shared_ptr<const PackedWeights> packed(const PackKey& key) {
 
 thread_local bool bf16_on = false;
 
-void round_span(float* x, Eigen::Index n) { round_to_bf16(x, static_cast<std::int64_t>(n)); }  // base/gemm.hpp
-
 }  // namespace
 
 Bf16Activations::Bf16Activations(bool on) : previous_(bf16_on) { bf16_on = on; }
@@ -87,7 +86,7 @@ Bf16Activations::~Bf16Activations() { bf16_on = previous_; }
 bool bf16_activations() { return bf16_on; }
 
 void round_activations(Matrix& X) {
-  if (bf16_on) round_span(X.data(), X.size());
+  if (bf16_on) round_to_bf16(X.data(), X.size());  // base/gemm.hpp
 }
 
 std::shared_ptr<void> keep_packed_weights(std::vector<std::pair<const char*, const char*>> ranges) {
@@ -181,7 +180,7 @@ Matrix normalize(const Matrix& X, const WeightTensor& w, const WeightTensor& b, 
     if (kind == NormKind::Rms) {
       const double ms = x.cast<double>().squaredNorm() / static_cast<double>(x.size());
       Y.row(t) = x * static_cast<float>(1.0 / std::sqrt(ms + eps));
-      if (twice) round_span(Y.row(t).data(), Y.cols());
+      if (twice) round_to_bf16(Y.row(t).data(), Y.cols());
       Y.row(t) = Y.row(t).cwiseProduct(weight);
     } else {
       const double mean = x.cast<double>().mean();
@@ -218,7 +217,7 @@ void normalize_heads(Matrix& X, const WeightTensor& w, int head_dim, double eps,
       auto x = X.row(t).segment(h, head_dim);
       const double ms = x.cast<double>().squaredNorm() / head_dim;
       x *= static_cast<float>(1.0 / std::sqrt(ms + eps));
-      if (twice) round_span(x.data(), head_dim);
+      if (twice) round_to_bf16(x.data(), head_dim);
       x = x.cwiseProduct(weight);
     }
   round_activations(X);
@@ -233,8 +232,8 @@ void soft_cap(Matrix& X, double c) {
 
 float round_to_bf16(float x) {
   std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  bits += 0x7FFFu + ((bits >> 16) & 1u);
-  return std::bit_cast<float>(bits & 0xFFFF0000u);
+  round_bits_to_bf16(bits);
+  return std::bit_cast<float>(bits);
 }
 
 float round_to_f16(float x) {
